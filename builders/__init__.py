@@ -1,0 +1,1 @@
+"""Builders: one module (or package) per task family, turning resources into candidate tasks."""

@@ -1,0 +1,35 @@
+"""What a builder is: a family's generator of candidate tasks for the items of a build plan."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Protocol
+
+from schemas import PlanItem, Task
+
+
+@dataclass(frozen=True)
+class BuildContext:
+    """Everything a builder needs besides the plan item; plain values only, so it travels to workers."""
+
+    cycle_id: str
+    seed: int = 0
+    first_index: int = 0
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+class Builder(Protocol):
+    """Turns one plan item into candidate tasks (unvalidated, status `candidate`)."""
+
+    family: str
+    name: str
+    version: str
+
+    def build(self, item: PlanItem, context: BuildContext) -> Iterator[Task]: ...
+
+
+def derive_seed(*parts: object) -> int:
+    """A deterministic 32-bit seed from any values (stable across processes, unlike hash())."""
+    import hashlib
+
+    return int.from_bytes(hashlib.sha256("\x1f".join(map(str, parts)).encode()).digest()[:4], "big")

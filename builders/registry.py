@@ -1,0 +1,26 @@
+"""Which builder serves which task family."""
+
+from __future__ import annotations
+
+from builders.base import Builder
+from builders.long_context import LongContextBuilder
+from schemas import TaskforgeError
+
+BUILDERS: dict[str, Builder] = {builder.family: builder for builder in (LongContextBuilder(),)}
+
+
+class UnknownFamilyError(TaskforgeError):
+    """No builder is installed for a requested family."""
+
+
+def builder_for(family: str) -> Builder:
+    """The builder of a family."""
+    try:
+        return BUILDERS[family]
+    except KeyError:
+        raise UnknownFamilyError(f"no builder for family {family!r}; available: {', '.join(sorted(BUILDERS))}") from None
+
+
+def available_families() -> list[str]:
+    """Families that can be built in this installation."""
+    return sorted(BUILDERS)

@@ -1,0 +1,1 @@
+"""Trace readers, failure diagnosers, and gap aggregation into training priorities."""

@@ -1,0 +1,66 @@
+"""Trace readers, one module per format, chosen by the content of each file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from diagnosis.readers import native, openai_messages
+from diagnosis.readers.base import Reader, SourceFile
+from schemas import Episode, InputError, Quarantined, UnknownFormatError, content_id
+
+READERS: tuple[Reader, ...] = (native, openai_messages)
+"""Readers in detection order: the first whose `sniff` accepts a file reads it."""
+
+TRACE_SUFFIXES = (".jsonl", ".json", ".parquet", ".eval", ".traj")
+
+
+def discover(paths: Iterable[str | Path]) -> list[SourceFile]:
+    """Trace files under the given files or folders, named relative to the folder given."""
+    found: list[SourceFile] = []
+    for given in map(Path, paths):
+        if given.is_dir():
+            for path in sorted(p for p in given.rglob("*") if p.is_file() and not p.name.startswith(".")):
+                found.append(SourceFile(path=path, name=f"{given.name}/{path.relative_to(given).as_posix()}"))
+        elif given.exists():
+            found.append(SourceFile(path=given, name=given.name))
+        else:
+            raise InputError(given.name, "no such file or folder")
+    return found
+
+
+def detect(source: SourceFile) -> Reader:
+    """The reader for a file, by content; raises UnknownFormatError naming the file."""
+    for reader in READERS:
+        try:
+            if reader.sniff(source):
+                return reader
+        except OSError as exc:
+            raise InputError(source.name, f"cannot read ({exc.strerror})") from exc
+    raise UnknownFormatError(source.name, f"unknown trace format (tried {', '.join(r.FORMAT for r in READERS)})")
+
+
+def quarantine(error: Exception, stage: str, source: str) -> Quarantined:
+    """A quarantine record for an input error; its id is stable for the same source and problem."""
+    reason = str(error)
+    return Quarantined(
+        item_id=content_id({"stage": stage, "source": source, "reason": reason}, prefix="q-"),
+        stage=stage, source=source, error_type=type(error).__name__, reason=reason,
+    )
+
+
+def read_traces(sources: Iterable[SourceFile]) -> Iterator[Episode | Quarantined]:
+    """Every episode in the files; unreadable files and records come out as quarantine records."""
+    for source in sources:
+        try:
+            reader = detect(source)
+        except InputError as exc:
+            yield quarantine(exc, "read", source.name)
+            continue
+        try:
+            for item in reader.read(source):
+                yield quarantine(item, "read", item.source) if isinstance(item, InputError) else item
+        except InputError as exc:
+            yield quarantine(exc, "read", source.name)
+        except OSError as exc:
+            yield quarantine(InputError(source.name, f"cannot read ({exc})"), "read", source.name)

@@ -1,0 +1,43 @@
+"""Prefect artifacts of a run: a markdown summary and the funnel table per family."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prefect.artifacts import create_markdown_artifact, create_table_artifact
+
+
+def funnel_rows(families: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per family: candidates, accepted, rejected, and rejections by failing check."""
+    return [
+        {"family": family, "candidates": c["candidates"], "accepted": c["accepted"], "rejected": c["rejected"],
+         "rejected_by_check": ", ".join(f"{k}={v}" for k, v in c["rejected_by_check"].items()) or "-"}
+        for family, c in families.items()
+    ]
+
+
+def summary_markdown(summary: dict[str, Any]) -> str:
+    """The run summary as markdown."""
+    lines = [f"# taskforge {summary['kind']} `{summary['cycle_id']}`", ""]
+    if "episodes" in summary:
+        lines += [f"- episodes read: {summary['episodes']} ({summary['failed_episodes']} failed)",
+                  f"- diagnoses: {summary['diagnoses']}", f"- quarantined inputs: {summary['quarantined']}"]
+    lines += [f"- accepted tasks: {sum(f['accepted'] for f in summary['families'].values())}",
+              f"- shards written: {len(summary['shards'])}", ""]
+    if summary.get("gaps"):
+        lines += ["## Gaps", "", "| family | capability | failure mode | count | priority |", "|---|---|---|---|---|"]
+        lines += [f"| {g['family']} | {g['capability']} | {g['failure_mode']} | {g['count']} | {g['priority']:.3f} |"
+                  for g in summary["gaps"]]
+        lines.append("")
+    if summary.get("llm_steps"):
+        lines += ["## LLM steps", ""] + [f"- {step}: {state}" for step, state in summary["llm_steps"].items()]
+    return "\n".join(lines)
+
+
+def publish(summary: dict[str, Any]) -> None:
+    """Attach the summary and the funnel table to the current flow run."""
+    key = summary["kind"].replace("_", "-")
+    create_markdown_artifact(key=f"{key}-summary", markdown=summary_markdown(summary),
+                             description=f"taskforge {summary['kind']} {summary['cycle_id']}")
+    create_table_artifact(key=f"{key}-funnel", table=funnel_rows(summary["families"]),
+                          description="candidates / accepted / rejected by failing check, per family")

@@ -1,0 +1,47 @@
+"""A manual run for one task family: build, validate and land `count` tasks without diagnosis."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from prefect import flow
+
+from builders.registry import builder_for
+from flows.artifacts import publish
+from flows.runners import make_task_runner
+from flows.stages import build_stage, family_counts, land_stage, plan_for_family
+from schemas import content_id
+from store.catalog import Catalog
+from store.layout import DEFAULT_DATA_DIR, DataDir
+
+
+@flow(name="build-family")
+def build_family(family: str, count: int = 4, capability: str = "general", data_dir: str | None = None,
+                 seed: int = 0, options: dict[str, Any] | None = None, run_id: str | None = None,
+                 task_runner: str = "thread", runner_address: str | None = None) -> dict[str, Any]:
+    """Build one family's tasks; `options` go to the builder (e.g. `target_tokens`, `source`)."""
+    stages = run_build.with_options(task_runner=make_task_runner(task_runner, runner_address))
+    return stages(family=family, count=count, capability=capability, data_dir=data_dir, seed=seed,
+                  options=options or {}, run_id=run_id)
+
+
+@flow(name="build-family-stages")
+def run_build(family: str, count: int, capability: str, data_dir: str | None, seed: int,
+              options: dict[str, Any], run_id: str | None) -> dict[str, Any]:
+    """The build, validate and land stages for one family under the chosen task runner."""
+    builder_for(family)
+    data = DataDir(Path(data_dir or DEFAULT_DATA_DIR))
+    params = {"family": family, "count": count, "capability": capability, "seed": seed, "options": options}
+    run_id = run_id or content_id(params, prefix=f"build-{family}-", length=12)
+    with Catalog(data.catalog) as catalog:
+        catalog.start_cycle(run_id, "build_family", params)
+        build_plan = plan_for_family(family, count, capability, run_id)
+        catalog.record_plan(run_id, build_plan.items)
+        decided = build_stage(build_plan, data, {"cycle_id": run_id, "seed": seed, "options": options})
+        land_stage(decided, data, run_id, catalog)
+        summary = {"kind": "build_family", "cycle_id": run_id, "families": family_counts(decided),
+                   "shards": catalog.shard_paths(run_id)}
+        catalog.finish_cycle(run_id, "completed", summary)
+    publish(summary)
+    return summary

@@ -1,0 +1,173 @@
+"""The `taskforge` command line: cycle, diagnose, build, validate, release, report."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from flows.runners import TASK_RUNNERS
+from schemas import FAMILIES
+from store.layout import DEFAULT_DATA_DIR, SAMPLES_DIR, DataDir
+
+err = Console(stderr=True)
+out = Console()
+
+
+def _parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR,
+                        help=f"where the catalog, shards and work files live (default: {DEFAULT_DATA_DIR})")
+    common.add_argument("--json", action="store_true", help="print one JSON object summarising the run")
+    runner = argparse.ArgumentParser(add_help=False)
+    runner.add_argument("--task-runner", choices=TASK_RUNNERS, default="thread", help="Prefect task runner")
+    runner.add_argument("--runner-address", help="address of an existing Dask scheduler or Ray cluster")
+    runner.add_argument("--seed", type=int, default=0, help="seed of every generator in the run")
+    runner.add_argument("--target-tokens", type=int, default=16384, help="long-context target length in tokens")
+
+    parser = argparse.ArgumentParser(prog="taskforge", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    cycle = commands.add_parser("cycle", parents=[common, runner], help="diagnose traces, then build, validate and land tasks")
+    cycle.add_argument("--traces", nargs="+", default=[str(SAMPLES_DIR / "traces")], help="trace files or folders")
+    cycle.add_argument("--budget", type=int, default=12, help="tasks to build in this cycle")
+    cycle.add_argument("--family", action="append", choices=FAMILIES, help="restrict the cycle to these families")
+    cycle.add_argument("--cycle-id", help="resume or name a cycle (default: derived from traces and parameters)")
+    diagnose = commands.add_parser("diagnose", parents=[common], help="diagnose trace files and print the gap table")
+    diagnose.add_argument("paths", nargs="+", help="trace files or folders (formats are detected by content)")
+    build = commands.add_parser("build", parents=[common, runner], help="build, validate and land one family")
+    build.add_argument("family", choices=FAMILIES)
+    build.add_argument("--count", type=int, default=4, help="how many tasks to build")
+    build.add_argument("--capability", default="general", help="the capability the tasks train")
+    build.add_argument("--source", help="the resource to build from (a repository, dataset, folder …)")
+    validate = commands.add_parser("validate", parents=[common], help="run every check on task Parquet files")
+    validate.add_argument("paths", nargs="+", type=Path, help="Parquet files of tasks (candidates or shards)")
+    release = commands.add_parser("release", parents=[common], help="export a Hugging Face dataset release")
+    release.add_argument("--version", required=True, help="release version, e.g. 2026.11.0")
+    release.add_argument("--out", type=Path, help="output folder (default: <data-dir>/releases/<version>)")
+    report = commands.add_parser("report", parents=[common], help="show diagnoses, gaps and the funnel of a cycle")
+    report.add_argument("--cycle", help="cycle id (default: the latest)")
+    return parser
+
+
+@contextmanager
+def _progress(enabled: bool) -> Iterator[None]:
+    """Progress bars on stderr for flows run in this process."""
+    from flows.progress import reporting_to
+
+    if not enabled:
+        yield
+        return
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, transient=False) as bars:
+        ids: dict[str, Any] = {}
+
+        def update(stage: str, done: int, total: int) -> None:
+            if stage not in ids:
+                ids[stage] = bars.add_task(stage, total=total)
+            bars.update(ids[stage], completed=done, total=total)
+
+        with reporting_to(update):
+            yield
+
+
+def _with_paths(summary: dict[str, Any], data: DataDir) -> dict[str, Any]:
+    """The summary with the data dir, catalog and (for runs that land tasks) absolute shard paths."""
+    located = {**summary, "data_dir": str(data.root), "catalog": str(data.catalog)}
+    if "shards" in summary:
+        located["shard_paths"] = [str(data.shards / p) for p in summary["shards"]]
+    return located
+
+
+def _run(args: argparse.Namespace) -> dict[str, Any]:
+    data = DataDir(args.data_dir.resolve())
+    if args.command == "cycle":
+        from flows.cycle import cycle
+
+        return _with_paths(cycle(traces=[str(Path(p).resolve()) for p in args.traces], data_dir=str(data.root),
+                                 budget=args.budget, families=args.family, seed=args.seed,
+                                 target_tokens=args.target_tokens, cycle_id=args.cycle_id,
+                                 task_runner=args.task_runner, runner_address=args.runner_address), data)
+    if args.command == "diagnose":
+        from flows.diagnose import diagnose_traces
+
+        return _with_paths(diagnose_traces(traces=[str(Path(p).resolve()) for p in args.paths],
+                                           data_dir=str(data.root)), data)
+    if args.command == "build":
+        from flows.build_family import build_family
+
+        options: dict[str, Any] = {"target_tokens": args.target_tokens}
+        if args.source:
+            options["source"] = str(Path(args.source).resolve()) if Path(args.source).exists() else args.source
+        return _with_paths(build_family(family=args.family, count=args.count, capability=args.capability,
+                                        data_dir=str(data.root), seed=args.seed, options=options,
+                                        task_runner=args.task_runner, runner_address=args.runner_address), data)
+    if args.command == "validate":
+        from flows.validate import validate_files
+
+        return validate_files(args.paths)
+    if args.command == "release":
+        from flows.release_export import release_export
+
+        result = release_export(version=args.version, out_dir=str(args.out.resolve()) if args.out else None,
+                                data_dir=str(data.root))
+        return {**result, "out_dir": str(args.out.resolve() if args.out else data.releases / args.version)}
+    from store.catalog import Catalog
+    from store.report import cycle_report
+
+    if not data.catalog.exists():
+        from schemas import TaskforgeError
+
+        raise TaskforgeError(f"no catalog at {data.catalog}: run `taskforge cycle` first")
+    with Catalog(data.catalog, read_only=True) as catalog:
+        return {"kind": "report", **cycle_report(catalog, args.cycle)}
+
+
+def _print(args: argparse.Namespace, result: dict[str, Any]) -> None:
+    from flows.render import print_report, print_run, table
+
+    if args.command == "report":
+        print_report(out, result)
+    elif args.command == "validate":
+        out.print(table("validation", result["tasks"], ["source", "task_id", "family", "status", "reasons"]))
+    elif args.command == "release":
+        out.print(f"release {result['version']} written to {result['out_dir']}: "
+                  + ", ".join(f"{f}={n}" for f, n in result["rows"].items()))
+    else:
+        print_run(out, result)
+        if "shard_paths" in result:
+            out.print(f"shards: {len(result['shard_paths'])} file(s) under {Path(result['data_dir']) / 'shards'}")
+            out.print(f"catalog: {result['catalog']}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: run one subcommand; on error print a one-line cause and exit non-zero."""
+    args = _parser().parse_args(argv)
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    if args.json:
+        os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+    try:
+        with _progress(enabled=not args.json and err.is_terminal):
+            result = _run(args)
+    except KeyboardInterrupt:
+        err.print("taskforge: interrupted")
+        return 130
+    except Exception as exc:  # the CLI's contract: one line, non-zero exit
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        err.print(f"taskforge: error: {message}", markup=False, highlight=False, soft_wrap=True)
+        return 1
+    if args.json:
+        sys.stdout.write(json.dumps(result, default=str, sort_keys=True) + "\n")
+    else:
+        _print(args, result)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,69 @@
+"""The improvement cycle: diagnose → plan → build → validate → land → report, as one Prefect flow."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from prefect import flow
+
+from builders.registry import available_families
+from diagnosis.readers import discover
+from flows.artifacts import publish
+from flows.runners import make_task_runner
+from flows.stages import build_stage, diagnose_stage, family_counts, land_stage, plan_stage, run_id_for
+from schemas import TaskforgeError
+from store.catalog import Catalog
+from store.layout import DEFAULT_DATA_DIR, SAMPLES_DIR, DataDir
+
+
+@flow(name="cycle")
+def cycle(traces: list[str] | None = None, data_dir: str | None = None, budget: int = 12,
+          families: list[str] | None = None, seed: int = 0, target_tokens: int = 16384,
+          cycle_id: str | None = None, task_runner: str = "thread", runner_address: str | None = None) -> dict[str, Any]:
+    """Run one improvement cycle over trace files; returns the run summary."""
+    stages = run_cycle.with_options(task_runner=make_task_runner(task_runner, runner_address))
+    return stages(traces=traces, data_dir=data_dir, budget=budget, families=families, seed=seed,
+                  target_tokens=target_tokens, cycle_id=cycle_id)
+
+
+@flow(name="cycle-stages")
+def run_cycle(traces: list[str] | None, data_dir: str | None, budget: int, families: list[str] | None,
+              seed: int, target_tokens: int, cycle_id: str | None) -> dict[str, Any]:
+    """The stages of a cycle under whichever task runner the caller chose."""
+    data = DataDir(Path(data_dir or DEFAULT_DATA_DIR))
+    sources = discover(traces or [SAMPLES_DIR / "traces"])
+    chosen = sorted(families or available_families())
+    unknown = sorted(set(chosen) - set(available_families()))
+    if unknown:
+        raise TaskforgeError(f"no builder for {', '.join(unknown)}; available: {', '.join(available_families())}")
+    params = {"budget": budget, "families": chosen, "seed": seed, "target_tokens": target_tokens}
+    cycle_id = cycle_id or run_id_for("cycle", sources, params)
+    with Catalog(data.catalog) as catalog:
+        catalog.start_cycle(cycle_id, "cycle", params)
+        diagnosed = diagnose_stage(sources, data, cycle_id, catalog)
+        build_plan = plan_stage(diagnosed.gaps, cycle_id, budget, chosen, catalog)
+        context = {"cycle_id": cycle_id, "seed": seed, "options": {"target_tokens": target_tokens}}
+        decided = build_stage(build_plan, data, context)
+        landed = land_stage(decided, data, cycle_id, catalog)
+        summary = {
+            "kind": "cycle",
+            "cycle_id": cycle_id,
+            "episodes": diagnosed.episodes,
+            "failed_episodes": diagnosed.failed,
+            "diagnoses": len(diagnosed.diagnoses),
+            "diagnoses_by_mode": dict(sorted(Counter(d.failure_mode.value for d in diagnosed.diagnoses).items())),
+            "quarantined": len(diagnosed.quarantined),
+            "quarantine": [{"source": q.source, "reason": q.reason} for q in diagnosed.quarantined],
+            "gaps": [g.model_dump(include={"family", "capability", "failure_mode", "count", "priority"})
+                     for g in diagnosed.gaps],
+            "plan": [i.model_dump(include={"family", "capability", "quota"}) for i in build_plan.items],
+            "families": family_counts(decided),
+            "newly_landed": {"accepted": landed.accepted, "rejected": landed.rejected},
+            "shards": catalog.shard_paths(cycle_id),
+        }
+        catalog.finish_cycle(cycle_id, "completed", summary)
+    publish(summary)
+    return summary
+

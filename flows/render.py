@@ -1,0 +1,57 @@
+"""Human-readable output of the CLI: rich tables for summaries, reports and validation results."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from rich.console import Console
+from rich.table import Table
+
+
+def table(title: str, rows: Iterable[dict[str, Any]], columns: list[str]) -> Table:
+    """A rich table of dict rows restricted to `columns`."""
+    out = Table(title=title, title_justify="left")
+    for column in columns:
+        out.add_column(column)
+    for row in rows:
+        out.add_row(*(_cell(row.get(column)) for column in columns))
+    return out
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={_cell(v)}" for k, v in value.items()) or "-"
+    return "-" if value is None else str(value)
+
+
+def print_run(console: Console, summary: dict[str, Any]) -> None:
+    """The summary of a cycle or build run."""
+    if "episodes" in summary:
+        console.print(f"episodes: {summary['episodes']} ({summary['failed_episodes']} failed), "
+                      f"diagnoses: {summary['diagnoses'] if isinstance(summary['diagnoses'], int) else len(summary['diagnoses'])}, "
+                      f"quarantined: {len(summary.get('quarantine', []))}")
+    for item in summary.get("quarantine", []):
+        console.print(f"[yellow]quarantined[/] {item['reason']}", soft_wrap=True)
+    if summary.get("gaps"):
+        console.print(table("gaps", summary["gaps"], ["family", "capability", "failure_mode", "count", "priority"]))
+    if summary.get("families"):
+        rows = [{"family": f, **c} for f, c in summary["families"].items()]
+        console.print(table("tasks", rows, ["family", "candidates", "accepted", "rejected", "rejected_by_check"]))
+
+
+def print_report(console: Console, report: dict[str, Any]) -> None:
+    """`taskforge report`: the cycle, its diagnoses, gaps, plan, funnel and quarantine."""
+    cycle = report["cycle"]
+    console.print(f"[bold]{cycle['kind']} {cycle['cycle_id']}[/] — {cycle['status']}, attempts {cycle['attempts']}, "
+                  f"started {cycle['started_at']}, finished {cycle['finished_at']}")
+    console.print(table("diagnoses", report["diagnoses"], ["family", "failure_mode", "count", "mean_confidence"]))
+    console.print(table("gaps", report["gaps"], ["family", "capability", "failure_mode", "count", "share", "priority"]))
+    console.print(table("plan", report["plan"], ["family", "capability", "quota"]))
+    funnel_rows = [{**row, **{c["check"]: f"{c['passed']}/{c['passed'] + c['failed']}" for c in row["checks"]}}
+                   for row in report["funnel"]]
+    check_names = list(dict.fromkeys(c["check"] for row in report["funnel"] for c in row["checks"]))
+    console.print(table("funnel", funnel_rows, ["family", "candidates", *check_names, "accepted", "rejected"]))
+    if report["quarantine"]:
+        console.print(table("quarantine", report["quarantine"], ["stage", "source", "error_type", "reason"]))

@@ -1,0 +1,125 @@
+"""The stages of a cycle as flow-side wiring: submit batch tasks, wait, commit results to the catalog.
+
+Only this side writes the catalog (DuckDB has one writer); workers return paths.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from diagnosis.gaps import aggregate, plan
+from diagnosis.readers import SourceFile
+from flows.progress import report
+from flows.tasks import build_batch, diagnose_batch, validate_batch
+from schemas import BuildPlan, Diagnosis, Episode, Gap, PlanItem, Quarantined, content_id
+from store.batches import iter_batch, read_batch
+from store.catalog import Catalog
+from store.files import sha256_file
+from store.landing import LandingResult, land_files
+from store.layout import DataDir
+
+FILES_PER_DIAGNOSE_BATCH = 64
+TASKS_PER_BUILD_BATCH = 4
+
+
+@dataclass
+class DiagnoseOutcome:
+    """What the diagnosis stage committed: counts, the diagnoses themselves, the gaps."""
+
+    episodes: int = 0
+    failed: int = 0
+    diagnoses: list[Diagnosis] = field(default_factory=list)
+    quarantined: list[Quarantined] = field(default_factory=list)
+    gaps: list[Gap] = field(default_factory=list)
+
+
+def run_id_for(kind: str, sources: list[SourceFile], params: dict[str, Any]) -> str:
+    """A run's id from the content of its traces and its parameters, so a rerun resumes the same run."""
+    return content_id({"traces": sorted((s.name, sha256_file(s.path)) for s in sources), "params": params},
+                      prefix=f"{kind}-", length=12)
+
+
+def _chunks(items: list[Any], size: int) -> list[list[Any]]:
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def diagnose_stage(sources: list[SourceFile], data: DataDir, cycle_id: str, catalog: Catalog) -> DiagnoseOutcome:
+    """Read and diagnose traces in batches, commit episodes, diagnoses, quarantine and gaps."""
+    out_dir = data.work(cycle_id, "diagnose")
+    batches = _chunks([(str(s.path), s.name) for s in sources], FILES_PER_DIAGNOSE_BATCH)
+    futures = [
+        diagnose_batch.submit(batch, str(out_dir), content_id([name for _, name in batch], prefix="b-"))
+        for batch in batches
+    ]
+    outcome = DiagnoseOutcome()
+    for done, future in enumerate(futures, start=1):
+        paths = future.result()
+        episodes = list(iter_batch(Path(paths["episodes"]), Episode))
+        diagnoses = read_batch(Path(paths["diagnoses"]), Diagnosis)
+        quarantined = read_batch(Path(paths["quarantine"]), Quarantined)
+        with catalog.transaction():
+            catalog.record_episodes(cycle_id, episodes)
+            catalog.record_diagnoses(cycle_id, diagnoses)
+            catalog.record_quarantine(cycle_id, quarantined)
+        outcome.episodes += len(episodes)
+        outcome.failed += sum(1 for e in episodes if not e.outcome.success)
+        outcome.diagnoses.extend(diagnoses)
+        outcome.quarantined.extend(quarantined)
+        report("diagnose", done, len(futures))
+    outcome.gaps = aggregate(outcome.diagnoses, cycle_id)
+    catalog.record_gaps(outcome.gaps)
+    return outcome
+
+
+def plan_stage(gaps: list[Gap], cycle_id: str, budget: int, families: list[str], catalog: Catalog) -> BuildPlan:
+    """Derive the build plan from the gaps and commit it."""
+    build_plan = plan(gaps, cycle_id, budget, families)
+    catalog.record_plan(cycle_id, build_plan.items)
+    return build_plan
+
+
+def build_stage(build_plan: BuildPlan, data: DataDir, context: dict[str, Any]) -> list[dict[str, Any]]:
+    """Build and validate every plan item in batches; returns each decided batch's path and counts."""
+    cycle_id = context["cycle_id"]
+    candidates_dir, decided_dir = data.work(cycle_id, "candidates"), data.work(cycle_id, "decided")
+    futures = []
+    for item in build_plan.items:
+        for start in range(0, item.quota, TASKS_PER_BUILD_BATCH):
+            part = item.model_copy(update={"quota": min(TASKS_PER_BUILD_BATCH, item.quota - start)})
+            batch_context = {**context, "first_index": start}
+            name = content_id({"item": part.model_dump(), "context": batch_context}, prefix=f"{item.family}-")
+            built = build_batch.submit(part.model_dump(), batch_context, str(candidates_dir / f"{name}.parquet"))
+            futures.append(validate_batch.submit(built, str(decided_dir / f"{name}.parquet")))
+    results = []
+    for done, future in enumerate(futures, start=1):
+        results.append(future.result())
+        report("build and validate", done, len(futures))
+    return results
+
+
+def land_stage(decided: list[dict[str, Any]], data: DataDir, cycle_id: str, catalog: Catalog) -> LandingResult:
+    """Land every decided batch: accepted tasks into shards, every task into the catalog."""
+    result = land_files([Path(d["path"]) for d in decided], catalog, data.shards, cycle_id)
+    report("land", 1, 1)
+    return result
+
+
+def family_counts(decided: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per-family funnel counts summed over decided batches."""
+    totals: dict[str, dict[str, Any]] = {}
+    for batch in decided:
+        for family, counts in batch["counts"].items():
+            total = totals.setdefault(family, {"candidates": 0, "accepted": 0, "rejected": 0, "rejected_by_check": {}})
+            for key in ("candidates", "accepted", "rejected"):
+                total[key] += counts[key]
+            for check, n in counts["rejected_by_check"].items():
+                total["rejected_by_check"][check] = total["rejected_by_check"].get(check, 0) + n
+    return dict(sorted(totals.items()))
+
+
+def plan_for_family(family: str, count: int, capability: str, cycle_id: str) -> BuildPlan:
+    """A one-item plan for a manual build of one family."""
+    item = PlanItem(family=family, capability=capability, quota=count, gap_ids=[], priority=1.0)
+    return BuildPlan(cycle_id=cycle_id, budget=count, items=[item] if count > 0 else [])

@@ -1,0 +1,27 @@
+"""Deterministic scorers of submissions, shared by builders, validators and the trainer's reward.
+
+A task's `grader` names its scorer (`grader["scorer"]`); `scorer_for` finds it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graders.base import Scorer
+from graders.long_context import OrderedLabels
+from schemas import TaskforgeError
+
+SCORERS: dict[str, Scorer] = {scorer.name: scorer for scorer in (OrderedLabels(),)}
+
+
+class UnknownScorerError(TaskforgeError):
+    """A task names a scorer this installation does not have."""
+
+
+def scorer_for(grader: dict[str, Any]) -> Scorer:
+    """The scorer a grader spec names."""
+    name = grader.get("scorer")
+    try:
+        return SCORERS[name]
+    except KeyError:
+        raise UnknownScorerError(f"unknown scorer {name!r}; known: {', '.join(sorted(SCORERS))}") from None

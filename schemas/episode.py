@@ -1,0 +1,77 @@
+"""Episodes read from evaluation traces: the steps an agent took and how the episode ended."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from schemas.base import JsonDict, Record
+
+Family = Literal["literature", "swe", "mle", "long_context", "workflow", "unknown"]
+Role = Literal["system", "user", "assistant", "tool"]
+FailureOrigin = Literal["none", "model", "infrastructure"]
+
+
+class ToolCall(Record):
+    """A tool call the model made; arguments are kept as the JSON string it emitted."""
+
+    id: str = ""
+    name: str
+    arguments: str = "{}"
+
+
+class Step(Record):
+    """One message of an episode, in order, with the segment it belongs to."""
+
+    index: int
+    segment: int = 0
+    role: Role
+    content: str = ""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_call_id: str | None = None
+    is_error: bool = False
+    error: str | None = None
+
+
+class Segment(Record):
+    """A contiguous run of steps; a compacted history keeps each context window as a segment."""
+
+    index: int
+    start_step: int
+    end_step: int
+    summary: str | None = None
+
+
+class Outcome(Record):
+    """How an episode ended: its score, success, and whose failure it was."""
+
+    score: float | None = None
+    success: bool
+    failure_origin: FailureOrigin = "none"
+    detail: str | None = None
+
+
+class TokenRecord(Record):
+    """Token-level fields a trace carried, passed through untouched to the trainer."""
+
+    tokenizer: str | None = None
+    prompt_ids: list[int] = Field(default_factory=list)
+    response_ids: list[int] = Field(default_factory=list)
+    loss_mask: list[int] = Field(default_factory=list)
+    rollout_logprobs: list[float] = Field(default_factory=list)
+
+
+class Episode(Record):
+    """One evaluated attempt at one task, as read from any trace format."""
+
+    episode_id: str
+    task_id: str
+    family: Family = "unknown"
+    source_format: str
+    source_file: str
+    steps: list[Step]
+    segments: list[Segment]
+    outcome: Outcome
+    tokens: list[TokenRecord] = Field(default_factory=list)
+    metadata: JsonDict = Field(default_factory=dict)

@@ -1,0 +1,43 @@
+"""Capability gaps aggregated from diagnoses, and the build plan derived from them."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from schemas.base import Record
+
+
+class Gap(Record):
+    """Failures of one kind in one family, counted and weighted into a training priority."""
+
+    gap_id: str
+    cycle_id: str
+    family: str
+    capability: str
+    failure_mode: str
+    count: int
+    share: float
+    severity: float
+    priority: float
+    example_episodes: list[str] = Field(default_factory=list)
+
+
+class PlanItem(Record):
+    """How many tasks of one family to build for one capability, and the gaps they answer."""
+
+    family: str
+    capability: str
+    quota: int
+    gap_ids: list[str]
+    priority: float
+
+
+class BuildPlan(Record):
+    """The quota of tasks per family × capability for one cycle."""
+
+    cycle_id: str
+    budget: int
+    items: list[PlanItem]
+
+    def for_family(self, family: str) -> list[PlanItem]:
+        return [item for item in self.items if item.family == family]

@@ -1,0 +1,70 @@
+"""The task envelope: one row per task, the same columns for every family."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from schemas.base import JsonDict, Record, content_id
+from schemas.version import SCHEMA_VERSION
+
+TaskFamily = Literal["literature", "swe", "mle", "long_context", "workflow"]
+FAMILIES: tuple[str, ...] = ("literature", "swe", "mle", "long_context", "workflow")
+TaskStatus = Literal["candidate", "accepted", "rejected"]
+
+
+class Message(Record):
+    """A chat message the solver sees."""
+
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str
+
+
+class Lineage(Record):
+    """Where a task came from: the cycle, the gaps it answers, the resource and the builder."""
+
+    cycle_id: str
+    gap_ids: list[str] = Field(default_factory=list)
+    resource_id: str
+    resource_revision: str
+    builder: str
+    builder_version: str
+    parent_task_id: str | None = None
+    seed: int | None = None
+
+
+class ValidationResult(Record):
+    """The outcome of one check on one task."""
+
+    check: str
+    passed: bool
+    score: float | None = None
+    reason: str | None = None
+    detail: JsonDict = Field(default_factory=dict)
+    infrastructure_error: bool = False
+    duration_s: float = 0.0
+
+
+class Task(Record):
+    """A training task of any family, with what the solver sees and what stays hidden."""
+
+    task_id: str
+    family: TaskFamily
+    kind: str
+    capability: str
+    prompt: list[Message]
+    payload: JsonDict
+    reference: JsonDict
+    grader: JsonDict
+    environment: JsonDict = Field(default_factory=dict)
+    lineage: Lineage
+    validation: list[ValidationResult] = Field(default_factory=list)
+    status: TaskStatus = "candidate"
+    reasons: list[str] = Field(default_factory=list)
+    schema_version: str = SCHEMA_VERSION
+
+
+def task_id_for(family: str, kind: str, payload: dict) -> str:
+    """The content id of a task: the same family payload always gives the same id."""
+    return content_id({"family": family, "kind": kind, "payload": payload}, prefix=f"{family}-", length=20)

@@ -1,0 +1,1 @@
+"""Shard writer, manifests, the DuckDB catalog and landing."""

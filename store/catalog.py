@@ -1,0 +1,175 @@
+"""The DuckDB catalog: one record of every cycle, input, diagnosis, gap and task, accepted or not.
+
+DuckDB allows one writing process, so only the flow (never a worker) opens the
+catalog for writing. Every insert is keyed by a content id and ignores rows that
+are already there, so landing the same thing twice never duplicates it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import duckdb
+import pyarrow as pa
+
+from schemas import Diagnosis, Episode, Gap, PlanItem, Quarantined, Task, canonical_json, to_row
+from store.shards import ShardFile
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)
+
+
+class Catalog:
+    """A DuckDB catalog file; use as a context manager so the connection is closed."""
+
+    def __init__(self, path: Path, read_only: bool = False):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.con = duckdb.connect(str(self.path), read_only=read_only)
+        if not read_only:
+            self.con.execute(resources.files("store").joinpath("catalog_schema.sql").read_text())
+
+    def __enter__(self) -> "Catalog":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.con.close()
+
+    def _insert(self, table: str, rows: Sequence[dict[str, Any]]) -> int:
+        """Insert rows, skipping those whose key is already present; returns rows added."""
+        if not rows:
+            return 0
+        columns = list(rows[0])
+        incoming = pa.Table.from_pylist(list(rows))
+        before = self._scalar(f"SELECT count(*) FROM {table}")
+        self.con.register("incoming", incoming)
+        try:
+            quoted = ", ".join(f'"{c}"' for c in columns)
+            self.con.execute(f"INSERT INTO {table} ({quoted}) SELECT {quoted} FROM incoming ON CONFLICT DO NOTHING")
+        finally:
+            self.con.unregister("incoming")
+        return self._scalar(f"SELECT count(*) FROM {table}") - before
+
+    def _scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        """The first value of a query's first row (None when it has no rows), with the result consumed."""
+        rows = self.con.execute(sql, list(params)).fetchall()
+        return rows[0][0] if rows else None
+
+    def transaction(self) -> "_Transaction":
+        """A block whose writes commit together or not at all."""
+        return _Transaction(self.con)
+
+    def start_cycle(self, cycle_id: str, kind: str, params: dict[str, Any]) -> None:
+        self.con.execute(
+            """INSERT INTO cycles VALUES (?, ?, ?, 'running', 1, ?, NULL, NULL)
+               ON CONFLICT (cycle_id) DO UPDATE SET attempts = cycles.attempts + 1, status = 'running'""",
+            [cycle_id, kind, canonical_json(params), _now()],
+        )
+
+    def finish_cycle(self, cycle_id: str, status: str, summary: dict[str, Any]) -> None:
+        self.con.execute(
+            "UPDATE cycles SET status = ?, finished_at = ?, summary = ? WHERE cycle_id = ?",
+            [status, _now(), canonical_json(summary), cycle_id],
+        )
+
+    def record_quarantine(self, cycle_id: str, items: Iterable[Quarantined]) -> int:
+        return self._insert("quarantine", [{**to_row(q), "cycle_id": cycle_id} for q in items])
+
+    def record_episodes(self, cycle_id: str, episodes: Iterable[Episode]) -> int:
+        rows = [
+            {
+                "episode_id": e.episode_id, "cycle_id": cycle_id, "task_id": e.task_id, "family": e.family,
+                "source_format": e.source_format, "source_file": e.source_file, "n_steps": len(e.steps),
+                "n_segments": len(e.segments), "success": e.outcome.success, "score": e.outcome.score,
+                "failure_origin": e.outcome.failure_origin,
+            }
+            for e in episodes
+        ]
+        return self._insert("episodes", rows)
+
+    def record_diagnoses(self, cycle_id: str, diagnoses: Iterable[Diagnosis]) -> int:
+        return self._insert("diagnoses", [{**to_row(d), "cycle_id": cycle_id} for d in diagnoses])
+
+    def record_gaps(self, gaps: Iterable[Gap]) -> int:
+        return self._insert("gaps", [to_row(g) for g in gaps])
+
+    def record_plan(self, cycle_id: str, items: Iterable[PlanItem]) -> int:
+        return self._insert("plan", [{**to_row(i), "cycle_id": cycle_id} for i in items])
+
+    def record_tasks(self, tasks: Iterable[Task], shard_of: dict[str, str]) -> int:
+        """Record tasks and their check results; `shard_of` maps landed task ids to their shard."""
+        tasks = list(tasks)
+        task_rows = [
+            {
+                "task_id": t.task_id, "cycle_id": t.lineage.cycle_id, "family": t.family, "kind": t.kind,
+                "capability": t.capability, "status": t.status, "reasons": list(t.reasons),
+                "lineage": canonical_json(t.lineage.model_dump()), "shard": shard_of.get(t.task_id),
+            }
+            for t in tasks
+        ]
+        check_rows = [
+            {**to_row(v), "task_id": t.task_id, "position": position}
+            for t in tasks for position, v in enumerate(t.validation)
+        ]
+        added = self._insert("tasks", task_rows)
+        self._insert("validations", check_rows)
+        return added
+
+    def record_shards(self, cycle_id: str, shards: Iterable[ShardFile]) -> int:
+        return self._insert("shards", [{**vars(s), "cycle_id": cycle_id} for s in shards])
+
+    def known_task_ids(self, task_ids: Iterable[str]) -> set[str]:
+        """Which of these task ids are already in the catalog (accepted or rejected)."""
+        ids = list(task_ids)
+        if not ids:
+            return set()
+        rows = self.con.execute("SELECT task_id FROM tasks WHERE task_id IN (SELECT unnest(?))", [ids]).fetchall()
+        return {r[0] for r in rows}
+
+    def all_shards(self) -> list[ShardFile]:
+        rows = self.con.execute("SELECT path, family, rows, bytes, sha256 FROM shards ORDER BY path").fetchall()
+        return [ShardFile(*row) for row in rows]
+
+    def shard_paths(self, cycle_id: str) -> list[str]:
+        """Shards written by a cycle, relative to the shard root."""
+        rows = self.con.execute("SELECT path FROM shards WHERE cycle_id = ? ORDER BY path", [cycle_id]).fetchall()
+        return [r[0] for r in rows]
+
+    def builders_of(self, family: str) -> list[str]:
+        """The builders whose accepted tasks of a family are in the catalog."""
+        rows = self.con.execute(
+            "SELECT DISTINCT json_extract_string(lineage, '$.builder') FROM tasks "
+            "WHERE family = ? AND status = 'accepted' ORDER BY 1", [family]).fetchall()
+        return [r[0] for r in rows]
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        """Run a read query and return rows as dicts."""
+        cursor = self.con.execute(sql, list(params))
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+    def latest_cycle(self) -> str | None:
+        return self._scalar("SELECT cycle_id FROM cycles ORDER BY started_at DESC LIMIT 1")
+
+    def cycle_summary(self, cycle_id: str) -> dict[str, Any] | None:
+        summary = self._scalar("SELECT summary FROM cycles WHERE cycle_id = ?", [cycle_id])
+        return json.loads(summary) if summary else None
+
+
+class _Transaction:
+    def __init__(self, con: duckdb.DuckDBPyConnection):
+        self.con = con
+
+    def __enter__(self) -> None:
+        self.con.execute("BEGIN TRANSACTION")
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        self.con.execute("ROLLBACK" if exc_type else "COMMIT")

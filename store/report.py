@@ -1,0 +1,52 @@
+"""What a cycle did, read back from the catalog: diagnoses, gaps, the funnel per family, quarantine."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from schemas import TaskforgeError
+from store.catalog import Catalog
+
+
+def funnel(catalog: Catalog, cycle_id: str) -> list[dict[str, Any]]:
+    """Per family: candidates, how many passed each check in order, accepted, rejected."""
+    rows = catalog.query(
+        """SELECT t.family, count(DISTINCT t.task_id) AS candidates,
+                  count(DISTINCT t.task_id) FILTER (WHERE t.status = 'accepted') AS accepted,
+                  count(DISTINCT t.task_id) FILTER (WHERE t.status = 'rejected') AS rejected
+           FROM tasks t WHERE t.cycle_id = ? GROUP BY t.family ORDER BY t.family""", [cycle_id])
+    checks = catalog.query(
+        """SELECT t.family, v."check", count(*) FILTER (WHERE v.passed) AS passed,
+                  count(*) FILTER (WHERE NOT v.passed) AS failed, min(v.position) AS position
+           FROM tasks t JOIN validations v USING (task_id) WHERE t.cycle_id = ?
+           GROUP BY t.family, v."check" ORDER BY t.family, position""", [cycle_id])
+    for row in rows:
+        row["checks"] = [{"check": c["check"], "passed": c["passed"], "failed": c["failed"]}
+                         for c in checks if c["family"] == row["family"]]
+    return rows
+
+
+def cycle_report(catalog: Catalog, cycle_id: str | None = None) -> dict[str, Any]:
+    """Everything `taskforge report` shows for one cycle (the latest by default)."""
+    cycle_id = cycle_id or catalog.latest_cycle()
+    if cycle_id is None:
+        raise TaskforgeError("the catalog has no cycles yet: run `taskforge cycle` first")
+    cycle = catalog.query("SELECT cycle_id, kind, status, attempts, started_at, finished_at FROM cycles "
+                          "WHERE cycle_id = ?", [cycle_id])
+    if not cycle:
+        raise TaskforgeError(f"no cycle {cycle_id!r} in the catalog")
+    return {
+        "cycle": {k: str(v) if v is not None else None for k, v in cycle[0].items()},
+        "diagnoses": catalog.query(
+            """SELECT family, failure_mode, count(*) AS count, round(avg(confidence), 3) AS mean_confidence
+               FROM diagnoses WHERE cycle_id = ? GROUP BY family, failure_mode ORDER BY count DESC, failure_mode""",
+            [cycle_id]),
+        "gaps": catalog.query(
+            """SELECT family, capability, failure_mode, count, share, priority FROM gaps
+               WHERE cycle_id = ? ORDER BY priority DESC, gap_id""", [cycle_id]),
+        "plan": catalog.query("SELECT family, capability, quota FROM plan WHERE cycle_id = ? "
+                              "ORDER BY quota DESC, family, capability", [cycle_id]),
+        "funnel": funnel(catalog, cycle_id),
+        "quarantine": catalog.query("SELECT stage, source, error_type, reason FROM quarantine "
+                                    "WHERE cycle_id = ? ORDER BY source", [cycle_id]),
+    }

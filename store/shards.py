@@ -1,0 +1,72 @@
+"""Size-bounded Parquet shards of accepted tasks, with deterministic names and atomic writes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from schemas import Task, arrow_schema, to_row
+from store.files import atomic_path, sha256_file
+
+
+@dataclass(frozen=True)
+class ShardFile:
+    """A written shard: its path relative to the shard root, rows, bytes and checksum."""
+
+    path: str
+    family: str
+    rows: int
+    bytes: int
+    sha256: str
+
+
+class ShardWriter:
+    """Writes tasks of one family as Parquet shards under `root/<family>/`.
+
+    A shard holds at most `max_rows` rows and roughly `max_bytes` of row data. Its
+    name is a hash of the task ids it holds, so writing the same tasks again
+    produces the same file under the same name.
+    """
+
+    def __init__(self, root: Path, max_rows: int = 2000, max_bytes: int = 64 << 20):
+        self.root = Path(root)
+        self.max_rows = max_rows
+        self.max_bytes = max_bytes
+
+    def write(self, family: str, tasks: Sequence[Task]) -> list[tuple[ShardFile, list[str]]]:
+        """Write the tasks (sorted by id) and return each shard with the task ids it holds."""
+        rows = [to_row(task) for task in sorted(tasks, key=lambda t: t.task_id)]
+        return [(self._write_one(family, chunk), [r["task_id"] for r in chunk]) for chunk in self._chunks(rows)]
+
+    def _chunks(self, rows: list[dict]) -> list[list[dict]]:
+        chunks: list[list[dict]] = []
+        current: list[dict] = []
+        size = 0
+        for row in rows:
+            row_size = len(json.dumps(row, default=str))
+            if current and (len(current) >= self.max_rows or size + row_size > self.max_bytes):
+                chunks.append(current)
+                current, size = [], 0
+            current.append(row)
+            size += row_size
+        if current:
+            chunks.append(current)
+        return chunks
+
+    def _write_one(self, family: str, rows: list[dict]) -> ShardFile:
+        ids = "\n".join(row["task_id"] for row in rows)
+        name = f"part-{hashlib.sha256(ids.encode()).hexdigest()[:16]}.parquet"
+        final = self.root / family / name
+        table = pa.Table.from_pylist(rows, schema=arrow_schema(Task))
+        with atomic_path(final) as tmp:
+            pq.write_table(table, tmp, compression="zstd", write_statistics=True)
+        return ShardFile(
+            path=f"{family}/{name}", family=family, rows=len(rows),
+            bytes=final.stat().st_size, sha256=sha256_file(final),
+        )

@@ -1,0 +1,141 @@
+"""The flows end to end under a Prefect test server: cycle, rerun, bad input, CLI, build, release, deploy."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import datasets
+import pytest
+
+from conftest import REPO, SAMPLES
+from flows.cli import main
+from store.catalog import Catalog
+from store.manifest import verify_manifest
+
+pytestmark = pytest.mark.usefixtures("prefect_server")
+SMALL = ["--target-tokens", "2048", "--budget", "4"]
+
+
+def _cli_json(capsys, *argv: str) -> dict:
+    code = main([*argv, "--json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    return json.loads(captured.out)
+
+
+def _catalog_rows(data_dir) -> dict[str, list]:
+    with Catalog(data_dir / "catalog.duckdb", read_only=True) as catalog:
+        return {table: catalog.query(f"SELECT * EXCLUDE ({exclude}) FROM {table} ORDER BY ALL")
+                for table, exclude in [("tasks", "cycle_id"), ("validations", "duration_s"),
+                                       ("diagnoses", "cycle_id"), ("quarantine", "cycle_id"),
+                                       ("shards", "cycle_id"), ("episodes", "cycle_id")]}
+
+
+def test_cycle_lands_tasks_and_rerun_adds_nothing(capsys, data_dir):
+    summary = _cli_json(capsys, "cycle", "--data-dir", str(data_dir), *SMALL)
+    assert summary["episodes"] == 14 and summary["failed_episodes"] == 10
+    assert summary["diagnoses_by_mode"]["research.repeats_unproductive_approach"] == 9
+    assert summary["gaps"][0]["capability"] == "history_tracking"
+    assert summary["families"]["long_context"]["accepted"] == 4
+    assert summary["catalog"] == str(data_dir / "catalog.duckdb")
+    assert all(os.path.exists(p) for p in summary["shard_paths"]) and summary["shard_paths"]
+    before = _catalog_rows(data_dir)
+    assert len(before["tasks"]) == 4 and all(r["shard"] for r in before["tasks"])
+
+    again = _cli_json(capsys, "cycle", "--data-dir", str(data_dir), *SMALL)
+    assert again["cycle_id"] == summary["cycle_id"]
+    assert again["newly_landed"] == {"accepted": 0, "rejected": 0}
+    assert _catalog_rows(data_dir) == before
+    assert verify_manifest(data_dir / "shards") == []
+    loaded = datasets.load_dataset("parquet", data_files=summary["shard_paths"], split="train",
+                                   cache_dir=str(data_dir / "hf"))
+    assert loaded.num_rows == 4
+
+    report = _cli_json(capsys, "report", "--data-dir", str(data_dir))
+    assert report["cycle"]["cycle_id"] == summary["cycle_id"] and report["cycle"]["attempts"] == "2"
+    (funnel,) = report["funnel"]
+    assert funnel["candidates"] == 4 and funnel["accepted"] == 4
+    assert [c["check"] for c in funnel["checks"]] == ["noop", "reference", "leakage", "evidence"]
+    assert all(c["passed"] == 4 for c in funnel["checks"])
+    assert {d["failure_mode"] for d in report["diagnoses"]} >= {"research.repeats_unproductive_approach"}
+
+
+def test_bad_traces_are_quarantined_and_the_cycle_goes_on(capsys, data_dir, tmp_path):
+    traces = tmp_path / "traces"
+    shutil.copytree(SAMPLES / "traces", traces)
+    lines = (traces / "research_agent.openai.jsonl").read_text().splitlines()
+    (traces / "cut.jsonl").write_text(lines[0] + "\n" + lines[1][:200])
+    (traces / "mystery.json").write_text('{"what": "not a trace"}')
+    summary = _cli_json(capsys, "cycle", "--data-dir", str(data_dir), "--traces", str(traces), *SMALL)
+    reasons = " | ".join(q["reason"] for q in summary["quarantine"])
+    assert summary["quarantined"] == 2
+    assert "traces/cut.jsonl:2: not valid JSON" in reasons and "traces/mystery.json: unknown trace format" in reasons
+    assert summary["episodes"] == 15 and summary["families"]["long_context"]["accepted"] == 4
+    with Catalog(data_dir / "catalog.duckdb", read_only=True) as catalog:
+        stored = catalog.query("SELECT source, reason FROM quarantine ORDER BY source")
+    assert [r["source"] for r in stored] == ["traces/cut.jsonl:2", "traces/mystery.json"]
+    assert not any(str(tmp_path) in r["reason"] for r in stored), "no host paths in the catalog"
+
+
+def test_cli_errors_are_one_line_and_non_zero(capsys, data_dir):
+    assert main(["cycle", "--data-dir", str(data_dir), "--traces", str(data_dir / "missing")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == "taskforge: error: missing: no such file or folder"
+    assert main(["report", "--data-dir", str(data_dir / "empty")]) == 1
+    assert "run `taskforge cycle` first" in capsys.readouterr().err
+
+
+def test_build_family_and_release_export(capsys, data_dir, tmp_path):
+    built = _cli_json(capsys, "build", "long_context", "--count", "3", "--target-tokens", "2048",
+                      "--data-dir", str(data_dir))
+    assert built["families"]["long_context"]["accepted"] == 3
+    out = tmp_path / "release"
+    first = _cli_json(capsys, "release", "--version", "0.1.0", "--out", str(out), "--data-dir", str(data_dir))
+    again = _cli_json(capsys, "release", "--version", "0.1.0", "--out", str(out), "--data-dir", str(data_dir))
+    assert first["checksums"] == again["checksums"]
+    assert "data/long_context/train-00000-of-00001.parquet" in first["files"]
+    loaded = datasets.load_dataset(str(out), "long_context", split="train", cache_dir=str(tmp_path / "hf"))
+    assert loaded.num_rows == 3 and loaded[0]["family"] == "long_context"
+
+
+def test_validate_command_reports_each_task(capsys, data_dir):
+    built = _cli_json(capsys, "build", "long_context", "--count", "2", "--target-tokens", "2048",
+                      "--data-dir", str(data_dir))
+    result = _cli_json(capsys, "validate", *built["shard_paths"])
+    assert result["accepted"] == 2 and result["rejected"] == 0 and len(result["tasks"]) == 2
+
+
+def test_flow_runs_leave_artifacts(capsys, data_dir):
+    from prefect.client.orchestration import get_client
+
+    summary = _cli_json(capsys, "build", "long_context", "--count", "1", "--target-tokens", "2048",
+                        "--data-dir", str(data_dir))
+    with get_client(sync_client=True) as client:
+        artifacts = client.read_artifacts()
+    keys = {a.key for a in artifacts}
+    assert {"build-family-summary", "build-family-funnel"} <= keys
+    table = next(a for a in artifacts if a.key == "build-family-funnel")
+    assert "long_context" in json.dumps(table.data) and summary["families"]["long_context"]["accepted"] == 1
+
+
+def test_prefect_yaml_deploys(tmp_path):
+    from prefect.settings import PREFECT_API_URL
+
+    env = {**os.environ, "PREFECT_API_URL": PREFECT_API_URL.value()}
+    prefect = [sys.executable, "-m", "prefect"]
+    subprocess.run([*prefect, "work-pool", "create", "taskforge", "--type", "process", "--overwrite"],
+                   cwd=REPO, env=env, check=True, capture_output=True)
+    done = subprocess.run([*prefect, "--no-prompt", "deploy", "--all"], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    from prefect.client.orchestration import get_client
+
+    with get_client(sync_client=True) as client:
+        deployments = {d.name: d for d in client.read_deployments()}
+    assert {"nightly-cycle", "build-family", "release-export"} <= set(deployments)
+    (schedule,) = deployments["nightly-cycle"].schedules
+    assert schedule.schedule.cron == "30 2 * * *" and schedule.schedule.timezone == "UTC"

@@ -1,0 +1,67 @@
+"""Shards, manifest, catalog and landing: atomic, deterministic, idempotent."""
+
+from __future__ import annotations
+
+import datasets
+import pyarrow.parquet as pq
+
+from factories import long_context_tasks
+from schemas import Task
+from store.batches import read_batch
+from store.catalog import Catalog
+from store.landing import land
+from store.manifest import verify_manifest
+from store.shards import ShardWriter
+from validators.runner import validate
+
+
+def _decided(count=3):
+    return [validate(t) for t in long_context_tasks(count)]
+
+
+def test_shard_names_are_deterministic_and_bounded(tmp_path):
+    tasks = _decided(3)
+    first = ShardWriter(tmp_path / "a", max_rows=2).write("long_context", tasks)
+    second = ShardWriter(tmp_path / "b", max_rows=2).write("long_context", list(reversed(tasks)))
+    assert [s.path for s, _ in first] == [s.path for s, _ in second]
+    assert [s.sha256 for s, _ in first] == [s.sha256 for s, _ in second]
+    assert [s.rows for s, _ in first] == [2, 1]
+    assert not list((tmp_path / "a").rglob("*.tmp")), "temporary files must not remain"
+
+
+def test_landing_twice_adds_nothing(tmp_path):
+    tasks = _decided(3)
+    rejected = tasks[0].model_copy(update={"task_id": "long_context-rejected", "status": "rejected",
+                                           "reasons": ["leakage: planted"]})
+    with Catalog(tmp_path / "c.duckdb") as catalog:
+        first = land(tasks + [rejected], catalog, tmp_path / "shards", "cycle-1")
+        second = land(tasks + [rejected], catalog, tmp_path / "shards", "cycle-1")
+        assert (first.accepted, first.rejected) == (3, 1)
+        assert (second.accepted, second.rejected, second.already_known) == (0, 0, 4)
+        counts = catalog.query("SELECT status, count(*) AS n FROM tasks GROUP BY status ORDER BY status")
+        assert counts == [{"status": "accepted", "n": 3}, {"status": "rejected", "n": 1}]
+        assert catalog.query("SELECT count(*) AS n FROM validations")[0]["n"] == sum(len(t.validation) for t in tasks + [rejected])
+        shards = catalog.all_shards()
+    files = sorted((tmp_path / "shards").rglob("*.parquet"))
+    assert len(files) == len(shards) == 1
+    landed = read_batch(files[0], Task)
+    assert sorted(t.task_id for t in landed) == sorted(t.task_id for t in tasks)
+    assert verify_manifest(tmp_path / "shards") == []
+
+
+def test_manifest_detects_a_changed_shard(tmp_path):
+    with Catalog(tmp_path / "c.duckdb") as catalog:
+        land(_decided(1), catalog, tmp_path / "shards", "cycle-1")
+    shard = next((tmp_path / "shards").rglob("*.parquet"))
+    shard.write_bytes(shard.read_bytes() + b"x")
+    assert "sha256 differs" in verify_manifest(tmp_path / "shards")[0]
+
+
+def test_shards_load_with_datasets(tmp_path):
+    with Catalog(tmp_path / "c.duckdb") as catalog:
+        land(_decided(2), catalog, tmp_path / "shards", "cycle-1")
+    files = [str(p) for p in (tmp_path / "shards").rglob("*.parquet")]
+    loaded = datasets.load_dataset("parquet", data_files=files, split="train", cache_dir=str(tmp_path / "hf"))
+    assert loaded.num_rows == 2
+    assert loaded[0]["prompt"][1]["role"] == "user"
+    assert pq.read_schema(files[0]).field("payload").type == "string"

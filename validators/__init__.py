@@ -1,0 +1,1 @@
+"""The checks every task must pass before it lands: no-op, reference, leakage, evidence …"""

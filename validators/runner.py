@@ -1,0 +1,40 @@
+"""Runs every applicable check on a task and decides: accepted, or rejected with reasons."""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+from schemas import Task, TaskforgeError, ValidationResult
+from validators.base import Check, timed
+from validators.evidence import EvidenceCheck
+from validators.leakage import LeakageCheck
+from validators.noop import NoOpCheck
+from validators.reference import ReferenceCheck
+
+DEFAULT_CHECKS: tuple[Check, ...] = (NoOpCheck(), ReferenceCheck(), LeakageCheck(), EvidenceCheck())
+
+
+def validate(task: Task, checks: Iterable[Check] = DEFAULT_CHECKS) -> Task:
+    """The task with its check results and its status; a check that crashes rejects with the error."""
+    results: list[ValidationResult] = []
+    for check in checks:
+        if not check.applies_to(task):
+            continue
+        try:
+            results.append(timed(check, task))
+        except (TaskforgeError, KeyError, TypeError, ValueError) as exc:
+            results.append(ValidationResult(check=check.name, passed=False,
+                                            reason=f"check failed to run: {type(exc).__name__}: {exc}"))
+    reasons = [f"{r.check}: {r.reason}" for r in results if not r.passed]
+    if not results:
+        reasons = ["no check applies to this task"]
+    return task.model_copy(update={
+        "validation": results, "status": "rejected" if reasons else "accepted", "reasons": reasons,
+    })
+
+
+def validate_all(tasks: Iterable[Task], checks: Iterable[Check] = DEFAULT_CHECKS) -> Iterator[Task]:
+    """Validate a stream of tasks."""
+    checks = tuple(checks)
+    for task in tasks:
+        yield validate(task, checks)
