@@ -19,11 +19,17 @@ class BuildContext:
 
 
 class Builder(Protocol):
-    """Turns one plan item into candidate tasks (unvalidated, status `candidate`)."""
+    """Turns one plan item into candidate tasks (unvalidated, status `candidate`).
+
+    `default_source` names the shipped sample resource (relative to
+    `data/samples/`) used when a run gives no `source` option; None when the
+    builder generates its own material.
+    """
 
     family: str
     name: str
     version: str
+    default_source: str | None
 
     def build(self, item: PlanItem, context: BuildContext) -> Iterator[Task]: ...
 

@@ -38,7 +38,8 @@ def run_build(family: str, count: int, capability: str, data_dir: str | None, se
         catalog.start_cycle(run_id, "build_family", params)
         build_plan = plan_for_family(family, count, capability, run_id)
         catalog.record_plan(run_id, build_plan.items)
-        decided = build_stage(build_plan, data, {"cycle_id": run_id, "seed": seed, "options": options})
+        decided = build_stage(build_plan, data, {"cycle_id": run_id, "seed": seed, "options": options},
+                              {family: options["source"]} if options.get("source") else None)
         land_stage(decided, data, run_id, catalog)
         summary = {"kind": "build_family", "cycle_id": run_id, "families": family_counts(decided),
                    "shards": catalog.shard_paths(run_id)}

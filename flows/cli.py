@@ -38,6 +38,8 @@ def _parser() -> argparse.ArgumentParser:
     cycle.add_argument("--traces", nargs="+", default=[str(SAMPLES_DIR / "traces")], help="trace files or folders")
     cycle.add_argument("--budget", type=int, default=12, help="tasks to build in this cycle")
     cycle.add_argument("--family", action="append", choices=FAMILIES, help="restrict the cycle to these families")
+    cycle.add_argument("--source", action="append", default=[], metavar="FAMILY=PATH",
+                       help="the resource a family builds from (default: its shipped sample)")
     cycle.add_argument("--cycle-id", help="resume or name a cycle (default: derived from traces and parameters)")
     diagnose = commands.add_parser("diagnose", parents=[common], help="diagnose trace files and print the gap table")
     diagnose.add_argument("paths", nargs="+", help="trace files or folders (formats are detected by content)")
@@ -85,13 +87,25 @@ def _with_paths(summary: dict[str, Any], data: DataDir) -> dict[str, Any]:
     return located
 
 
+def _sources(pairs: list[str]) -> dict[str, str]:
+    """`FAMILY=PATH` pairs as a mapping; local paths are made absolute, URLs are kept."""
+    sources = {}
+    for pair in pairs:
+        family, sep, source = pair.partition("=")
+        if not sep or family not in FAMILIES:
+            raise SystemExit(f"taskforge: error: --source expects FAMILY=PATH with FAMILY in {', '.join(FAMILIES)}")
+        sources[family] = str(Path(source).resolve()) if Path(source).exists() else source
+    return sources
+
+
 def _run(args: argparse.Namespace) -> dict[str, Any]:
     data = DataDir(args.data_dir.resolve())
     if args.command == "cycle":
         from flows.cycle import cycle
 
         return _with_paths(cycle(traces=[str(Path(p).resolve()) for p in args.traces], data_dir=str(data.root),
-                                 budget=args.budget, families=args.family, seed=args.seed,
+                                 budget=args.budget, families=args.family, sources=_sources(args.source),
+                                 seed=args.seed,
                                  target_tokens=args.target_tokens, cycle_id=args.cycle_id,
                                  task_runner=args.task_runner, runner_address=args.runner_address), data)
     if args.command == "diagnose":

@@ -20,32 +20,33 @@ from store.layout import DEFAULT_DATA_DIR, SAMPLES_DIR, DataDir
 
 @flow(name="cycle")
 def cycle(traces: list[str] | None = None, data_dir: str | None = None, budget: int = 12,
-          families: list[str] | None = None, seed: int = 0, target_tokens: int = 16384,
-          cycle_id: str | None = None, task_runner: str = "thread", runner_address: str | None = None) -> dict[str, Any]:
-    """Run one improvement cycle over trace files; returns the run summary."""
+          families: list[str] | None = None, sources: dict[str, str] | None = None, seed: int = 0,
+          target_tokens: int = 16384, cycle_id: str | None = None, task_runner: str = "thread",
+          runner_address: str | None = None) -> dict[str, Any]:
+    """Run one improvement cycle over trace files; `sources` maps a family to the resource it builds from."""
     stages = run_cycle.with_options(task_runner=make_task_runner(task_runner, runner_address))
-    return stages(traces=traces, data_dir=data_dir, budget=budget, families=families, seed=seed,
-                  target_tokens=target_tokens, cycle_id=cycle_id)
+    return stages(traces=traces, data_dir=data_dir, budget=budget, families=families, sources=sources or {},
+                  seed=seed, target_tokens=target_tokens, cycle_id=cycle_id)
 
 
 @flow(name="cycle-stages")
 def run_cycle(traces: list[str] | None, data_dir: str | None, budget: int, families: list[str] | None,
-              seed: int, target_tokens: int, cycle_id: str | None) -> dict[str, Any]:
+              sources: dict[str, str], seed: int, target_tokens: int, cycle_id: str | None) -> dict[str, Any]:
     """The stages of a cycle under whichever task runner the caller chose."""
     data = DataDir(Path(data_dir or DEFAULT_DATA_DIR))
-    sources = discover(traces or [SAMPLES_DIR / "traces"])
+    trace_files = discover(traces or [SAMPLES_DIR / "traces"])
     chosen = sorted(families or available_families())
     unknown = sorted(set(chosen) - set(available_families()))
     if unknown:
         raise TaskforgeError(f"no builder for {', '.join(unknown)}; available: {', '.join(available_families())}")
-    params = {"budget": budget, "families": chosen, "seed": seed, "target_tokens": target_tokens}
-    cycle_id = cycle_id or run_id_for("cycle", sources, params)
+    params = {"budget": budget, "families": chosen, "sources": sources, "seed": seed, "target_tokens": target_tokens}
+    cycle_id = cycle_id or run_id_for("cycle", trace_files, params)
     with Catalog(data.catalog) as catalog:
         catalog.start_cycle(cycle_id, "cycle", params)
-        diagnosed = diagnose_stage(sources, data, cycle_id, catalog)
+        diagnosed = diagnose_stage(trace_files, data, cycle_id, catalog)
         build_plan = plan_stage(diagnosed.gaps, cycle_id, budget, chosen, catalog)
         context = {"cycle_id": cycle_id, "seed": seed, "options": {"target_tokens": target_tokens}}
-        decided = build_stage(build_plan, data, context)
+        decided = build_stage(build_plan, data, context, sources)
         landed = land_stage(decided, data, cycle_id, catalog)
         summary = {
             "kind": "cycle",

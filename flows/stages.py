@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from builders.registry import builder_for
 from diagnosis.gaps import aggregate, plan
 from diagnosis.readers import SourceFile
 from flows.progress import report
@@ -18,7 +19,7 @@ from store.batches import iter_batch, read_batch
 from store.catalog import Catalog
 from store.files import sha256_file
 from store.landing import LandingResult, land_files
-from store.layout import DataDir
+from store.layout import SAMPLES_DIR, DataDir
 
 FILES_PER_DIAGNOSE_BATCH = 64
 TASKS_PER_BUILD_BATCH = 4
@@ -80,15 +81,26 @@ def plan_stage(gaps: list[Gap], cycle_id: str, budget: int, families: list[str],
     return build_plan
 
 
-def build_stage(build_plan: BuildPlan, data: DataDir, context: dict[str, Any]) -> list[dict[str, Any]]:
+def source_for(family: str, sources: dict[str, str]) -> str | None:
+    """The resource a family builds from: the one given for the run, else the builder's shipped sample."""
+    if sources.get(family):
+        return sources[family]
+    default = builder_for(family).default_source
+    return str(SAMPLES_DIR / default) if default else None
+
+
+def build_stage(build_plan: BuildPlan, data: DataDir, context: dict[str, Any],
+                sources: dict[str, str] | None = None) -> list[dict[str, Any]]:
     """Build and validate every plan item in batches; returns each decided batch's path and counts."""
     cycle_id = context["cycle_id"]
     candidates_dir, decided_dir = data.work(cycle_id, "candidates"), data.work(cycle_id, "decided")
     futures = []
     for item in build_plan.items:
+        source = source_for(item.family, sources or {})
+        options = {**context.get("options", {}), **({"source": source} if source else {})}
         for start in range(0, item.quota, TASKS_PER_BUILD_BATCH):
             part = item.model_copy(update={"quota": min(TASKS_PER_BUILD_BATCH, item.quota - start)})
-            batch_context = {**context, "first_index": start}
+            batch_context = {**context, "options": options, "first_index": start}
             name = content_id({"item": part.model_dump(), "context": batch_context}, prefix=f"{item.family}-")
             built = build_batch.submit(part.model_dump(), batch_context, str(candidates_dir / f"{name}.parquet"))
             futures.append(validate_batch.submit(built, str(decided_dir / f"{name}.parquet")))

@@ -16,6 +16,7 @@ class LongContextBuilder:
     family = "long_context"
     name = "long_context.world_model"
     version = "0.1.0"
+    default_source = None
 
     def build(self, item: PlanItem, context: BuildContext) -> Iterator[Task]:
         target = LengthTarget(tokens=int(context.options.get("target_tokens", 16384)))
