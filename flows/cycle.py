@@ -14,8 +14,7 @@ from flows.artifacts import publish
 from flows.runners import make_task_runner
 from flows.stages import build_stage, diagnose_stage, family_counts, land_stage, plan_stage, run_id_for
 from schemas import TaskforgeError
-from store.catalog import Catalog
-from store.layout import DEFAULT_DATA_DIR, SAMPLES_DIR, DataDir
+from store.layout import DEFAULT_DATA_DIR, SAMPLES_DIR, DataDir, display_source
 
 
 @flow(name="cycle")
@@ -39,9 +38,10 @@ def run_cycle(traces: list[str] | None, data_dir: str | None, budget: int, famil
     unknown = sorted(set(chosen) - set(available_families()))
     if unknown:
         raise TaskforgeError(f"no builder for {', '.join(unknown)}; available: {', '.join(available_families())}")
-    params = {"budget": budget, "families": chosen, "sources": sources, "seed": seed, "target_tokens": target_tokens}
+    params = {"budget": budget, "families": chosen, "seed": seed, "target_tokens": target_tokens,
+              "sources": {family: display_source(source) for family, source in sorted(sources.items())}}
     cycle_id = cycle_id or run_id_for("cycle", trace_files, params)
-    with Catalog(data.catalog) as catalog:
+    with data.open_catalog() as catalog:
         catalog.start_cycle(cycle_id, "cycle", params)
         diagnosed = diagnose_stage(trace_files, data, cycle_id, catalog)
         build_plan = plan_stage(diagnosed.gaps, cycle_id, budget, chosen, catalog)
@@ -61,10 +61,9 @@ def run_cycle(traces: list[str] | None, data_dir: str | None, budget: int, famil
                      for g in diagnosed.gaps],
             "plan": [i.model_dump(include={"family", "capability", "quota"}) for i in build_plan.items],
             "families": family_counts(decided),
-            "newly_landed": {"accepted": landed.accepted, "rejected": landed.rejected},
             "shards": catalog.shard_paths(cycle_id),
         }
         catalog.finish_cycle(cycle_id, "completed", summary)
     publish(summary)
-    return summary
+    return {**summary, "newly_landed": {"accepted": landed.accepted, "rejected": landed.rejected}}
 

@@ -46,7 +46,7 @@ def build_batch(item: dict[str, Any], context: dict[str, Any], out_path: str) ->
     if not out.exists():
         plan_item = PlanItem.model_validate(item)
         builder = builder_for(plan_item.family)
-        write_batch(out, builder.build(plan_item, BuildContext(**context)), Task)
+        write_batch(out, builder.build(plan_item, BuildContext(**context)), Task, crash_at="build")
     return str(out)
 
 
@@ -55,7 +55,7 @@ def validate_batch(in_path: str, out_path: str) -> dict[str, Any]:
     """Run every check on a batch of candidates; write the decided tasks; return their counts."""
     out = Path(out_path)
     if not out.exists():
-        write_batch(out, validate_all(iter_batch(Path(in_path), Task)), Task)
+        write_batch(out, validate_all(iter_batch(Path(in_path), Task)), Task, crash_at="validate")
     return {"path": str(out), "counts": batch_counts(out)}
 
 

@@ -17,6 +17,7 @@ import duckdb
 import pyarrow as pa
 
 from schemas import Diagnosis, Episode, Gap, PlanItem, Quarantined, Task, canonical_json, to_row
+from store.crashpoints import crash_point
 from store.shards import ShardFile
 
 
@@ -172,4 +173,8 @@ class _Transaction:
         self.con.execute("BEGIN TRANSACTION")
 
     def __exit__(self, exc_type: object, *rest: object) -> None:
-        self.con.execute("ROLLBACK" if exc_type else "COMMIT")
+        if exc_type:
+            self.con.execute("ROLLBACK")
+            return
+        crash_point("catalog_commit")
+        self.con.execute("COMMIT")
