@@ -53,6 +53,10 @@ def _parser() -> argparse.ArgumentParser:
     release = commands.add_parser("release", parents=[common], help="export a Hugging Face dataset release")
     release.add_argument("--version", required=True, help="release version, e.g. 2026.11.0")
     release.add_argument("--out", type=Path, help="output folder (default: <data-dir>/releases/<version>)")
+    serve = commands.add_parser("serve", help="run a Prefect server, deploy prefect.yaml and start a worker")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=4200)
+    serve.add_argument("--database-url", help="PostgreSQL URL (postgresql+asyncpg://…); default: SQLite in $PREFECT_HOME")
     report = commands.add_parser("report", parents=[common], help="show diagnoses, gaps and the funnel of a cycle")
     report.add_argument("--cycle", help="cycle id (default: the latest)")
     return parser
@@ -164,6 +168,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: run one subcommand; on error print a one-line cause and exit non-zero."""
     args = _parser().parse_args(argv)
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    if args.command == "serve":
+        from flows.serve import serve
+
+        return serve(args.host, args.port, args.database_url)
     if args.json:
         os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
     try:
