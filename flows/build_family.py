@@ -8,9 +8,9 @@ from typing import Any
 from prefect import flow
 
 from builders.registry import builder_for
-from flows.artifacts import publish
+from flows.artifacts import publish, publish_charts
 from flows.runners import make_task_runner
-from flows.stages import build_stage, family_counts, land_stage, plan_for_family
+from flows.stages import build_stage, family_counts, land_stage, plan_for_family, timed_stage
 from schemas import content_id
 from store.layout import DEFAULT_DATA_DIR, DataDir, display_source
 
@@ -38,11 +38,15 @@ def run_build(family: str, count: int, capability: str, data_dir: str | None, se
         catalog.start_cycle(run_id, "build_family", params)
         build_plan = plan_for_family(family, count, capability, run_id)
         catalog.record_plan(run_id, build_plan.items)
-        decided = build_stage(build_plan, data, {"cycle_id": run_id, "seed": seed, "options": options},
-                              {family: options["source"]} if options.get("source") else None)
-        land_stage(decided, data, run_id, catalog)
+        with timed_stage(catalog, run_id, "build and validate"):
+            decided = build_stage(build_plan, data, {"cycle_id": run_id, "seed": seed, "options": options},
+                                  {family: options["source"]} if options.get("source") else None)
+        with timed_stage(catalog, run_id, "land"):
+            land_stage(decided, data, run_id, catalog)
         summary = {"kind": "build_family", "cycle_id": run_id, "families": family_counts(decided),
+                   "quarantine": catalog.quarantine_of(run_id),
                    "shards": catalog.shard_paths(run_id)}
         catalog.finish_cycle(run_id, "completed", summary)
+        publish_charts(catalog, run_id)
     publish(summary)
     return summary
