@@ -28,6 +28,11 @@ class DataDir:
     def releases(self) -> Path:
         return self.root / "releases"
 
+    @property
+    def llm(self) -> Path:
+        """The LLM replay cache and the concurrency slots shared by every process using this data dir."""
+        return self.root / "llm"
+
     def work(self, cycle_id: str, stage: str) -> Path:
         """The folder of one stage's intermediate batches in one cycle."""
         path = self.root / "work" / cycle_id / stage
