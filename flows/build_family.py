@@ -7,10 +7,11 @@ from typing import Any
 
 from prefect import flow
 
+from agents.config import AgentsConfig
 from builders.registry import builder_for
 from flows.artifacts import publish
 from flows.runners import make_task_runner
-from flows.stages import build_stage, family_counts, land_stage, plan_for_family
+from flows.stages import build_stage, family_counts, land_stage, llm_section, plan_for_family
 from schemas import content_id
 from store.catalog import Catalog
 from store.layout import DEFAULT_DATA_DIR, DataDir
@@ -32,7 +33,9 @@ def run_build(family: str, count: int, capability: str, data_dir: str | None, se
     """The build, validate and land stages for one family under the chosen task runner."""
     builder_for(family)
     data = DataDir(Path(data_dir or DEFAULT_DATA_DIR))
-    params = {"family": family, "count": count, "capability": capability, "seed": seed, "options": options}
+    llm_config = AgentsConfig.load()
+    params = {"family": family, "count": count, "capability": capability, "seed": seed, "options": options,
+              "llm": llm_config.fingerprint()}
     run_id = run_id or content_id(params, prefix=f"build-{family}-", length=12)
     with Catalog(data.catalog) as catalog:
         catalog.start_cycle(run_id, "build_family", params)
@@ -42,7 +45,7 @@ def run_build(family: str, count: int, capability: str, data_dir: str | None, se
                               {family: options["source"]} if options.get("source") else None)
         land_stage(decided, data, run_id, catalog)
         summary = {"kind": "build_family", "cycle_id": run_id, "families": family_counts(decided),
-                   "shards": catalog.shard_paths(run_id)}
+                   "shards": catalog.shard_paths(run_id), **llm_section(catalog, run_id, llm_config)}
         catalog.finish_cycle(run_id, "completed", summary)
     publish(summary)
     return summary

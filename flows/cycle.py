@@ -8,11 +8,13 @@ from typing import Any
 
 from prefect import flow
 
+from agents.config import AgentsConfig
 from builders.registry import available_families
 from diagnosis.readers import discover
 from flows.artifacts import publish
 from flows.runners import make_task_runner
-from flows.stages import build_stage, diagnose_stage, family_counts, land_stage, plan_stage, run_id_for
+from flows.stages import (build_stage, diagnose_stage, family_counts, land_stage, llm_section, plan_stage,
+                          run_id_for)
 from schemas import TaskforgeError
 from store.catalog import Catalog
 from store.layout import DEFAULT_DATA_DIR, SAMPLES_DIR, DataDir
@@ -39,7 +41,9 @@ def run_cycle(traces: list[str] | None, data_dir: str | None, budget: int, famil
     unknown = sorted(set(chosen) - set(available_families()))
     if unknown:
         raise TaskforgeError(f"no builder for {', '.join(unknown)}; available: {', '.join(available_families())}")
-    params = {"budget": budget, "families": chosen, "sources": sources, "seed": seed, "target_tokens": target_tokens}
+    llm_config = AgentsConfig.load()
+    params = {"budget": budget, "families": chosen, "sources": sources, "seed": seed, "target_tokens": target_tokens,
+              "llm": llm_config.fingerprint()}
     cycle_id = cycle_id or run_id_for("cycle", trace_files, params)
     with Catalog(data.catalog) as catalog:
         catalog.start_cycle(cycle_id, "cycle", params)
@@ -63,6 +67,7 @@ def run_cycle(traces: list[str] | None, data_dir: str | None, budget: int, famil
             "families": family_counts(decided),
             "newly_landed": {"accepted": landed.accepted, "rejected": landed.rejected},
             "shards": catalog.shard_paths(cycle_id),
+            **llm_section(catalog, cycle_id, llm_config),
         }
         catalog.finish_cycle(cycle_id, "completed", summary)
     publish(summary)
