@@ -69,7 +69,7 @@ def diagnose_stage(sources: list[SourceFile], data: DataDir, cycle_id: str, cata
         outcome.diagnoses.extend(diagnoses)
         outcome.quarantined.extend(quarantined)
         report("diagnose", done, len(futures))
-    outcome.gaps = aggregate(outcome.diagnoses, cycle_id)
+    outcome.gaps = aggregate(outcome.diagnoses, cycle_id, outcome.episodes)
     catalog.record_gaps(outcome.gaps)
     return outcome
 

@@ -15,7 +15,7 @@ from prefect import task
 from builders.base import BuildContext
 from builders.registry import builder_for
 from diagnosis.readers import SourceFile, read_traces
-from diagnosis.rules import diagnose
+from diagnosis.diagnose import diagnose
 from schemas import Diagnosis, Episode, PlanItem, Quarantined, Task
 from store.batches import iter_batch, write_batch
 from validators.runner import validate_all

@@ -60,6 +60,7 @@ CREATE TABLE IF NOT EXISTS gaps (
     example_episodes VARCHAR[] NOT NULL,
     PRIMARY KEY (cycle_id, gap_id)
 );
+ALTER TABLE gaps ADD COLUMN IF NOT EXISTS rate DOUBLE DEFAULT 0.0;
 CREATE TABLE IF NOT EXISTS plan (
     cycle_id VARCHAR NOT NULL,
     family VARCHAR NOT NULL,
