@@ -42,6 +42,7 @@ FINDING = re.compile(r"\b(result|answer|found|total|mean|average|median|estimate
 INFRASTRUCTURE_ERROR = re.compile(r"connection (?:refused|reset|error)|no space left|sandbox|container (?:died|exited|"
                                   r"crashed)|service unavailable|\b50[234]\b|rate limit|out of memory|\boom\b|"
                                   r"timed? ?out|timeout", re.I)
+CUT_OFF = re.compile(r"limit|exit_cost|exit_context|budget|maximum iteration", re.I)
 TIMEOUT = re.compile(r"timed? ?out|timeout|time limit|execution_time|timeexceeded", re.I)
 ASSUMPTIONS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
     ("normality", re.compile(r"not normal|non-normal|shapiro[^\n]*p(?:[-_ ]?value)?\s*[=:]\s*0\.0[0-4]|skewed", re.I),
@@ -57,7 +58,7 @@ ASSUMPTIONS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
 
 
 def repeated_actions(episode: Episode) -> Finding | None:
-    """Near-identical calls (same tool, ≥70 % shared argument tokens) repeated without new information."""
+    """Near-identical calls (same tool, ≥60 % shared argument tokens) repeated without new information."""
     best: list[Call] = []
     for group in near_identical_groups(calls(episode)):
         if len(group) < MIN_REPEATS:
@@ -302,7 +303,12 @@ def ignored_intermediate_finding(episode: Episode) -> Finding | None:
 
 
 def premature_termination(episode: Episode) -> Finding | None:
-    """The agent stopped early: it gave up, stopped right after an unanswered error, or barely acted."""
+    """The agent stopped early: it gave up, stopped right after an unanswered error, or barely acted.
+
+    A run cut off by a step, cost or context limit did not stop by choice: not this mode.
+    """
+    if CUT_OFF.search(episode.outcome.detail or ""):
+        return None
     made = calls(episode)
     work = [c for c in made if not SUBMIT_TOOL.search(c.name) and not SUBMIT_TOOL.search(c.text)]
     last = episode.steps[-1] if episode.steps else None

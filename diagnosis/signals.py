@@ -32,7 +32,7 @@ SOURCE_ID = re.compile(
     r"\b(?:paper|doc|source)[-_:]\w+", re.I)
 WORD = re.compile(r"[a-z][a-z0-9_]{3,}")
 TOKEN = re.compile(r"[a-z0-9_.:/-]+")
-NEAR_IDENTICAL = 0.7
+NEAR_IDENTICAL = 0.6
 """Token overlap (Jaccard) from which two calls of one tool count as the same action."""
 STOPWORDS = frozenset(
     "this that with from have what which when where their there about into your will would could should "

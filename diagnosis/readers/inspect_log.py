@@ -31,13 +31,14 @@ FAMILIES = set(get_args(Family))
 
 
 def sniff(source: SourceFile) -> bool:
+    """An `.eval` archive (zip with Inspect's members; a broken one named `.eval`) or a JSON log (`version`, `eval`)."""
     head = source.head()
     if head.startswith(ZIP_MAGIC):
         try:
             with zipfile.ZipFile(source.path) as archive:
                 return bool(_ARCHIVE_MEMBERS & set(archive.namelist()))
         except zipfile.BadZipFile:
-            return False
+            return source.path.suffix == ".eval"
     record = json_head(head)
     return isinstance(record, dict) and {"version", "eval"} <= record.keys()
 
