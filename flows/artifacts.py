@@ -29,6 +29,12 @@ def summary_markdown(summary: dict[str, Any]) -> str:
         lines += [f"| {g['family']} | {g['capability']} | {g['failure_mode']} | {g['count']} | {g['priority']:.3f} |"
                   for g in summary["gaps"]]
         lines.append("")
+    if summary.get("trends"):
+        lines += ["## Change since the previous cycle", "", "| family | failure mode | before | now | trend |",
+                  "|---|---|---|---|---|"]
+        lines += [f"| {t['family']} | {t['failure_mode']} | {t['previous_count'] if t['previous_count'] is not None else '-'} "
+                  f"| {t['count']} | {t['trend']} |" for t in summary["trends"]]
+        lines.append("")
     if summary.get("llm_steps"):
         lines += ["## LLM steps", ""] + [f"- {step}: {state}" for step, state in summary["llm_steps"].items()]
     return "\n".join(lines)

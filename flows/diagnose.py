@@ -25,8 +25,10 @@ def diagnose_traces(traces: list[str], data_dir: str | None = None) -> dict[str,
         outcome = diagnose_stage(sources, data, run_id, catalog)
         summary = {
             "kind": "diagnose", "cycle_id": run_id, "episodes": outcome.episodes, "failed_episodes": outcome.failed,
+            "ungraded_episodes": outcome.ungraded,
             "diagnoses": [to_row(d) for d in outcome.diagnoses],
             "gaps": [to_row(g) for g in outcome.gaps],
+            "trends": outcome.trends,
             "quarantine": [{"source": q.source, "reason": q.reason} for q in outcome.quarantined],
         }
         catalog.finish_cycle(run_id, "completed", {k: v for k, v in summary.items() if k != "diagnoses"})

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from prefect import task
 
@@ -23,17 +23,28 @@ from validators.runner import validate_all
 
 @task(name="diagnose-batch")
 def diagnose_batch(sources: list[tuple[str, str]], out_dir: str, batch_id: str) -> dict[str, str]:
-    """Read a batch of trace files into episodes, diagnose them, and quarantine what cannot be read."""
+    """Read a batch of trace files into episodes, diagnose them, and quarantine what cannot be read.
+
+    Episodes stream from the readers through the diagnoser into the episodes file
+    one row group at a time; only the (small) diagnoses and quarantine records are
+    collected.
+    """
     out = Path(out_dir)
     paths = {kind: out / f"{batch_id}.{kind}.parquet" for kind in ("episodes", "diagnoses", "quarantine")}
     if paths["quarantine"].exists():
         return {kind: str(path) for kind, path in paths.items()}
-    episodes: list[Episode] = []
     quarantined: list[Quarantined] = []
-    for item in read_traces(SourceFile(path=Path(p), name=name) for p, name in sources):
-        (quarantined if isinstance(item, Quarantined) else episodes).append(item)
-    diagnoses: list[Diagnosis] = [d for e in episodes for d in diagnose(e)]
-    write_batch(paths["episodes"], episodes, Episode)
+    diagnoses: list[Diagnosis] = []
+
+    def diagnosed() -> Iterator[Episode]:
+        for item in read_traces(SourceFile(path=Path(p), name=name) for p, name in sources):
+            if isinstance(item, Quarantined):
+                quarantined.append(item)
+            else:
+                diagnoses.extend(diagnose(item))
+                yield item
+
+    write_batch(paths["episodes"], diagnosed(), Episode)
     write_batch(paths["diagnoses"], diagnoses, Diagnosis)
     write_batch(paths["quarantine"], quarantined, Quarantined)
     return {kind: str(path) for kind, path in paths.items()}

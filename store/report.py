@@ -26,6 +26,16 @@ def funnel(catalog: Catalog, cycle_id: str) -> list[dict[str, Any]]:
     return rows
 
 
+def gap_trends(catalog: Catalog, cycle_id: str) -> list[dict[str, Any]]:
+    """A cycle's gaps against the previous diagnosing cycle: new, improved, regressed, unchanged or resolved."""
+    return catalog.query(
+        """SELECT family, capability, failure_mode, count, previous_count, rate, previous_rate, change, trend,
+                  previous_cycle FROM gap_trends WHERE cycle_id = ?
+           ORDER BY CASE trend WHEN 'regressed' THEN 0 WHEN 'new' THEN 1 WHEN 'improved' THEN 2
+                               WHEN 'resolved' THEN 3 ELSE 4 END, abs(change) DESC, family, failure_mode""",
+        [cycle_id])
+
+
 def cycle_report(catalog: Catalog, cycle_id: str | None = None) -> dict[str, Any]:
     """Everything `taskforge report` shows for one cycle (the latest by default)."""
     cycle_id = cycle_id or catalog.latest_cycle()
@@ -44,6 +54,7 @@ def cycle_report(catalog: Catalog, cycle_id: str | None = None) -> dict[str, Any
         "gaps": catalog.query(
             """SELECT family, capability, failure_mode, count, share, priority FROM gaps
                WHERE cycle_id = ? ORDER BY priority DESC, gap_id""", [cycle_id]),
+        "trends": gap_trends(catalog, cycle_id),
         "plan": catalog.query("SELECT family, capability, quota FROM plan WHERE cycle_id = ? "
                               "ORDER BY quota DESC, family, capability", [cycle_id]),
         "funnel": funnel(catalog, cycle_id),
