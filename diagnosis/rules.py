@@ -37,7 +37,8 @@ DISMISSAL = re.compile(r"not relevant|irrelevant|discard|not useful|off[- ]topic
                        r"doesn't (?:help|address)|does not (?:help|address)|unrelated", re.I)
 GIVE_UP = re.compile(r"\b(cannot|can't|could not|couldn't|unable to|give up|giving up|not possible|no way to)\b", re.I)
 FINDING = re.compile(r"\b(result|answer|found|total|mean|average|median|estimate[d]?|half-life|value|count|"
-                     r"p-value|accuracy|rate|first)\b[\w -]{0,30}?\s*(?:\bis\b|\bwas\b|=|:)\s*([-+]?\d[\d.,]*(?:e[-+]?\d+)?|[A-Za-z][\w.-]+)",
+                     r"p-value|accuracy|rate|first)\b[\w -]{0,30}?\s*(?:\bis\b|\bwas\b|=|:)\s*"
+                     r"([-+]?\d[\d.,]*(?:e[-+]?\d+)?|[A-Za-z][\w.-]+)",
                      re.I)
 INFRASTRUCTURE_ERROR = re.compile(r"connection (?:refused|reset|error)|no space left|sandbox|container (?:died|exited|"
                                   r"crashed)|service unavailable|\b50[234]\b|rate limit|out of memory|\boom\b|"
@@ -85,6 +86,7 @@ def repeated_actions(episode: Episode) -> Finding | None:
 
 
 def _sources_seen(episode: Episode) -> set[str]:
+    """Source ids that appeared in any observation."""
     return {i for s in episode.steps if s.role == "tool" for i in source_ids(s.content)}
 
 
@@ -116,7 +118,8 @@ def premature_discard(episode: Episode) -> Finding | None:
     for step in episode.steps:
         if step.role == "tool":
             seen |= source_ids(step.content)
-        elif step.role == "assistant" and (answer is None or step.index != answer.step) and DISMISSAL.search(step.content):
+        elif step.role == "assistant" and (answer is None or step.index != answer.step) \
+                and DISMISSAL.search(step.content):
             dropped = sorted((source_ids(step.content) & seen) - cited)
             if dropped:
                 is_gold = bool(gold & set(dropped))
@@ -324,7 +327,8 @@ def premature_termination(episode: Episode) -> Finding | None:
     reason = "gave up" if gave_up else "stopped after an unanswered error" if unanswered_error else "barely acted"
     return Finding(
         mode=FailureMode.PREMATURE_TERMINATION, steps=[last.index],
-        signals={"tool_calls": len(made), "work_calls": len(work), "gave_up": bool(gave_up), "unanswered_error": unanswered_error,
+        signals={"tool_calls": len(made), "work_calls": len(work), "gave_up": bool(gave_up),
+                 "unanswered_error": unanswered_error,
                  "reason": reason},
         confidence=0.65 if gave_up else 0.6 if unanswered_error else 0.4,
         explanation=f"the agent {reason} after {len(made)} tool call(s)",

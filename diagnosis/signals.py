@@ -52,6 +52,7 @@ class Call:
     observation: Step | None
 
 
+@lru_cache(maxsize=4096)
 def argument_text(arguments: str) -> str:
     """The meaningful text of call arguments: the query, command or code when present, else all values."""
     try:
@@ -66,8 +67,26 @@ def argument_text(arguments: str) -> str:
     return " ".join(str(v) for v in parsed.values())
 
 
+_LAST_CALLS: tuple[Episode | None, list[Call]] = (None, [])
+
+
 def calls(episode: Episode) -> list[Call]:
-    """Every tool call in order, each paired with the tool step answering it (by id, else the next tool step)."""
+    """Every tool call in order, each paired with the tool step answering it (by id, else the next tool step).
+
+    The rules ask for one episode's calls many times in a row: the last episode's calls are kept
+    (the cache holds the episode itself, so identity cannot be mistaken).
+    """
+    global _LAST_CALLS
+    cached_episode, cached = _LAST_CALLS
+    if cached_episode is episode:
+        return cached
+    found = _calls(episode)
+    _LAST_CALLS = (episode, found)
+    return found
+
+
+def _calls(episode: Episode) -> list[Call]:
+    """Calls computed afresh (see `calls`)."""
     answered: dict[str, Step] = {}
     for step in episode.steps:
         if step.role == "tool" and step.tool_call_id and step.tool_call_id not in answered:
@@ -148,7 +167,8 @@ def final_answer(episode: Episode) -> Answer | None:
     for step in reversed(episode.steps):
         if step.role != "assistant":
             continue
-        submits = [c for c in step.tool_calls if SUBMIT_TOOL.search(c.name) or SUBMIT_TOOL.search(argument_text(c.arguments))]
+        submits = [c for c in step.tool_calls
+                   if SUBMIT_TOOL.search(c.name) or SUBMIT_TOOL.search(argument_text(c.arguments))]
         if not step.tool_calls and step.content.strip():
             return Answer(step.index, step.content)
         if submits:

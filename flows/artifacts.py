@@ -32,12 +32,17 @@ def summary_markdown(summary: dict[str, Any]) -> str:
     if summary.get("trends"):
         lines += ["## Change since the previous cycle", "", "| family | failure mode | before | now | trend |",
                   "|---|---|---|---|---|"]
-        lines += [f"| {t['family']} | {t['failure_mode']} | {t['previous_count'] if t['previous_count'] is not None else '-'} "
-                  f"| {t['count']} | {t['trend']} |" for t in summary["trends"]]
+        lines += [f"| {t['family']} | {t['failure_mode']} | {_or_dash(t['previous_count'])} | {t['count']} "
+                  f"| {t['trend']} |" for t in summary["trends"]]
         lines.append("")
     if summary.get("llm_steps"):
         lines += ["## LLM steps", ""] + [f"- {step}: {state}" for step, state in summary["llm_steps"].items()]
     return "\n".join(lines)
+
+
+def _or_dash(value: object) -> str:
+    """A table cell: the value, or a dash where there is none."""
+    return "-" if value is None else str(value)
 
 
 def publish(summary: dict[str, Any]) -> None:

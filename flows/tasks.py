@@ -37,6 +37,7 @@ def diagnose_batch(sources: list[tuple[str, str]], out_dir: str, batch_id: str) 
     diagnoses: list[Diagnosis] = []
 
     def diagnosed() -> Iterator[Episode]:
+        """Episodes as they are read, diagnosed on the way; quarantine records set aside."""
         for item in read_traces(SourceFile(path=Path(p), name=name) for p, name in sources):
             if isinstance(item, Quarantined):
                 quarantined.append(item)

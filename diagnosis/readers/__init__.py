@@ -61,7 +61,8 @@ def read_traces(sources: Iterable[SourceFile]) -> Iterator[Episode | Quarantined
         except InputError as exc:
             yield quarantine(exc, "read", source.name)
         except OSError as exc:
-            yield quarantine(InputError(source.name, f"cannot read ({_without_path(exc, source)})"), "read", source.name)
+            problem = f"cannot read ({_without_path(exc, source)})"
+            yield quarantine(InputError(source.name, problem), "read", source.name)
         except (KeyError, TypeError, ValueError) as exc:
             problem = f"does not match the {reader.FORMAT} format ({type(exc).__name__}: {_without_path(exc, source)})"
             yield quarantine(InputError(source.name, problem), "read", source.name)

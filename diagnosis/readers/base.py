@@ -19,6 +19,7 @@ class Cut:
     """Stands for a JSON value that runs past the head of a file (its key was seen, its value not read)."""
 
     def __repr__(self) -> str:
+        """Shown as CUT in debugging output."""
         return "CUT"
 
 
@@ -72,12 +73,14 @@ def json_head(head: bytes) -> dict[str, Any] | list[Any] | None:
 
 
 def _skip_space(text: str, at: int) -> int:
+    """The index of the first non-blank character at or after `at`."""
     while at < len(text) and text[at] in " \t\r\n":
         at += 1
     return at
 
 
 def _members(text: str, at: int) -> dict[str, Any]:
+    """The members of a JSON object from `at` (just past its `{`) as far as the text goes."""
     members: dict[str, Any] = {}
     while True:
         at = _skip_space(text, at)
@@ -102,6 +105,7 @@ def _members(text: str, at: int) -> dict[str, Any]:
 
 
 def _items(text: str, at: int) -> list[Any]:
+    """The items of a JSON array from `at` (just past its `[`) as far as the text goes."""
     items: list[Any] = []
     while True:
         at = _skip_space(text, at)

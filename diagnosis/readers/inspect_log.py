@@ -44,6 +44,7 @@ def sniff(source: SourceFile) -> bool:
 
 
 def read(source: SourceFile) -> Iterator[Episode | InputError]:
+    """Every sample of the log as an episode; an unreadable log raises an InputError naming it."""
     try:
         header, samples = _samples(source)
         count = 0
@@ -73,6 +74,7 @@ def _samples(source: SourceFile) -> tuple[Any, Iterator[Any]]:
 
 
 def _episode(sample: Any, header: Any, source: SourceFile) -> Episode:
+    """One sample (one epoch) as an Episode."""
     steps = [_step(message, index) for index, message in enumerate(sample.messages)]
     family = (sample.metadata or {}).get("family") or (header.eval.metadata or {}).get("family")
     metadata = {"task": header.eval.task, "model": header.eval.model, "epoch": sample.epoch}
@@ -87,6 +89,7 @@ def _episode(sample: Any, header: Any, source: SourceFile) -> Episode:
 
 
 def _step(message: Any, index: int) -> Step:
+    """One Inspect chat message as a step (tool errors keep their type)."""
     calls = [ToolCall(id=call.id, name=call.function, arguments=json_arguments(call.arguments))
              for call in getattr(message, "tool_calls", None) or []]
     error = getattr(message, "error", None)
@@ -109,6 +112,7 @@ def _compaction_starts(sample: Any) -> list[int]:
 
 
 def _outcome(sample: Any) -> Outcome:
+    """The sample's outcome from its error, first score and limit (see the module docstring)."""
     from inspect_ai.scorer import value_to_float
 
     limit = sample.limit.type if sample.limit else None
@@ -131,6 +135,7 @@ def _outcome(sample: Any) -> Outcome:
 
 
 def _failed(value: float | None, limit: str | None, scored: str = "no score") -> Outcome:
+    """A failed outcome; a time or working-time limit makes it the infrastructure's."""
     if limit in TIMEOUT_LIMITS:
         return Outcome(score=value, success=False, failure_origin="infrastructure",
                        detail=f"{scored}; {limit} limit reached (timeout)")

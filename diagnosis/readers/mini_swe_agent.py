@@ -36,6 +36,7 @@ _RETURNCODE = re.compile(r'<returncode>\s*(-?\d+)\s*</returncode>|"returncode":\
 
 
 def sniff(source: SourceFile) -> bool:
+    """A message list with mini-swe-agent's command markers, or a dict with its `trajectory_format`/`mini_version`."""
     raw = source.head()
     head = json_head(raw)
     if isinstance(head, list):
@@ -49,6 +50,7 @@ def sniff(source: SourceFile) -> bool:
 
 
 def read(source: SourceFile) -> Iterator[Episode | InputError]:
+    """The trajectory as one episode of family `swe`."""
     data, digest = load_json(source)
     if isinstance(data, list):
         messages, info = data, None
@@ -96,6 +98,7 @@ def steps_from_messages(messages: list[dict[str, Any]]) -> list[Step]:
 
 
 def _calls(message: dict[str, Any], content: str, extra: dict[str, Any], index: int) -> list[ToolCall]:
+    """Tool calls, else parsed actions, else fenced command blocks, as calls."""
     if message.get("tool_calls"):
         return openai_tool_calls(message["tool_calls"])
     commands = [a["command"] for a in extra.get("actions") or [] if isinstance(a, dict) and "command" in a]
@@ -104,6 +107,7 @@ def _calls(message: dict[str, Any], content: str, extra: dict[str, Any], index: 
 
 
 def _returncode(content: str, extra: dict[str, Any]) -> int | None:
+    """The exit code of a command's output (`extra.returncode` or the rendered observation)."""
     if isinstance(extra.get("returncode"), int):
         return extra["returncode"]
     match = _RETURNCODE.search(content[:200])
@@ -111,6 +115,7 @@ def _returncode(content: str, extra: dict[str, Any]) -> int | None:
 
 
 def _outcome(info: dict[str, Any] | None, messages: list[dict[str, Any]]) -> Outcome:
+    """Outcome from `info`, or for a v1 list from whether the last command submitted."""
     if info is not None:
         return run_outcome(info.get("exit_status"), info.get("submission"), info.get("resolved"))
     commands = [c for m in messages if m.get("role") == "assistant" for c in _BLOCK.findall(text_of(m.get("content")))]

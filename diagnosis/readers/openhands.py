@@ -37,6 +37,7 @@ _MODEL_ERRORS = re.compile(r"maximum iteration|max_iterations|budget|stuck in a 
 
 
 def sniff(source: SourceFile) -> bool:
+    """A JSON list of events, or JSON lines with `instance_id` and `history`/`test_result`."""
     head = json_head(source.head())
     if isinstance(head, list):
         first = head[0] if head else None
@@ -45,6 +46,7 @@ def sniff(source: SourceFile) -> bool:
 
 
 def read(source: SourceFile) -> Iterator[Episode | InputError]:
+    """An event list as one episode, or one episode per evaluation-output line."""
     if isinstance(json_head(source.head()), list):
         events, digest = load_json(source)
         yield _episode(events, source, episode_id=f"{_stem(source.name)}@{digest}", task_id=_stem(source.name),
@@ -54,10 +56,12 @@ def read(source: SourceFile) -> Iterator[Episode | InputError]:
 
 
 def _stem(name: str) -> str:
+    """A file's name without folders and suffixes: the task it is named after."""
     return name.rsplit("/", 1)[-1].split(".", 1)[0]
 
 
 def _eval_output(record: dict[str, Any], source: SourceFile) -> Episode:
+    """One evaluation-output line as an episode, with the evaluation verdict when present."""
     history = record.get("history")
     if not isinstance(history, list):
         raise InputError(source.name, "evaluation output without a `history` list of events")
@@ -92,6 +96,7 @@ def _stream_outcome(events: list[dict[str, Any]]) -> Outcome:
 
 def _episode(events: list[dict[str, Any]], source: SourceFile, *, episode_id: str, task_id: str,
              outcome: Outcome, family: str) -> Episode:
+    """Events as steps and segments (a condensation starts a new segment)."""
     steps: list[Step] = []
     starts: list[int] = []
     summaries: dict[int, str] = {}
@@ -110,6 +115,7 @@ def _episode(events: list[dict[str, Any]], source: SourceFile, *, episode_id: st
 
 
 def _step(event: dict[str, Any], kind: tuple[str, str], index: int) -> Step:
+    """One event as a step: system, message, tool call or observation."""
     args = event.get("args") or {}
     meta = event.get("tool_call_metadata") or {}
     if kind == ("action", "system"):
@@ -130,6 +136,7 @@ def _step(event: dict[str, Any], kind: tuple[str, str], index: int) -> Step:
 
 
 def _observation_error(event: dict[str, Any], observation: str) -> str | None:
+    """The error an observation reports: an error observation, or a command's non-zero exit code."""
     if observation == "error":
         return "error: " + (str(event.get("content", "")).strip().splitlines() or [""])[0][:200]
     exit_code = ((event.get("extras") or {}).get("metadata") or {}).get("exit_code")

@@ -23,11 +23,13 @@ _SIBLING_KEYS = {"history", "info", "environment"}
 
 
 def sniff(source: SourceFile) -> bool:
+    """A JSON object whose head has `trajectory` beside `history`, `info` or `environment`."""
     head = json_head(source.head())
     return isinstance(head, dict) and "trajectory" in head and bool(_SIBLING_KEYS & head.keys())
 
 
 def read(source: SourceFile) -> Iterator[Episode | InputError]:
+    """The trajectory as one episode of family `swe`."""
     data, digest = load_json(source)
     if not isinstance(data, dict) or not isinstance(data.get("trajectory"), list):
         raise InputError(source.name, "not a SWE-agent trajectory (no `trajectory` list)")
@@ -44,11 +46,12 @@ def read(source: SourceFile) -> Iterator[Episode | InputError]:
 
 
 def instance_id(name: str) -> str:
-    """The task instance a trajectory file is named after: `owner__repo-123.function_calling.traj` → `owner__repo-123`."""
+    """The task instance a file is named after: `owner__repo-1.function_calling.traj` → `owner__repo-1`."""
     return PurePosixPath(name).name.split(".", 1)[0]
 
 
 def _model_stats(info: dict[str, Any]) -> dict[str, float]:
+    """The cost and token counts SWE-agent recorded."""
     stats = info.get("model_stats") if isinstance(info.get("model_stats"), dict) else {}
     return {k: v for k, v in stats.items() if k in ("instance_cost", "api_calls", "tokens_sent", "tokens_received")}
 
@@ -86,6 +89,7 @@ def steps_from_history(messages: list[dict[str, Any]]) -> list[Step]:
 
 
 def _calls(message: dict[str, Any], index: int) -> list[ToolCall]:
+    """The calls of an assistant entry: function-calling `tool_calls`, else its command line."""
     if message.get("tool_calls"):
         return openai_tool_calls(message["tool_calls"])
     action = (message.get("action") or "").strip()
