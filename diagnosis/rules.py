@@ -17,7 +17,8 @@ from typing import Callable
 from diagnosis.finding import Finding
 from diagnosis.signals import (CHANGE_ACTION, CHECK_ACTION, CODE_TOOL, FULL_TRACEBACK, SUBMIT_TOOL, WARNING_SIGN,
                                Call, assistant_after, calls, failed, final_answer, has_traceback,
-                               near_identical_groups, reads, searches, source_ids, step_text, task_text, words)
+                               near_identical_groups, reads, searches, source_ids, step_text, task_text,
+                               unreferenced_observations, words)
 from schemas import Episode, FailureMode
 
 Rule = Callable[[Episode], "Finding | None"]
@@ -210,13 +211,12 @@ def ignored_warning_sign(episode: Episode) -> Finding | None:
         match = WARNING_SIGN.search(obs.content)
         if not match:
             continue
-        later = " ".join(step_text(s) for s in assistant_after(episode, obs.index)).lower()
+        later = assistant_after(episode, obs.index)
         term = match.group(0).lower()
-        if later and term not in later and "warning" not in later:
+        if later and not any(term in text or "warning" in text for text in (step_text(s).lower() for s in later)):
             return Finding(
                 mode=FailureMode.IGNORED_WARNING_SIGN, steps=[obs.index],
-                signals={"warning": match.group(0), "acknowledged": False,
-                         "steps_after": len(assistant_after(episode, obs.index))},
+                signals={"warning": match.group(0), "acknowledged": False, "steps_after": len(later)},
                 confidence=0.65,
                 explanation=f"output said {match.group(0)!r} and no later step took it up",
             )
@@ -282,8 +282,7 @@ def lost_objective(episode: Episode) -> Finding | None:
 
 def ignored_intermediate_finding(episode: Episode) -> Finding | None:
     """An observation stated a result (`total = 42`) that no later step ever used."""
-    answer = final_answer(episode)
-    if answer is None:
+    if final_answer(episode) is None:
         return None
     observations = [s for s in episode.steps if s.role == "tool" and not failed(s)]
     for step in observations:
@@ -291,14 +290,13 @@ def ignored_intermediate_finding(episode: Episode) -> Finding | None:
         if not match:
             continue
         value = match.group(2).rstrip(".,")
-        later = " ".join(step_text(s) for s in assistant_after(episode, step.index))
-        if later and value not in later:
-            unreferenced = sum(1 for s in observations if not (words(s.content) & words(
-                " ".join(step_text(a) for a in assistant_after(episode, s.index)))))
+        later = assistant_after(episode, step.index)
+        if later and not any(value in step_text(s) for s in later):
             return Finding(
                 mode=FailureMode.IGNORED_INTERMEDIATE_FINDING, steps=[step.index],
                 signals={"finding": match.group(0), "value": value, "referenced_later": False,
-                         "unreferenced_observations": unreferenced, "observations": len(observations)},
+                         "unreferenced_observations": unreferenced_observations(episode),
+                         "observations": len(observations)},
                 confidence=0.6,
                 explanation=f"step {step.index} found {match.group(0)!r}; no later step used {value!r}",
             )

@@ -195,3 +195,15 @@ def failed(step: Step) -> bool:
 def assistant_after(episode: Episode, index: int) -> list[Step]:
     """Assistant steps after a step index."""
     return [s for s in episode.steps[index + 1:] if s.role == "assistant"]
+
+
+def unreferenced_observations(episode: Episode) -> int:
+    """Successful observations none of whose content words any later assistant step uses."""
+    later: set[str] = set()
+    count = 0
+    for step in reversed(episode.steps):
+        if step.role == "assistant":
+            later |= words(step_text(step))
+        elif step.role == "tool" and not failed(step) and not words(step.content) & later:
+            count += 1
+    return count

@@ -32,6 +32,7 @@ CREATE TABLE IF NOT EXISTS episodes (
     score DOUBLE,
     failure_origin VARCHAR NOT NULL
 );
+ALTER TABLE episodes ADD COLUMN IF NOT EXISTS graded BOOLEAN DEFAULT TRUE;
 CREATE TABLE IF NOT EXISTS diagnoses (
     diagnosis_id VARCHAR PRIMARY KEY,
     cycle_id VARCHAR NOT NULL,

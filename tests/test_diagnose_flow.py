@@ -37,6 +37,8 @@ def test_diagnose_mixed_formats_prints_gaps_and_json(capsys, data_dir, tmp_path)
     assert formats == {"inspect": 15, "swe_agent": 3, "mini_swe_agent": 3, "openhands": 3, "native": 4,
                        "openai_messages": 10}
     assert summary["episodes"] == 38 and summary["ungraded_episodes"] == 16
+    with Catalog(data_dir / "catalog.duckdb", read_only=True) as catalog:
+        assert catalog.query("SELECT count(*) AS n FROM episodes WHERE NOT graded") == [{"n": 16}]
     reasons = {q["source"]: q["reason"] for q in summary["quarantine"]}
     assert "not valid JSON" in reasons["traces/broken.traj"]
     assert sorted(s for s in reasons if s.endswith("LICENSE")) == [
