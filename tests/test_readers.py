@@ -6,8 +6,11 @@ import json
 import shutil
 import zipfile
 
+import pytest
+
 from conftest import REPO, SAMPLES, SHARED
 from diagnosis.readers import discover, read_traces
+from diagnosis.readers.run_outcome import run_outcome
 from factories import episode
 from schemas import Episode, Quarantined, Segment
 from store.batches import write_batch
@@ -177,7 +180,7 @@ def test_mini_swe_agent_v2_trajectory():
 
 def test_inspect_compaction_splits_segments_and_sample_errors_are_infrastructure(tmp_path):
     from inspect_ai.event import CompactionEvent
-    from inspect_ai.log import EvalError, read_eval_log, write_eval_log
+    from inspect_ai.log import EvalError, EvalSampleLimit, read_eval_log, write_eval_log
 
     log = read_eval_log(str(FIXTURES / "inspect" / "log_message_deduplication.eval"))
     sample = log.samples[0]
@@ -187,7 +190,9 @@ def test_inspect_compaction_splits_segments_and_sample_errors_are_infrastructure
     compacted = sample.model_copy(update={"events": events})
     broken = sample.model_copy(update={"id": "broken", "scores": None,
                                        "error": EvalError(message="Sandbox died", traceback="", traceback_ansi="")})
-    write_eval_log(log.model_copy(update={"samples": [compacted, broken]}), str(tmp_path / "run.eval"))
+    slow = sample.model_copy(update={"id": "slow", "limit": EvalSampleLimit(type="time", limit=600)})
+    chatty = sample.model_copy(update={"id": "chatty", "limit": EvalSampleLimit(type="message", limit=12)})
+    write_eval_log(log.model_copy(update={"samples": [compacted, broken, slow, chatty]}), str(tmp_path / "run.eval"))
     episodes, quarantined = _read([tmp_path / "run.eval"])
     assert quarantined == []
     by_sample = {e.task_id.rsplit("/", 1)[-1]: e for e in episodes}
@@ -197,6 +202,8 @@ def test_inspect_compaction_splits_segments_and_sample_errors_are_infrastructure
         (0, first_unseen - 1), (first_unseen, len(sample.messages) - 1)]
     assert by_sample["broken"].outcome.failure_origin == "infrastructure"
     assert by_sample["broken"].outcome.detail == "sample error: Sandbox died"
+    assert by_sample["slow"].outcome.failure_origin == "infrastructure" and "timeout" in by_sample["slow"].outcome.detail
+    assert by_sample["chatty"].outcome.failure_origin == "model" and "message limit" in by_sample["chatty"].outcome.detail
 
 
 def test_formats_are_detected_by_content_not_name(tmp_path):
@@ -228,3 +235,24 @@ def test_corrupt_files_of_each_format_are_quarantined_with_the_reason(tmp_path):
     assert "not valid JSON" in reasons["astropy__astropy-12907.events.json"]
     assert "unknown trace format" in reasons["notes.md"]
     assert all(str(tmp_path) not in q.reason for q in quarantined)
+
+
+@pytest.mark.parametrize("status, submission, resolved, expected", [
+    ("submitted", "diff --git a/x b/x", None, (False, False, "none")),
+    ("submitted (exit_cost)", "diff --git a/x b/x", None, (False, False, "none")),
+    ("submitted", "diff --git a/x b/x", True, (True, True, "none")),
+    ("submitted", "diff --git a/x b/x", False, (False, True, "model")),
+    ("exit_cost", None, None, (False, True, "model")),
+    ("exit_format", "", None, (False, True, "model")),
+    ("exit_context", None, None, (False, True, "model")),
+    ("exit_error", None, None, (False, True, "infrastructure")),
+    ("exit_environment_error", None, None, (False, True, "infrastructure")),
+    ("exit_command_timeout", None, None, (False, True, "infrastructure")),
+    ("LimitsExceeded", "", None, (False, True, "model")),
+    ("RuntimeError", "", None, (False, True, "infrastructure")),
+])
+def test_exit_status_and_submission_decide_the_outcome(status, submission, resolved, expected):
+    outcome = run_outcome(status, submission, resolved)
+    assert (outcome.success, outcome.graded, outcome.failure_origin) == expected
+    assert status in outcome.detail
+    assert ("timeout" in outcome.detail) == (status == "exit_command_timeout")
