@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from diagnosis.readers.base import (CUT, SourceFile, command_call, json_head, load_json, openai_tool_calls,
+from diagnosis.readers.base import (SourceFile, command_call, json_head, load_json, openai_tool_calls,
                                     segments_from_starts, text_of)
 from diagnosis.readers.run_outcome import run_outcome
 from diagnosis.readers.swe_agent import instance_id
@@ -44,8 +44,9 @@ def sniff(source: SourceFile) -> bool:
         return isinstance(first, dict) and "role" in first and any(m in raw for m in _V1_MARKERS)
     if isinstance(head, dict) and "messages" in head:
         info = head.get("info")
+        tail = source.tail()
         return (isinstance(info, dict) and "mini_version" in info) or (
-            _FORMAT_MARKER in source.tail() and b"mini-swe-agent" in source.tail())
+            _FORMAT_MARKER in tail and b"mini-swe-agent" in tail)
     return False
 
 
@@ -58,7 +59,7 @@ def read(source: SourceFile) -> Iterator[Episode | InputError]:
         messages, info = data["messages"], data.get("info") if isinstance(data.get("info"), dict) else {}
     else:
         raise InputError(source.name, "not a mini-swe-agent trajectory (no list of messages)")
-    if info is not None and info is not CUT:
+    if info is not None:
         metadata = {"exit_status": str(info.get("exit_status")), "mini_version": str(info.get("mini_version"))}
     else:
         metadata = {"trajectory_format": "list"}

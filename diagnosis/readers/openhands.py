@@ -100,8 +100,10 @@ def _episode(events: list[dict[str, Any]], source: SourceFile, *, episode_id: st
     steps: list[Step] = []
     starts: list[int] = []
     summaries: dict[int, str] = {}
-    for event in events:
-        kind = ("action", event["action"]) if "action" in event else ("observation", event.get("observation"))
+    for number, event in enumerate(events):
+        if "action" not in event and "observation" not in event:
+            raise ValueError(f"event {number} is neither an action nor an observation")
+        kind = ("action", event["action"]) if "action" in event else ("observation", event["observation"])
         if kind in CONDENSATIONS:
             starts.append(len(steps))
             summary = (event.get("args") or {}).get("summary") or event.get("content")
