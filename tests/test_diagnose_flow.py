@@ -45,7 +45,8 @@ def test_diagnose_mixed_formats_prints_gaps_and_json(capsys, data_dir, tmp_path)
         f"traces/shared/{d}/LICENSE" for d in ("inspect", "mini-swe-agent", "swe-agent")]
     modes = {d["failure_mode"] for d in summary["diagnoses"]}
     assert {"research.repeats_unproductive_approach", "infrastructure.environment_error"} <= modes
-    assert all(d["evidence_steps"] and 0 < d["confidence"] <= 1 for d in summary["diagnoses"])
+    assert all(d["evidence_steps"] and 0 < d["confidence"] <= 1 and isinstance(d["signals"], dict)
+               for d in summary["diagnoses"])
     gaps = summary["gaps"]
     assert gaps[0]["capability"] == "history_tracking" and all(g["count"] > 0 and g["rate"] > 0 for g in gaps)
     assert not any(g["failure_mode"].startswith("infrastructure.") for g in gaps)
