@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from prefect import task
 
@@ -16,7 +16,8 @@ from agents.client import Agents
 from agents.session import using
 from builders.base import BuildContext
 from builders.registry import builder_for
-from diagnosis.llm import diagnose_episodes
+from diagnosis.diagnose import diagnose
+from diagnosis.llm import in_llm_scope, llm_diagnoses
 from diagnosis.readers import SourceFile, read_traces
 from schemas import Diagnosis, Episode, InfrastructureError, LLMCall, PlanItem, Quarantined, Task
 from store.batches import iter_batch, write_batch
@@ -32,19 +33,35 @@ def calls_path(batch: Path) -> Path:
 @task(name="diagnose-batch")
 def diagnose_batch(sources: list[tuple[str, str]], out_dir: str, batch_id: str, llm_dir: str,
                    cycle_id: str) -> dict[str, str]:
-    """Read a batch of trace files into episodes, diagnose them, and quarantine what cannot be read."""
+    """Read a batch of trace files into episodes, diagnose them, and quarantine what cannot be read.
+
+    Episodes stream from the readers through the rule diagnoser into the episodes
+    file one row group at a time; only the diagnoses, the quarantine records and
+    the episodes the LLM diagnoser will read are collected.
+    """
     out = Path(out_dir)
     paths = {kind: out / f"{batch_id}.{kind}.parquet" for kind in ("episodes", "diagnoses", "llm_calls", "quarantine")}
     if paths["quarantine"].exists():
         return {kind: str(path) for kind, path in paths.items()}
-    episodes: list[Episode] = []
     quarantined: list[Quarantined] = []
-    for item in read_traces(SourceFile(path=Path(p), name=name) for p, name in sources):
-        (quarantined if isinstance(item, Quarantined) else episodes).append(item)
+    by_rules: dict[str, list[Diagnosis]] = {}
+    for_llm: list[Episode] = []
     with Agents.open(llm_dir, cycle_id, "diagnose") as agents:
-        diagnoses: list[Diagnosis] = diagnose_episodes(episodes, agents)
+
+        def diagnosed() -> Iterator[Episode]:
+            """Episodes as they are read, diagnosed by the rules on the way; quarantine records set aside."""
+            for item in read_traces(SourceFile(path=Path(p), name=name) for p, name in sources):
+                if isinstance(item, Quarantined):
+                    quarantined.append(item)
+                    continue
+                found = by_rules[item.episode_id] = diagnose(item)
+                if in_llm_scope(item, found, agents):
+                    for_llm.append(item)
+                yield item
+
+        write_batch(paths["episodes"], diagnosed(), Episode)
+        diagnoses = [d for found in by_rules.values() for d in found] + llm_diagnoses(for_llm, by_rules, agents)
         calls = agents.take_calls()
-    write_batch(paths["episodes"], episodes, Episode)
     write_batch(paths["diagnoses"], diagnoses, Diagnosis)
     write_batch(paths["llm_calls"], calls, LLMCall)
     write_batch(paths["quarantine"], quarantined, Quarantined)

@@ -123,13 +123,14 @@ def test_validate_command_reports_each_task(capsys, data_dir):
 def test_flow_runs_leave_artifacts(capsys, data_dir):
     from prefect.client.orchestration import get_client
 
-    summary = _cli_json(capsys, "build", "long_context", "--count", "1", "--target-tokens", "2048",
+    summary = _cli_json(capsys, "build", "long_context", "--count", "1", "--target-tokens", "4096",
                         "--data-dir", str(data_dir))
     with get_client(sync_client=True) as client:
-        artifacts = client.read_artifacts()
-    keys = {a.key for a in artifacts}
-    assert {"build-family-summary", "build-family-funnel"} <= keys
-    table = next(a for a in artifacts if a.key == "build-family-funnel")
+        artifacts = [a for a in client.read_artifacts() if a.key and a.key.startswith(("build-family", "chart-"))]
+    latest = max(artifacts, key=lambda a: a.created).flow_run_id
+    keys = {a.key for a in artifacts if a.flow_run_id == latest}
+    assert {"build-family-summary", "build-family-funnel", "chart-funnel", "chart-gaps"} <= keys
+    table = next(a for a in artifacts if a.key == "build-family-funnel" and a.flow_run_id == latest)
     assert "long_context" in json.dumps(table.data) and summary["families"]["long_context"]["accepted"] == 1
 
 
