@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Protocol
 
-from schemas import PlanItem, Task
+from schemas import PlanItem, Quarantined, Task
 
 
 @dataclass(frozen=True)
@@ -16,10 +16,13 @@ class BuildContext:
     seed: int = 0
     first_index: int = 0
     options: dict[str, Any] = field(default_factory=dict)
+    data_dir: str | None = None
+    """The run's data dir, for builders that keep resource snapshots there (e.g. paper collections)."""
 
 
 class Builder(Protocol):
-    """Turns one plan item into candidate tasks (unvalidated, status `candidate`).
+    """Turns one plan item into candidate tasks (unvalidated, status `candidate`), and quarantine records
+    for inputs it could not use (a bad record of a resource), which the flow records in the catalog.
 
     `default_source` names the shipped sample resource (relative to
     `data/samples/`) used when a run gives no `source` option; None when the
@@ -31,7 +34,7 @@ class Builder(Protocol):
     version: str
     default_source: str | None
 
-    def build(self, item: PlanItem, context: BuildContext) -> Iterator[Task]: ...
+    def build(self, item: PlanItem, context: BuildContext) -> Iterator[Task | Quarantined]: ...
 
 
 def derive_seed(*parts: object) -> int:

@@ -55,6 +55,12 @@ def _parser() -> argparse.ArgumentParser:
     release.add_argument("--out", type=Path, help="output folder (default: <data-dir>/releases/<version>)")
     report = commands.add_parser("report", parents=[common], help="show diagnoses, gaps and the funnel of a cycle")
     report.add_argument("--cycle", help="cycle id (default: the latest)")
+    decontam = commands.add_parser("decontam", parents=[common],
+                                   help="register evaluation sets that no task may overlap (ids, 13-grams, canaries)")
+    decontam.add_argument("action", choices=("add", "list"))
+    decontam.add_argument("file", nargs="?", type=Path,
+                          help="records (JSONL/JSON/Parquet) or a list of ids, one a line (for add)")
+    decontam.add_argument("--name", help="the set's name (default: the file's stem)")
     return parser
 
 
@@ -125,7 +131,15 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
     if args.command == "validate":
         from flows.validate import validate_files
 
-        return validate_files(args.paths)
+        return validate_files(args.paths, data.root)
+    if args.command == "decontam":
+        from flows.decontam import add_evalset, list_evalsets
+
+        if args.action == "list":
+            return list_evalsets(data)
+        if args.file is None:
+            raise SystemExit("taskforge: error: decontam add needs a FILE")
+        return add_evalset(args.file, data, args.name)
     if args.command == "release":
         from flows.release_export import release_export
 
@@ -150,6 +164,8 @@ def _print(args: argparse.Namespace, result: dict[str, Any]) -> None:
         print_report(out, result)
     elif args.command == "validate":
         out.print(table("validation", result["tasks"], ["source", "task_id", "family", "status", "reasons"]))
+    elif args.command == "decontam":
+        out.print(table("evaluation sets", result["sets"], ["name", "source", "items", "ids", "texts", "canaries"]))
     elif args.command == "release":
         out.print(f"release {result['version']} written to {result['out_dir']}: "
                   + ", ".join(f"{f}={n}" for f, n in result["rows"].items()))

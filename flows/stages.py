@@ -102,8 +102,9 @@ def build_stage(build_plan: BuildPlan, data: DataDir, context: dict[str, Any],
             part = item.model_copy(update={"quota": min(TASKS_PER_BUILD_BATCH, item.quota - start)})
             batch_context = {**context, "options": options, "first_index": start}
             name = content_id({"item": part.model_dump(), "context": batch_context}, prefix=f"{item.family}-")
-            built = build_batch.submit(part.model_dump(), batch_context, str(candidates_dir / f"{name}.parquet"))
-            futures.append(validate_batch.submit(built, str(decided_dir / f"{name}.parquet")))
+            built = build_batch.submit(part.model_dump(), {**batch_context, "data_dir": str(data.root)},
+                                       str(candidates_dir / f"{name}.parquet"))
+            futures.append(validate_batch.submit(built, str(decided_dir / f"{name}.parquet"), str(data.root)))
     results = []
     for done, future in enumerate(futures, start=1):
         results.append(future.result())
@@ -112,8 +113,11 @@ def build_stage(build_plan: BuildPlan, data: DataDir, context: dict[str, Any],
 
 
 def land_stage(decided: list[dict[str, Any]], data: DataDir, cycle_id: str, catalog: Catalog) -> LandingResult:
-    """Land every decided batch: accepted tasks into shards, every task into the catalog."""
+    """Land every decided batch: accepted tasks into shards, every task into the catalog, and the inputs the
+    builders quarantined into the catalog's quarantine."""
     result = land_files([Path(d["path"]) for d in decided], catalog, data.shards, cycle_id)
+    catalog.record_quarantine(cycle_id, [q for d in decided if d.get("quarantine")
+                                         for q in read_batch(Path(d["quarantine"]), Quarantined)])
     report("land", 1, 1)
     return result
 

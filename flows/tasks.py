@@ -18,7 +18,7 @@ from diagnosis.readers import SourceFile, read_traces
 from diagnosis.rules import diagnose
 from schemas import Diagnosis, Episode, PlanItem, Quarantined, Task
 from store.batches import iter_batch, write_batch
-from validators.runner import validate_all
+from validators.runner import default_checks, validate_all
 
 
 @task(name="diagnose-batch")
@@ -39,24 +39,34 @@ def diagnose_batch(sources: list[tuple[str, str]], out_dir: str, batch_id: str) 
     return {kind: str(path) for kind, path in paths.items()}
 
 
+def builder_quarantine(candidates: Path) -> Path:
+    """The file beside a candidates batch holding the inputs its builder quarantined."""
+    return candidates.with_name(f"{candidates.stem}.quarantine.parquet")
+
+
 @task(name="build-batch")
 def build_batch(item: dict[str, Any], context: dict[str, Any], out_path: str) -> str:
-    """Build the candidates of one plan item (or one slice of it) into a batch file."""
+    """Build the candidates of one plan item (or one slice of it) into a batch file, and what the builder
+    quarantined into the file beside it (written first, so a complete batch always has both)."""
     out = Path(out_path)
     if not out.exists():
         plan_item = PlanItem.model_validate(item)
         builder = builder_for(plan_item.family)
-        write_batch(out, builder.build(plan_item, BuildContext(**context)), Task)
+        built = list(builder.build(plan_item, BuildContext(**context)))
+        write_batch(builder_quarantine(out), [b for b in built if isinstance(b, Quarantined)], Quarantined)
+        write_batch(out, [b for b in built if isinstance(b, Task)], Task)
     return str(out)
 
 
 @task(name="validate-batch")
-def validate_batch(in_path: str, out_path: str) -> dict[str, Any]:
-    """Run every check on a batch of candidates; write the decided tasks; return their counts."""
+def validate_batch(in_path: str, out_path: str, data_dir: str | None = None) -> dict[str, Any]:
+    """Run every check (reading `data_dir`'s snapshots and evaluation sets) on a batch of candidates; write the
+    decided tasks; return their path, counts, and the builder's quarantine file."""
     out = Path(out_path)
     if not out.exists():
-        write_batch(out, validate_all(iter_batch(Path(in_path), Task)), Task)
-    return {"path": str(out), "counts": batch_counts(out)}
+        checks = default_checks(Path(data_dir) if data_dir else None)
+        write_batch(out, validate_all(iter_batch(Path(in_path), Task), checks), Task)
+    return {"path": str(out), "counts": batch_counts(out), "quarantine": str(builder_quarantine(Path(in_path)))}
 
 
 def batch_counts(path: Path) -> dict[str, dict[str, Any]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from schemas.base import JsonDict, Record
+from schemas.base import JsonDict, Record, content_id
 
 
 class Quarantined(Record):
@@ -17,3 +17,12 @@ class Quarantined(Record):
     reason: str
     infrastructure: bool = False
     detail: JsonDict = Field(default_factory=dict)
+
+
+def quarantine_record(error: Exception, stage: str, source: str) -> Quarantined:
+    """A quarantine record for an input error; its id is stable for the same stage, source and problem."""
+    reason = str(error)
+    return Quarantined(
+        item_id=content_id({"stage": stage, "source": source, "reason": reason}, prefix="q-"),
+        stage=stage, source=source, error_type=type(error).__name__, reason=reason,
+    )

@@ -7,7 +7,8 @@ from typing import Iterable, Iterator
 
 from diagnosis.readers import native, openai_messages
 from diagnosis.readers.base import Reader, SourceFile
-from schemas import Episode, InputError, Quarantined, UnknownFormatError, content_id
+from schemas import Episode, InputError, Quarantined, UnknownFormatError
+from schemas.quarantine import quarantine_record
 
 READERS: tuple[Reader, ...] = (native, openai_messages)
 """Readers in detection order: the first whose `sniff` accepts a file reads it."""
@@ -42,11 +43,7 @@ def detect(source: SourceFile) -> Reader:
 
 def quarantine(error: Exception, stage: str, source: str) -> Quarantined:
     """A quarantine record for an input error; its id is stable for the same source and problem."""
-    reason = str(error)
-    return Quarantined(
-        item_id=content_id({"stage": stage, "source": source, "reason": reason}, prefix="q-"),
-        stage=stage, source=source, error_type=type(error).__name__, reason=reason,
-    )
+    return quarantine_record(error, stage, source)
 
 
 def read_traces(sources: Iterable[SourceFile]) -> Iterator[Episode | Quarantined]:
