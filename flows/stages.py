@@ -116,8 +116,9 @@ def land_stage(decided: list[dict[str, Any]], data: DataDir, cycle_id: str, cata
     """Land every decided batch: accepted tasks into shards, every task into the catalog, and the inputs the
     builders quarantined into the catalog's quarantine."""
     result = land_files([Path(d["path"]) for d in decided], catalog, data.shards, cycle_id)
-    catalog.record_quarantine(cycle_id, [q for d in decided if d.get("quarantine")
-                                         for q in read_batch(Path(d["quarantine"]), Quarantined)])
+    quarantine_files = [Path(d["quarantine"]) for d in decided if d.get("quarantine")]
+    catalog.record_quarantine(cycle_id, [q for path in quarantine_files if path.exists()
+                                         for q in read_batch(path, Quarantined)])
     report("land", 1, 1)
     return result
 

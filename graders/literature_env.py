@@ -96,18 +96,18 @@ class SearchEnvironment:
             return {"error": f"no paper {paper_id!r} in the collection"}
         texts = section_texts(paper)
         name = section.strip().casefold()
+        sections = [METADATA, *texts, REFERENCES, CITED_BY]
         out: dict[str, Any] = {"paper_id": paper.paper_id, "section": name}
         if name == METADATA:
             return {**out, "title": paper.title, "authors": paper.authors, "year": paper.year, "venue": paper.venue,
-                    "doi": paper.doi, "arxiv_id": paper.arxiv_id,
-                    "sections": [METADATA, *texts, REFERENCES, CITED_BY]}
+                    "doi": paper.doi, "arxiv_id": paper.arxiv_id, "sections": sections}
         if name == REFERENCES:
             return {**out, "references": [self._reference(ref) for ref in paper.references]}
         if name == CITED_BY:
             return {**out, "cited_by": [self._brief(self.collection.by_id[c])
                                         for c in self.collection.cited_by.get(paper.paper_id, [])]}
         if name not in texts:
-            return {**out, "error": f"no section {section!r}; sections: {', '.join([METADATA, *texts, REFERENCES, CITED_BY])}"}
+            return {**out, "error": f"no section {section!r}; sections: {', '.join(sections)}"}
         return {**out, "passages": [{"passage": f"{name}:{n}", "text": text}
                                     for n, text in enumerate(paragraphs(texts[name]), start=1)]}
 

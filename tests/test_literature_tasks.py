@@ -109,7 +109,8 @@ def test_planted_question_naming_its_answer_is_rejected_by_leakage(built):
 
 def test_planted_answers_in_other_kinds_prompts_are_rejected_by_leakage(built):
     qa = built["tasks"]["fulltext_qa"]
-    hinted = _with_user(qa, qa.prompt[1].content.replace("Which number", f"(Hint: {qa.reference['answer_text']}) Which number"))
+    hint = f"(Hint: {qa.reference['answer_text']}) Which number"
+    hinted = _with_user(qa, qa.prompt[1].content.replace("Which number", hint))
     assert "outside the options" in _failed(_decide(built, hinted))["leakage"]
     select = built["tasks"]["select_evidence"]
     gold = select.reference["gold_ids"][0]
@@ -148,7 +149,7 @@ def test_reachability_without_a_data_dir_fails_with_a_clear_reason(built):
 def test_planted_distractor_identical_to_the_gold_is_rejected(built):
     qa = built["tasks"]["fulltext_qa"]
     options = dict(qa.payload["options"])
-    wrong = next(letter for letter in options if letter not in (qa.reference["answer"], qa.payload["insufficient_option"]))
+    wrong = next(x for x in options if x not in (qa.reference["answer"], qa.payload["insufficient_option"]))
     options[wrong] = qa.reference["answer_text"]
     twin = qa.model_copy(update={"payload": {**qa.payload, "options": options}})
     assert "are the same" in _failed(_decide(built, twin))["distractors"]

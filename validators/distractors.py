@@ -35,7 +35,8 @@ def _fulltext_qa_problems(task: Task) -> list[str]:
 
 def _select_evidence_problems(task: Task, data_dir: Path | None) -> list[str]:
     candidates = [c["paper_id"] for c in task.payload["candidates"]]
-    problems = [f"candidate {pid} is listed twice" for pid in sorted({c for c in candidates if candidates.count(c) > 1})]
+    twice = sorted({c for c in candidates if candidates.count(c) > 1})
+    problems = [f"candidate {pid} is listed twice" for pid in twice]
     env = environment_for(task.environment, data_dir)
     support = task.reference["support"]
     for pid in task.reference["distractor_ids"]:

@@ -221,7 +221,8 @@ class Match:
     where: str
 
     def describe(self) -> str:
-        return f"{self.kind} {self.value!r} in {self.where} matches evaluation set {self.set_name!r} item {self.item_id!r}"
+        return (f"{self.kind} {self.value!r} in {self.where} matches evaluation set {self.set_name!r} "
+                f"item {self.item_id!r}")
 
 
 class Registry:

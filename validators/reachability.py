@@ -54,7 +54,8 @@ class ReachabilityCheck:
             if call["tool"] == "search":
                 unseen = sorted(set(Analyzer().terms(args["query"])) - prompt_terms)
                 if unseen:
-                    problems.append(f"step {step}: the search uses words the prompt does not contain ({', '.join(unseen)})")
+                    problems.append(f"step {step}: the search uses words the prompt does not contain "
+                                    f"({', '.join(unseen)})")
             elif args["paper_id"] not in seen_text:
                 problems.append(f"step {step}: reads {args['paper_id']}, which neither the prompt nor an earlier "
                                 f"result shows")

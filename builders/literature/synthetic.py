@@ -43,6 +43,11 @@ _LAST = ("Abara", "Berglund", "Castell", "Dimitrov", "Eze", "Fontaine", "Gupta",
          "Umarov", "Varga", "Weiss", "Xu", "Yilmaz", "Zeller")
 _VENUES = ("NeurIPS", "ICML", "ICLR", "ACL", "EMNLP", "KDD", "CVPR", "AAAI", "TMLR", "JMLR", "MICCAI", "L4DC")
 FIRST_YEAR, LAST_YEAR = 2014, 2024
+_SYLLABLES = ("ba", "ce", "di", "fo", "gu", "ha", "ke", "li", "mo", "nu", "pa", "qe", "ri", "so", "tu", "va", "we",
+              "xi", "yo", "zu", "bra", "cle", "dri", "flo", "gru", "pla", "tre", "sko", "vin", "mar")
+_LEXICON = tuple(a + b + c for a in _SYLLABLES for b in _SYLLABLES for c in _SYLLABLES)
+"""27,000 lowercase pseudo-words: keywords drawn from it (half from a skewed head, half uniformly) give the
+vocabulary of a real collection (common terms and a long tail of rare ones) without naming anything real."""
 
 
 def _a(word: str) -> str:
@@ -104,9 +109,11 @@ def generate_records(count: int, seed: int = 0, full_text_share: float = 0.65) -
             f"{rng.choice(_ADJECTIVES)} {rng.choice(_NOUNS)} for {area} with {method}",
             f"Revisiting {technique} in {area}: the {method} approach",
         ))
+        keywords = ", ".join(_LEXICON[min(len(_LEXICON), int(rng.paretovariate(0.7))) - 1] if rng.random() < 0.5
+                             else rng.choice(_LEXICON) for _ in range(5))
         abstract = (f"We study {task} in {area}. We propose {method}, {_a(rng.choice(_ADJECTIVES).lower())} approach "
                     f"built on {technique}. Experiments on {' and '.join(used)} show that {method} improves over "
-                    f"{baselines[0]} and {baselines[1]}. We release code and trained models.")
+                    f"{baselines[0]} and {baselines[1]}. We release code and trained models. Keywords: {keywords}.")
         cited: list[int] = []
         pool = popular[area_index]
         for _ in range(rng.randint(2, 9) if pool else 0):
