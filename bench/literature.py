@@ -7,7 +7,7 @@ Figures: load (JSONL → normalised papers with resolved citations) vs parsing
 the JSON alone; index build vs running the same analyzer over the same text
 (and vs a bare whitespace split); queries per second vs an exhaustive
 term-overlap scan and vs the top-k selection alone over every document; the
-share of title queries that put their paper first.
+share of queries by a (unique) title that rank their paper first.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import random
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -72,8 +73,9 @@ def main() -> None:
         queries = [p.title if i % 2 else p.abstract.split(". ")[2] for i, p in enumerate(sample)]
         hits, query_s = timed(lambda: [index.search(q, 10) for q in queries])
         _, tool_s = timed(lambda: [env.search(q, 10) for q in queries])
-        top1 = sum(1 for p, q, h in zip(sample, queries, hits) if q == p.title and h
-                   and collection.papers[h[0][0]].paper_id == p.paper_id) / max(1, len(queries) // 2)
+        titles = Counter(p.title for p in collection.papers)
+        asked = [(p, h) for p, q, h in zip(sample, queries, hits) if q == p.title and titles[q] == 1]
+        top1 = sum(1 for p, h in asked if h and collection.papers[h[0][0]].paper_id == p.paper_id) / max(1, len(asked))
 
         scores = np.random.default_rng(args.seed).random(len(texts), dtype=np.float32)
         _, topk_s = timed(lambda: [np.argpartition(scores, -10)[-10:] for _ in queries])
@@ -94,7 +96,7 @@ def main() -> None:
     print(row("queries/s: BM25 top-10  vs  term-overlap scan", qps, len(scan_queries) / scan_s, "q/s"))
     print(row("queries/s: search tool (JSON-ready)  vs  BM25", tool_qps, qps, "q/s"))
     print(f"\nother: generate {generate_s:.1f} s, content version {version_s:.2f} s, snapshot save {save_s:.2f} s, "
-          f"snapshot load+verify {reload_s:.2f} s, title query finds its paper first: {top1:.1%}")
+          f"snapshot load+verify {reload_s:.2f} s, a unique title as query ranks its paper first: {top1:.1%}")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ rebuilt from that snapshot by validators and by the trainer.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections import defaultdict
@@ -18,7 +19,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 from pydantic import Field
 
-from schemas import InputError, Record, content_id, from_table, to_row, to_table
+from schemas import InputError, Record, from_table, to_table
 
 SNAPSHOT_FOLDER = "collections"
 ABSTRACT = "abstract"
@@ -97,8 +98,11 @@ class PaperCollection:
 
     @cached_property
     def version(self) -> str:
-        """The content version: a hash of every paper in id order."""
-        return content_id([to_row(p) for p in self.papers], prefix="v-", length=16)
+        """The content version: a hash of every paper's JSON, in id order."""
+        digest = hashlib.sha256()
+        for paper in self.papers:
+            digest.update(paper.model_dump_json().encode("utf-8") + b"\n")
+        return f"v-{digest.hexdigest()[:16]}"
 
     @cached_property
     def cited_by(self) -> dict[str, list[str]]:

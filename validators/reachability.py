@@ -16,6 +16,7 @@ from typing import Any, Iterator
 
 from graders.bm25 import Analyzer
 from graders.literature_env import ENVIRONMENT_KIND, environment_for
+from graders.papers import mentions
 from schemas import Task, ValidationResult
 
 
@@ -56,7 +57,7 @@ class ReachabilityCheck:
                 if unseen:
                     problems.append(f"step {step}: the search uses words the prompt does not contain "
                                     f"({', '.join(unseen)})")
-            elif args["paper_id"] not in seen_text:
+            elif not mentions(seen_text, args["paper_id"]):
                 problems.append(f"step {step}: reads {args['paper_id']}, which neither the prompt nor an earlier "
                                 f"result shows")
             output = env.call(call["tool"], args)
