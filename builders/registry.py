@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from builders.base import Builder
+from builders.literature import LiteratureBuilder
 from builders.long_context import LongContextBuilder
 from schemas import TaskforgeError
 
-BUILDERS: dict[str, Builder] = {builder.family: builder for builder in (LongContextBuilder(),)}
+BUILDERS: dict[str, Builder] = {builder.family: builder for builder in (LongContextBuilder(), LiteratureBuilder())}
 
 
 class UnknownFamilyError(TaskforgeError):

@@ -125,10 +125,10 @@ def build_stage(build_plan: BuildPlan, data: DataDir, context: dict[str, Any],
             part = item.model_copy(update={"quota": min(TASKS_PER_BUILD_BATCH, item.quota - start)})
             batch_context = {**context, "options": options, "first_index": start}
             name = content_id({"item": part.model_dump(), "context": batch_context}, prefix=f"{item.family}-")
-            built = build_batch.submit(part.model_dump(), batch_context, str(candidates_dir / f"{name}.parquet"),
-                                       str(data.llm))
-            futures.append(validate_batch.submit(built, str(decided_dir / f"{name}.parquet"), str(data.llm),
-                                                 cycle_id))
+            built = build_batch.submit(part.model_dump(), {**batch_context, "data_dir": str(data.root)},
+                                       str(candidates_dir / f"{name}.parquet"), str(data.llm))
+            futures.append(validate_batch.submit(built, str(decided_dir / f"{name}.parquet"), str(data.root),
+                                                 str(data.llm), cycle_id))
     results = []
     for done, future in enumerate(futures, start=1):
         results.append(future.result())

@@ -22,7 +22,7 @@ from diagnosis.readers import SourceFile, read_traces
 from schemas import Diagnosis, Episode, InfrastructureError, LLMCall, PlanItem, Quarantined, Task
 from store.batches import iter_batch, write_batch
 from validators.review import review_accepted
-from validators.runner import validate_all
+from validators.runner import default_checks, validate_all
 
 
 def calls_path(batch: Path) -> Path:
@@ -110,15 +110,16 @@ def build_batch(item: dict[str, Any], context: dict[str, Any], out_path: str, ll
 
 
 @task(name="validate-batch")
-def validate_batch(built: dict[str, str], out_path: str, llm_dir: str, cycle_id: str) -> dict[str, Any]:
-    """Run every check (and the reviewer, where configured) on a batch of candidates; write the decided
-    tasks; return their counts, the quarantined candidates and the files of the LLM calls made
-    building and deciding them."""
+def validate_batch(built: dict[str, str], out_path: str, data_dir: str, llm_dir: str, cycle_id: str) -> dict[str, Any]:
+    """Run every check (reading `data_dir`'s snapshots and evaluation sets, and the reviewer where
+    configured) on a batch of candidates; write the decided tasks; return their counts, the quarantined
+    candidates and the files of the LLM calls made building and deciding them."""
     out = Path(out_path)
     candidates = Path(built["candidates"])
     if not out.exists():
         with Agents.open(llm_dir, cycle_id, "validate") as agents:
-            decided = list(review_accepted(validate_all(iter_batch(candidates, Task)), agents))
+            checks = default_checks(Path(data_dir))
+            decided = list(review_accepted(validate_all(iter_batch(candidates, Task), checks), agents))
             write_batch(calls_path(out), agents.take_calls(), LLMCall)
         write_batch(out, decided, Task, crash_at="validate")
     calls = [str(p) for p in (calls_path(candidates), calls_path(out)) if p.exists()]

@@ -74,3 +74,22 @@ def unexplained_episode(episode_id: str = "ep-u") -> Episode:
         source_file="test.jsonl", steps=steps, segments=[Segment(index=0, start_step=0, end_step=len(steps) - 1)],
         outcome=Outcome(score=0.0, success=False, failure_origin="model"),
     )
+
+
+def paper_collection(path, count: int = 300, seed: int = 7):
+    """A synthetic paper collection of `count` records written as JSONL at `path`."""
+    from builders.literature.synthetic import generate_records, write_jsonl
+
+    write_jsonl(path, generate_records(count, seed))
+    return path
+
+
+def literature_tasks(source, data_dir, kinds: list[str], per_kind: int = 1, cycle_id: str = "test-cycle") -> list[Task]:
+    """Real literature tasks built from a collection file, `per_kind` of each kind, in kind order."""
+    from builders.literature import LiteratureBuilder
+
+    item = PlanItem(family="literature", capability="general", quota=per_kind * len(kinds), gap_ids=["gap-l"],
+                    priority=1.0)
+    context = BuildContext(cycle_id=cycle_id, options={"source": str(source), "kinds": kinds}, data_dir=str(data_dir))
+    built = [t for t in LiteratureBuilder().build(item, context) if isinstance(t, Task)]
+    return sorted(built, key=lambda t: kinds.index(t.kind))
