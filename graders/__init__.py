@@ -8,10 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 from graders.base import Scorer
-from graders.long_context import OrderedLabels
+from graders.long_context import LONG_CONTEXT_SCORERS
 from schemas import TaskforgeError
 
-SCORERS: dict[str, Scorer] = {scorer.name: scorer for scorer in (OrderedLabels(),)}
+SCORERS: dict[str, Scorer] = {scorer.name: scorer for scorer in (*LONG_CONTEXT_SCORERS,)}
 
 
 class UnknownScorerError(TaskforgeError):

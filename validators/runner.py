@@ -5,13 +5,17 @@ from __future__ import annotations
 from typing import Iterable, Iterator
 
 from schemas import Task, TaskforgeError, ValidationResult
+from validators.answerability import AnswerabilityCheck
 from validators.base import Check, timed
+from validators.determinism import DeterminismCheck
 from validators.evidence import EvidenceCheck
+from validators.hardness import HardnessCheck
 from validators.leakage import LeakageCheck
 from validators.noop import NoOpCheck
 from validators.reference import ReferenceCheck
 
-DEFAULT_CHECKS: tuple[Check, ...] = (NoOpCheck(), ReferenceCheck(), LeakageCheck(), EvidenceCheck())
+DEFAULT_CHECKS: tuple[Check, ...] = (NoOpCheck(), ReferenceCheck(), LeakageCheck(), EvidenceCheck(),
+                                     DeterminismCheck(), AnswerabilityCheck(), HardnessCheck())
 
 
 def validate(task: Task, checks: Iterable[Check] = DEFAULT_CHECKS) -> Task:
