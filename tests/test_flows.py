@@ -44,7 +44,9 @@ def test_cycle_lands_tasks_and_rerun_adds_nothing(capsys, data_dir):
     assert summary["catalog"] == str(data_dir / "catalog.duckdb")
     assert all(os.path.exists(p) for p in summary["shard_paths"]) and summary["shard_paths"]
     before = _catalog_rows(data_dir)
-    assert len(before["tasks"]) == 4 and all(r["shard"] for r in before["tasks"])
+    accepted = [r for r in before["tasks"] if r["status"] == "accepted"]
+    assert len(accepted) == 4 and all(r["shard"] for r in accepted)
+    assert all(r["reasons"][0].startswith("hardness: too easy") for r in before["tasks"] if r["status"] == "rejected")
 
     again = _cli_json(capsys, "cycle", "--data-dir", str(data_dir), *SMALL)
     assert again["cycle_id"] == summary["cycle_id"]
@@ -58,9 +60,10 @@ def test_cycle_lands_tasks_and_rerun_adds_nothing(capsys, data_dir):
     report = _cli_json(capsys, "report", "--data-dir", str(data_dir))
     assert report["cycle"]["cycle_id"] == summary["cycle_id"] and report["cycle"]["attempts"] == "2"
     (funnel,) = report["funnel"]
-    assert funnel["candidates"] == 4 and funnel["accepted"] == 4
-    assert [c["check"] for c in funnel["checks"]] == ["noop", "reference", "leakage", "evidence"]
-    assert all(c["passed"] == 4 for c in funnel["checks"])
+    assert funnel["accepted"] == 4 and funnel["candidates"] == 4 + funnel["rejected"]
+    checks = {c["check"]: c for c in funnel["checks"]}
+    assert list(checks) == ["noop", "reference", "leakage", "evidence", "determinism", "answerability", "hardness"]
+    assert all(c["passed"] == funnel["candidates"] for name, c in checks.items() if name != "hardness")
     assert {d["failure_mode"] for d in report["diagnoses"]} >= {"research.repeats_unproductive_approach"}
 
 

@@ -44,8 +44,9 @@ class LongContextBuilder:
             )
 
     def _case(self, category: str, seed: int, axes: Axes, options: LongContextOptions,
-              corpus: Corpus | None) -> Case | None:
-        """The case for one setting of the axes, trying a few composition seeds; None if none is answerable."""
+              corpus: Corpus | None) -> Case:
+        """The case for one setting of the axes, trying a few composition seeds before giving up."""
+        problems = []
         for attempt in range(COMPOSE_ATTEMPTS):
             rng = random.Random(derive_seed(seed, attempt, *axes.as_dict().values()))
             try:
@@ -54,9 +55,9 @@ class LongContextBuilder:
                 composition, world = CATEGORIES[category].compose(seed, axes, rng)
                 return assemble_world(composition, world, options.target, rng,
                                       {"kind": "world_model", "world_seed": seed})
-            except UnanswerableError:
-                continue
-        return None
+            except UnanswerableError as problem:
+                problems.append(str(problem))
+        raise UnanswerableError(f"no answerable {category} task in {COMPOSE_ATTEMPTS} attempts: {problems[-1]}")
 
     def _task(self, case: Case, evolution: dict[str, Any], parent: str | None, item: PlanItem,
               context: BuildContext, seed: int, corpus: Corpus | None) -> Task:

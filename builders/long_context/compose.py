@@ -22,6 +22,7 @@ from builders.long_context.world import World
 from graders.long_context.answerability import answerability_problems
 from graders.long_context.derive import DERIVATIONS
 from graders.long_context.solvers import content_words
+from graders.long_context.values import verbatim_in
 
 HEADING_TOKENS = 12
 """About what a document heading costs; fitting measures the real figure."""
@@ -216,6 +217,8 @@ def finish(comp: Composition, docs: list[Doc], measured: int, target: LengthTarg
     if len(outcomes) != 1 or outcomes[0] is None:
         raise UnanswerableError(f"{comp.category}: the located facts admit {len(outcomes)} answers")
     answer = outcomes[0]
+    if verbatim_in(comp.format_answer(answer), comp.question):
+        raise UnanswerableError(f"{comp.category}: the answer happens to appear in the question")
     problems = answerability_problems(comp.category, facts, [e["fact_id"] for e in evidence], comp.query, answer)
     if problems:
         raise UnanswerableError(f"{comp.category}: {'; '.join(problems)}")

@@ -23,7 +23,7 @@ from builders.long_context.compose import (Case, Composition, Statement, Unanswe
                                            world_filler)
 from builders.long_context.length import LengthTarget, counted, fit_length
 from builders.long_context.render import Block, Doc
-from builders.long_context.sources import Corpus, DatedStatement
+from builders.long_context.sources import Corpus, DatedStatement, DateMention
 from builders.long_context.timeline import ANSWER_FORMAT
 from builders.long_context.world import generate_world
 from graders.long_context.values import MONTHS, normalise
@@ -50,15 +50,18 @@ def refer(statement: DatedStatement, corpus: Corpus, gap: int) -> str:
             f"of “{display_title(corpus, statement.doc_index)}”")
 
 
-def _record(statement: DatedStatement) -> dict[str, Any]:
-    when = statement.date.isoformat()
-    return {"fact_id": statement.fact_id, "kind": "event", "event": statement.fact_id, "date": when,
-            "checks": checks(texts=(statement.snippet,), dates=(when,))}
+def _record(dated: DatedStatement | DateMention) -> dict[str, Any]:
+    """The fact a dated statement or date mention states: a date, in its document."""
+    when = dated.date.isoformat()
+    texts = (dated.snippet,) if isinstance(dated, DatedStatement) and dated.snippet else ()
+    return {"fact_id": dated.fact_id, "kind": "event", "event": dated.fact_id, "date": when,
+            "checks": checks(texts=texts, dates=(when,))}
 
 
 def _statements(corpus: Corpus, evidence: set[str]) -> list[Statement]:
-    return [Statement(_record(s), "", role="evidence" if s.fact_id in evidence else "distractor")
-            for s in corpus.statements]
+    """Every date the corpus states, as world-model facts (the sentences are already in the documents)."""
+    return [Statement(_record(d), "", role="evidence" if d.fact_id in evidence else "distractor")
+            for d in [*corpus.statements, *corpus.mentions]]
 
 
 def _candidates(corpus: Corpus, gap: int, needed: int) -> list[DatedStatement]:
@@ -84,12 +87,13 @@ def _window(pool: list[DatedStatement], nonlocality: float, needed: int, rng: ra
     return pool[start:start + width]
 
 
-def assemble_documents(comp: Composition, corpus: Corpus, evidence: list[DatedStatement], target: LengthTarget,
-                       rng: random.Random) -> Case:
+def assemble_documents(comp: Composition, corpus: Corpus, evidence: list[DatedStatement | DateMention],
+                       target: LengthTarget, rng: random.Random) -> Case:
     """The corpus documents trimmed or padded to the target, with evidence and sections referred to by
     position kept whole, then finished like any case."""
     keep_ids = {s.fact_id for s in evidence}
-    keep_sections = {(s.doc_index, s.section) for s in evidence if comp.axes.lexical_gap and s.section_usable}
+    keep_sections = {(s.doc_index, s.section) for s in evidence
+                     if comp.axes.lexical_gap and isinstance(s, DatedStatement) and s.section_usable}
     docs = []
     for i, source in enumerate(corpus.docs):
         blocks = []
@@ -153,8 +157,9 @@ class DocumentTimeline:
             category=self.CATEGORY, statements=_statements(corpus, {s.fact_id for s in asked}), question=question,
             query={"items": {label: s.fact_id for label, s in zip(items, order)}}, answer_type="ordered_labels",
             scorer="long_context.ordered_labels", format_answer=", ".join, probes=list(items.values()),
-            axes=replace(axes, search_space=len(corpus.statements), computational_depth=axes.answer_scope - 1,
-                         derivation_depth=2), items=items, grader={"labels": list(items)},
+            axes=replace(axes, search_space=len(corpus.statements), distractor_dispersion=0.0,
+                         computational_depth=axes.answer_scope - 1, derivation_depth=2),
+            items=items, grader={"labels": list(items)},
         )
         return assemble_documents(comp, corpus, asked, target, rng)
 
@@ -190,7 +195,7 @@ class DocumentDaysBetween:
             question=question, query={"form": "days_between", "first": first.fact_id, "second": second.fact_id},
             answer_type="days", scorer="long_context.exact_value", format_answer=str, probes=probes,
             axes=replace(axes, search_space=len(corpus.statements), predicate_composition=2,
-                         computational_depth=1, derivation_depth=2),
+                         distractor_dispersion=0.0, computational_depth=1, derivation_depth=2),
         )
         return assemble_documents(comp, corpus, [first, second], target, rng)
 
@@ -204,9 +209,9 @@ class DocumentMonthAttribution:
     NEIGHBOURS = (0, 1, 3)
 
     def compose(self, corpus: Corpus, axes: Axes, rng: random.Random, target: LengthTarget) -> Case:
-        by_month: dict[str, dict[int, list[DatedStatement]]] = {}
-        for s in corpus.statements:
-            by_month.setdefault(f"{s.date:%Y-%m}", {}).setdefault(s.doc_index, []).append(s)
+        by_month: dict[str, dict[int, list[DatedStatement | DateMention]]] = {}
+        for dated in [*corpus.statements, *corpus.mentions]:
+            by_month.setdefault(f"{dated.date:%Y-%m}", {}).setdefault(dated.doc_index, []).append(dated)
 
         def neighbours(month: str) -> int:
             year, number = map(int, month.split("-"))
@@ -214,7 +219,7 @@ class DocumentMonthAttribution:
                       f"{year}-{number + 1:02d}" if number < 12 else f"{year + 1}-01")
             return sum(len(stated) for m in around for stated in by_month.get(m, {}).values())
 
-        eligible = [m for m, docs in by_month.items() if m not in corpus.loose_months and len(docs) >= 2]
+        eligible = [m for m, docs in by_month.items() if m not in corpus.ambiguous_months and len(docs) >= 2]
         if not eligible:
             raise _too_few(corpus, "months dated in two or more documents", 0, 2)
         eligible.sort(key=lambda m: (abs(len(by_month[m]) - axes.answer_scope),
@@ -230,7 +235,8 @@ class DocumentMonthAttribution:
             query={"form": "month", "month": month}, answer_type="document_set", scorer="long_context.document_set",
             format_answer=", ".join, probes=[month_name],
             axes=replace(axes, answer_scope=len(evidence), search_space=len(corpus.docs), predicate_composition=1,
-                         computational_depth=len(evidence), derivation_depth=2),
+                         positional_nonlocality=0.0, distractor_dispersion=0.0, computational_depth=len(evidence),
+                         derivation_depth=2),
         )
         return assemble_documents(comp, corpus, evidence, target, rng)
 

@@ -18,12 +18,13 @@ from dataclasses import dataclass
 from typing import Callable, Iterator
 
 from builders.long_context.axes import Axes, Knobs, harder_variants
-from builders.long_context.compose import Case
+from builders.long_context.compose import Case, UnanswerableError
+from builders.long_context.length import LengthNotMetError
 from graders.long_context.solvers import HARD_POOL_THRESHOLD, estimate_success
 from schemas import Task
 
-MakeCase = Callable[[Axes], Case | None]
-"""Composes the case for a setting of the axes, or None when no answerable case fits."""
+MakeCase = Callable[[Axes], Case]
+"""Composes the case for a setting of the axes (raises when no answerable case fits the target)."""
 MakeTask = Callable[[Case, dict, str | None], Task]
 """Wraps a case into a task envelope, with its evolution record and its parent's task id."""
 
@@ -40,13 +41,18 @@ class EvolutionSettings:
 
 def evolve(make_case: MakeCase, make_task: MakeTask, root: Axes, knobs: Knobs, rng: random.Random,
            settings: EvolutionSettings) -> Iterator[Task]:
-    """Every candidate from the root down to the first hard one, breadth first, each with its estimate."""
+    """Every candidate from the root down to the first hard one, breadth first, each with its estimate.
+    A child that cannot be composed (no answerable case, or too long for the target) is skipped; the root
+    raises."""
     queue: deque[tuple[Axes, str | None, int, tuple[str, ...]]] = deque([(root, None, 0, ())])
     produced = 0
     while queue and produced < settings.max_candidates:
         axes, parent, generation, changed = queue.popleft()
-        case = make_case(axes)
-        if case is None:
+        try:
+            case = make_case(axes)
+        except (UnanswerableError, LengthNotMetError):
+            if parent is None:
+                raise
             continue
         estimate = estimate_success(make_task(case, {}, parent))
         hard = estimate["estimate"] <= HARD_POOL_THRESHOLD

@@ -4,9 +4,11 @@ Only facts the generator can verify are used: a sentence that states exactly
 one full calendar date (day, month, year) is a dated statement, with its span
 in its paragraph, its section heading and its position among the section's
 dated sentences. Sections that write dates in forms the reader cannot verify
-(`05/03/2021`, `Mar 5th`) are not used to refer to statements by position,
-and a month is never asked about when the documents name it without a day or
-give one of its dates outside a dated statement (`loose_months`).
+(`05/03/2021`, `Mar 5th`) are not used to refer to statements by position.
+Every other full date the documents write (in headings, code, sentences with
+two dates) is kept as a date mention, so that questions about which documents
+give a date in a month count them all; months a numeric date could mean
+(`05/03/2021`: March or May) are never asked about (`ambiguous_months`).
 """
 
 from __future__ import annotations
@@ -19,16 +21,16 @@ from functools import cache
 from pathlib import Path
 
 from builders.long_context.render import Block
-from graders.long_context.values import MONTHS, date_mentions
+from graders.long_context.values import date_mentions
 from schemas import InputError
 
 SUFFIXES = (".md", ".markdown", ".txt")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|\n(?=\s*(?:[-*+]|\d+\.)\s)")
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
+_NUMERIC_DATE = re.compile(r"\b(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b")
 _UNVERIFIABLE_DATE = re.compile(r"\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.? "
-                                r"\d{1,2}(?:st|nd|rd|th)?\b|\b\d{1,2}(?:st|nd|rd|th) (?:of )?[A-Z][a-z]+\b")
-_MONTH_YEAR = re.compile(r"\b(" + "|".join(MONTHS) + r")\s+(?:of\s+)?(\d{4})\b|\b(\d{4})-(\d{2})\b(?!-\d)", re.I)
+                                r"\d{1,2}(?:st|nd|rd|th)?\b")
 MIN_WORDS = 5
 
 
@@ -49,6 +51,18 @@ class DatedStatement:
     section_usable: bool
 
 
+@dataclass(frozen=True)
+class DateMention:
+    """A full date written outside a dated statement (a heading, code, a sentence with two dates)."""
+
+    fact_id: str
+    doc_index: int
+    block_index: int
+    start: int
+    end: int
+    date: dt.date
+
+
 @dataclass
 class SourceDoc:
     """One file of the folder: its name relative to the folder, title and paragraphs (blocks)."""
@@ -67,7 +81,8 @@ class Corpus:
     folder_name: str
     docs: list[SourceDoc]
     statements: list[DatedStatement]
-    loose_months: frozenset[str]
+    mentions: list[DateMention]
+    ambiguous_months: frozenset[str]
     revision: str
 
     @property
@@ -110,8 +125,7 @@ def _describe(sentence: str, date_start: int, date_end: int) -> tuple[str, str]:
     before, after = sentence[:date_start], sentence[date_end:]
     description = " ".join(f"{before}…{after}".split()).lstrip("-*+ ").strip()
     longer = max(before, after, key=lambda part: len(part.strip())).strip(" ,;:-")
-    snippet = " ".join(longer.split()[:6])
-    return description, snippet if snippet in sentence else longer.strip()
+    return description, " ".join(longer.split()[:6])
 
 
 def _read(path: Path, folder: Path) -> str:
@@ -121,23 +135,19 @@ def _read(path: Path, folder: Path) -> str:
         raise InputError(str(path.relative_to(folder)), "not UTF-8 text") from None
 
 
-def _undated_months(text: str) -> set[str]:
-    """Months ('2021-03') the text names without a day, so that no question can count on full dates alone."""
-    covered = [(s, e) for s, e, _ in date_mentions(text)]
+def _ambiguous_months(text: str) -> set[str]:
+    """Both months a numeric date such as 05/03/2021 could mean."""
     months = set()
-    for match in _MONTH_YEAR.finditer(text):
-        if any(s <= match.start() < e for s, e in covered):
-            continue
-        if match[1]:
-            months.add(f"{match[2]}-{MONTHS.index(match[1].lower()) + 1:02d}")
-        else:
-            months.add(f"{match[3]}-{match[4]}")
+    for match in _NUMERIC_DATE.finditer(text):
+        for month in (int(match[1]), int(match[2])):
+            if 1 <= month <= 12:
+                months.add(f"{match[3]}-{month:02d}")
     return months
 
 
-def _read_doc(index: int, name: str, text: str, statements: list[DatedStatement], loose: set[str]) -> SourceDoc:
-    """A document's blocks, sections and dated statements (appended to `statements`); months of dates it
-    writes outside any dated statement go to `loose`.
+def _read_doc(index: int, name: str, text: str, statements: list[DatedStatement],
+              mentions: list[DateMention]) -> SourceDoc:
+    """A document's blocks, sections, dated statements and other date mentions (appended to the lists).
 
     A section cannot be used to refer to statements by position when its heading
     repeats, its heading or a code block in it holds a date, or it writes dates
@@ -156,22 +166,24 @@ def _read_doc(index: int, name: str, text: str, statements: list[DatedStatement]
         if _UNVERIFIABLE_DATE.search(raw) or (raw.lstrip().startswith("```") and date_mentions(raw)):
             bad_sections.add(section)
         block_index, anchors = len(doc.blocks), []
-        stated = set()
-        if not heading and not raw.lstrip().startswith("```"):
-            for start, end in _sentences(raw):
-                dates = date_mentions(raw[start:end])
-                if not dates:
-                    continue
-                dated_in_section += 1
-                description, snippet = _describe(raw[start:end], dates[0][0], dates[0][1])
-                if len(dates) != 1 or len(description.split()) < MIN_WORDS or not snippet:
-                    continue
-                stated.add(start + dates[0][0])
+        prose = not heading and not raw.lstrip().startswith("```")
+        for start, end in _sentences(raw) if prose else [(0, len(raw))]:
+            dates = date_mentions(raw[start:end])
+            if not dates:
+                continue
+            dated_in_section += prose
+            description, snippet = _describe(raw[start:end], dates[0][0], dates[0][1])
+            if prose and len(dates) == 1 and len(description.split()) >= MIN_WORDS:
                 fact_id = f"s{len(statements) + len(found) + 1}"
                 found.append(DatedStatement(fact_id, index, block_index, start, end, dates[0][2], description,
                                             snippet, section, dated_in_section, True))
                 anchors.append((fact_id, start, end))
-        loose |= {f"{date:%Y-%m}" for start, _, date in date_mentions(raw) if start not in stated}
+                continue
+            for date_start, date_end, date in dates:
+                fact_id = f"m{len(mentions) + 1}"
+                span = (start, end) if prose else (start + date_start, start + date_end)
+                mentions.append(DateMention(fact_id, index, block_index, *span, date))
+                anchors.append((fact_id, *span))
         doc.blocks.append(Block(text=raw, anchors=tuple(anchors)))
         doc.block_sections.append(section)
     statements += [replace(s, section_usable=s.section not in bad_sections) for s in found]
@@ -185,14 +197,15 @@ def _load(folder_path: str, signature: tuple[tuple[str, int, int], ...]) -> Corp
     digest = hashlib.sha256()
     docs: list[SourceDoc] = []
     statements: list[DatedStatement] = []
-    loose: set[str] = set()
+    mentions: list[DateMention] = []
+    ambiguous: set[str] = set()
     for path in files:
         text = _read(path, folder)
         name = path.relative_to(folder).as_posix()
         digest.update(name.encode() + b"\0" + text.encode() + b"\0")
-        docs.append(_read_doc(len(docs), name, text, statements, loose))
-        loose |= _undated_months(text)
-    return Corpus(folder.name, docs, statements, frozenset(loose), digest.hexdigest())
+        docs.append(_read_doc(len(docs), name, text, statements, mentions))
+        ambiguous |= _ambiguous_months(text)
+    return Corpus(folder.name, docs, statements, mentions, frozenset(ambiguous), digest.hexdigest())
 
 
 def load_corpus(path: str) -> Corpus:

@@ -120,8 +120,8 @@ def compose(seed: int, axes: Axes, rng: random.Random) -> tuple[Composition, Wor
     support = set(minimal_support(CATEGORY, facts, query, outcomes[0]))
     for statement in graph.statements:
         statement.role = "evidence" if statement.record["fact_id"] in support else "distractor"
-    question = (f"Defect {defect} was found in {target}. Which of these services are affected by it: "
-                f"{', '.join(sorted(services))}? A service is affected when it uses a version of {target} inside "
+    question = (f"Defect {defect} was found in {target}. Which of the services named in the documents are affected "
+                f"by it? A service is affected when it uses a version of {target} inside "
                 "the defect's range, directly or through the libraries it depends on, unless the documents say "
                 "that the service, or a library on the way, is not exposed, or that the version used carries a fix. "
                 "Reply with the affected services, separated by commas, on a final line of the form "
@@ -130,7 +130,7 @@ def compose(seed: int, axes: Axes, rng: random.Random) -> tuple[Composition, Wor
     return Composition(
         category=CATEGORY, statements=graph.statements, question=question, query=query,
         answer_type="name_set", scorer="long_context.affected_set", format_answer=", ".join,
-        probes=[f"{service} {target}" for service in sorted(services)],
+        probes=[target],
         axes=replace(axes, answer_scope=len(outcomes[0]), predicate_composition=1 + exceptions,
                      computational_depth=sum(1 for f in facts if f["kind"] == "uses" and f["library"] == target)),
     ), world

@@ -34,6 +34,7 @@ _STOPWORDS = frozenset(
     "name names document documents following below above answer reply line form final order".split())
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|\n\s*\n")
 _ANCHOR = re.compile(r"\b[A-Z][\w-]*(?:\s+[A-Z][\w-]*)+|\b[A-Z]+-\d+\b|\blib[a-z]+\b|\b(?:19|20)\d{2}\b")
+_SERVICE = re.compile(r"\b([A-Z][a-z]+) service\b")
 _LEADING = frozenset("The A An In On At By Under During Since From After Before Of For And".split())
 
 
@@ -235,12 +236,13 @@ def _state(task: Task, how: Strategy, sentences: list[Sentence]) -> str:
 
 
 def _versions(task: Task, how: Strategy, sentences: list[Sentence]) -> str:
+    library = task.payload["probes"][0]
+    services = sorted({m for s in sentences for m in _SERVICE.findall(s.text)})
     affected = []
-    for probe in task.payload["probes"]:
-        component, library = probe.split()
-        found = how.locate(probe, sentences, lambda s, c=component: c in s.text)
+    for service in services:
+        found = how.locate(f"{service} {library}", sentences, lambda s, name=service: name in s.text)
         if found and library in found.text:
-            affected.append(component)
+            affected.append(service)
     return "Answer: " + (", ".join(affected) or "none")
 
 

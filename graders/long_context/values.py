@@ -23,9 +23,9 @@ _ORDINAL_NUMBER = {w: i for i, w in enumerate(ORDINAL_WORDS, start=1)}
 _MONTH = r"(January|February|March|April|May|June|July|August|September|October|November|December)"
 _DATE_PATTERNS = (
     (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"), lambda m: (int(m[1]), int(m[2]), int(m[3]))),
-    (re.compile(rf"\b(\d{{1,2}}) {_MONTH} (\d{{4}})\b", re.I),
+    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH},? (\d{{4}})\b", re.I),
      lambda m: (int(m[3]), _MONTH_NUMBER[m[2].lower()], int(m[1]))),
-    (re.compile(rf"\b{_MONTH} (\d{{1,2}}), (\d{{4}})\b", re.I),
+    (re.compile(rf"\b{_MONTH} (\d{{1,2}})(?:st|nd|rd|th)?, (\d{{4}})\b", re.I),
      lambda m: (int(m[3]), _MONTH_NUMBER[m[1].lower()], int(m[2]))),
     (re.compile(rf"\bthe ([a-z-]+) of {_MONTH} (\d{{4}})\b", re.I),
      lambda m: (int(m[3]), _MONTH_NUMBER[m[2].lower()], _ORDINAL_NUMBER.get(m[1].lower(), 0))),
