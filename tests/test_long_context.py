@@ -227,3 +227,20 @@ def test_positional_nonlocality_spreads_the_evidence():
         case = assemble_world(composition, world, LengthTarget(tokens=8192), rng, {"kind": "world_model"})
         spreads.append(case.payload["measures"]["evidence_spread"])
     assert spreads[0] < spreads[1]
+
+
+class _SilentJudge:
+    """Stands where a judge-model solver would: answers nothing."""
+
+    name = "judge"
+
+    def solve(self, task: Task) -> str:
+        return ""
+
+
+def test_extra_solvers_plug_into_the_estimate():
+    item = PlanItem(family="long_context", capability="x", quota=1, gap_ids=[], priority=1.0)
+    context = BuildContext(cycle_id="lc-judge", options={"target_tokens": 3072, "categories": "state_tracking"})
+    (task,) = LongContextBuilder(solvers=(*SHALLOW_SOLVERS, _SilentJudge())).build(item, context)
+    assert task.payload["evolution"]["solver_scores"]["judge"] == 0.0
+    assert validate(task).status == "accepted", "scores of solvers the check does not re-run are taken as recorded"

@@ -1,9 +1,9 @@
 """Hardness check: a task enters the hard pool only when shortcut solvers do not solve it.
 
 Re-runs the shallow solvers of `graders.long_context.solvers` on the task and
-fails it when the best of them scores above the threshold (it was too easy:
-in the builder it seeded harder children), or when the estimate the task
-records is not what the solvers give now.
+fails it when its estimate is above the threshold (it was too easy: in the
+builder it seeded harder children), or when what it records is not what the
+solvers give now.
 """
 
 from __future__ import annotations
@@ -13,7 +13,10 @@ from schemas import Task, ValidationResult
 
 
 class HardnessCheck:
-    """Fails tasks whose estimated success rate by shortcut solvers is above the hard-pool threshold."""
+    """Fails tasks whose estimated success rate is above the hard-pool threshold, and tasks whose recorded
+    estimate does not hold up: each shallow solver is re-run and must give the score recorded for it, and
+    the estimate must be the best recorded score (scores of solvers not re-run here, such as a judge model,
+    are taken as recorded)."""
 
     name = "hardness"
 
@@ -21,14 +24,18 @@ class HardnessCheck:
         return task.family == "long_context" and "evolution" in task.payload
 
     def run(self, task: Task) -> ValidationResult:
-        found = estimate_success(task)
-        recorded = task.payload["evolution"].get("estimate")
-        problems = []
-        if found["estimate"] > HARD_POOL_THRESHOLD:
-            best = max(found["solver_scores"], key=found["solver_scores"].get)
-            problems.append(f"too easy: the {best} shortcut scores {found['estimate']}, above "
-                            f"{HARD_POOL_THRESHOLD} (it seeds harder children instead)")
-        if recorded != found["estimate"]:
-            problems.append(f"the task records an estimate of {recorded}, the solvers give {found['estimate']}")
-        return ValidationResult(check=self.name, passed=not problems, score=found["estimate"],
-                                reason="; ".join(problems) or None, detail=found)
+        evolution = task.payload["evolution"]
+        recorded = dict(evolution.get("solver_scores", {}))
+        found = estimate_success(task)["solver_scores"]
+        problems = [f"the {name} shortcut scores {score}, the task records {recorded.get(name)}"
+                    for name, score in found.items() if recorded.get(name) != score]
+        scores = {**recorded, **found}
+        estimate = max(scores.values())
+        if evolution.get("estimate") != estimate:
+            problems.append(f"the task records an estimate of {evolution.get('estimate')}, its solvers give {estimate}")
+        if estimate > HARD_POOL_THRESHOLD:
+            best = max(scores, key=scores.get)
+            problems.append(f"too easy: the {best} shortcut scores {estimate}, above {HARD_POOL_THRESHOLD} "
+                            "(it seeds harder children instead)")
+        return ValidationResult(check=self.name, passed=not problems, score=estimate,
+                                reason="; ".join(problems) or None, detail={"solver_scores": scores})

@@ -13,6 +13,7 @@ from builders.long_context.options import LongContextOptions
 from builders.long_context.documents import DOCUMENT_CATEGORIES
 from builders.long_context.sources import Corpus, load_corpus
 from builders.long_context.axes import Axes, root_axes
+from graders.long_context.solvers import SHALLOW_SOLVERS, Solver
 from schemas import Lineage, Message, PlanItem, Task, task_id_for
 from schemas.tokens import TOKENIZER_NAME
 
@@ -29,6 +30,10 @@ class LongContextBuilder:
     version = "0.2.0"
     default_source = None
 
+    def __init__(self, solvers: tuple[Solver, ...] = SHALLOW_SOLVERS):
+        """`solvers` estimate each candidate's success rate (a judge-model solver can be added here)."""
+        self.solvers = solvers
+
     def build(self, item: PlanItem, context: BuildContext) -> Iterator[Task]:
         options = LongContextOptions.parse(context.options)
         corpus = load_corpus(options.source) if options.source else None
@@ -40,7 +45,7 @@ class LongContextBuilder:
             yield from evolve(
                 lambda axes: self._case(category, seed, axes, options, corpus),
                 lambda case, record, parent: self._task(case, record, parent, item, context, seed, corpus),
-                root_axes(module.KNOBS), module.KNOBS, random.Random(seed), options.evolution,
+                root_axes(module.KNOBS), module.KNOBS, random.Random(seed), options.evolution, self.solvers,
             )
 
     def _case(self, category: str, seed: int, axes: Axes, options: LongContextOptions,

@@ -8,7 +8,7 @@ rest from the structure it builds; an axis a category has no use for is 0.
 from __future__ import annotations
 
 import random
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, replace
 from itertools import combinations
 from typing import Any
 
@@ -46,8 +46,6 @@ class Axes:
         return asdict(self)
 
 
-AXES: tuple[str, ...] = tuple(f.name for f in fields(Axes))
-
 PLACEMENT_KNOBS: Knobs = {
     "positional_nonlocality": (0.2, 0.5, 0.9),
     "distractor_dispersion": (0.2, 0.6, 1.0),
@@ -66,7 +64,8 @@ def steppable(axes: Axes, knobs: Knobs) -> list[str]:
             and levels.index(getattr(axes, axis)) < len(levels) - 1]
 
 
-def harder_variants(axes: Axes, knobs: Knobs, rng: random.Random, changed: int = 2) -> list[tuple[Axes, tuple[str, ...]]]:
+def harder_variants(axes: Axes, knobs: Knobs, rng: random.Random,
+                    changed: int = 2) -> list[tuple[Axes, tuple[str, ...]]]:
     """Every way to step `changed` knobs one level harder: those that step a category's first knobs (the
     ones that defeat shortcuts best) come first, ties in a seeded random order."""
     order = list(knobs)

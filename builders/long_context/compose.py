@@ -11,18 +11,21 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Callable
 
 from builders.long_context.axes import Axes
 from builders.long_context.length import (LengthTarget, FillerMaker, counted, fit_length, measure,
                                           refuse_if_over)
 from builders.long_context.prompting import SYSTEM, user_message
-from builders.long_context.render import Block, Doc, document_title, fact_block, filler_paragraph, render_docs
+from builders.long_context.render import (Block, Doc, document_title, fact_block, filler_paragraph, filler_sentences,
+                                          render_docs)
 from builders.long_context.world import World
 from graders.long_context.answerability import answerability_problems
 from graders.long_context.derive import DERIVATIONS
 from graders.long_context.solvers import content_words
 from graders.long_context.values import verbatim_in
+from schemas.tokens import count_tokens
 
 HEADING_TOKENS = 12
 """About what a document heading costs; fitting measures the real figure."""
@@ -92,9 +95,21 @@ def capitalised(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+@lru_cache(maxsize=1 << 16)
+def _sentence_tokens(sentence: str) -> int:
+    """Tokens of one filler sentence; filler repeats its sentences, so each is encoded about once."""
+    return count_tokens(sentence)
+
+
 def world_filler(world: World, rng: random.Random) -> FillerMaker:
-    """Filler blocks of undated, fact-free prose about the world."""
-    return lambda sentences: counted(Block(text=filler_paragraph(world, rng, sentences), removable=True))
+    """Filler blocks of undated, fact-free prose about the world. A block's count is the sum of its
+    sentences' counts (a token or two above the exact count, which fitting measures and corrects)."""
+
+    def make(count: int) -> Block:
+        sentences = filler_sentences(world, rng, count)
+        return Block(text=" ".join(sentences), removable=True, tokens=sum(map(_sentence_tokens, sentences)))
+
+    return make
 
 
 def _fractions(statements: list[Statement], axes: Axes, rng: random.Random) -> list[float]:

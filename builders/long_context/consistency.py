@@ -22,19 +22,30 @@ CATEGORY = "consistency"
 KNOBS = {"near_miss_strength": (0, 1, 2, 3), "lexical_gap": (0, 1), "answer_scope": (3, 4, 6),
          "search_space": (6, 12, 24), **PLACEMENT_KNOBS}
 ATTRIBUTES = {
-    "headcount": ("the headcount of {entity} in {year}",
-                  (("{entity} reported a headcount of {n} for {year}.", "The headcount of {entity} in {year} was {n}."),
-                   ("In {year}, {n} people were on the payroll of {entity}.", "The staff of {entity} numbered {n} in {year}.")),
-                  "{entity} aimed to reach a headcount of {n} by the end of {year}."),
-    "budget": ("the annual budget of {entity} in {year}",
-               (("{entity} had an annual budget of {n} credits in {year}.", "The annual budget of {entity} for {year} was {n} credits."),
-                ("{entity} spent {n} credits over the {year} financial year.", "Over {year}, the outgoings of {entity} came to {n} credits.")),
-               "{entity} proposed an annual budget of {n} credits for {year}, which was never adopted."),
-    "sites": ("the number of field sites of {entity} in {year}",
-              (("{entity} operated {n} field sites in {year}.", "In {year}, the number of field sites of {entity} was {n}."),
-               ("In {year}, {entity} ran a network of {n} outposts in the field.", "{entity} kept {n} stations staffed in the field during {year}.")),
-              "{entity} planned to open {n} field sites in {year}, but the plan was shelved."),
+    "headcount": (
+        "the headcount of {entity} in {year}",
+        (("{entity} reported a headcount of {n} for {year}.",
+          "The headcount of {entity} in {year} was {n}."),
+         ("In {year}, {n} people were on the payroll of {entity}.",
+          "The staff of {entity} numbered {n} in {year}.")),
+        "{entity} aimed to reach a headcount of {n} by the end of {year}."),
+    "budget": (
+        "the annual budget of {entity} in {year}",
+        (("{entity} had an annual budget of {n} credits in {year}.",
+          "The annual budget of {entity} for {year} was {n} credits."),
+         ("{entity} spent {n} credits over the {year} financial year.",
+          "Over {year}, the outgoings of {entity} came to {n} credits.")),
+        "{entity} proposed an annual budget of {n} credits for {year}, which was never adopted."),
+    "sites": (
+        "the number of field sites of {entity} in {year}",
+        (("{entity} operated {n} field sites in {year}.",
+          "In {year}, the number of field sites of {entity} was {n}."),
+         ("In {year}, {entity} ran a network of {n} outposts in the field.",
+          "{entity} kept {n} stations staffed in the field during {year}.")),
+        "{entity} planned to open {n} field sites in {year}, but the plan was shelved."),
 }
+"""Per reported figure: how the question names it, report wordings (close to the question, paraphrased),
+and a stated target that is not a report."""
 _RANGES = {"headcount": (120, 1800), "budget": (2500, 90000), "sites": (3, 60)}
 
 

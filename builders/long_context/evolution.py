@@ -20,7 +20,7 @@ from typing import Callable, Iterator
 from builders.long_context.axes import Axes, Knobs, harder_variants
 from builders.long_context.compose import Case, UnanswerableError
 from builders.long_context.length import LengthNotMetError
-from graders.long_context.solvers import HARD_POOL_THRESHOLD, estimate_success
+from graders.long_context.solvers import HARD_POOL_THRESHOLD, SHALLOW_SOLVERS, Solver, estimate_success
 from schemas import Task
 
 MakeCase = Callable[[Axes], Case]
@@ -40,7 +40,7 @@ class EvolutionSettings:
 
 
 def evolve(make_case: MakeCase, make_task: MakeTask, root: Axes, knobs: Knobs, rng: random.Random,
-           settings: EvolutionSettings) -> Iterator[Task]:
+           settings: EvolutionSettings, solvers: tuple[Solver, ...] = SHALLOW_SOLVERS) -> Iterator[Task]:
     """Every candidate from the root down to the first hard one, breadth first, each with its estimate.
     A child that cannot be composed (no answerable case, or too long for the target) is skipped; the root
     raises."""
@@ -54,7 +54,7 @@ def evolve(make_case: MakeCase, make_task: MakeTask, root: Axes, knobs: Knobs, r
             if parent is None:
                 raise
             continue
-        estimate = estimate_success(make_task(case, {}, parent))
+        estimate = estimate_success(make_task(case, {}, parent), solvers)
         hard = estimate["estimate"] <= HARD_POOL_THRESHOLD
         record = {"generation": generation, "changed_axes": list(changed), "threshold": HARD_POOL_THRESHOLD,
                   "pool": "hard" if hard else "seed", **estimate}

@@ -28,7 +28,8 @@ def compose(seed: int, axes: Axes, rng: random.Random) -> tuple[Composition, Wor
     question = (f"Name {phrase}. The documents state each link of this chain separately. Reply with the name "
                 "on a final line of the form 'Answer: NAME'.")
     return Composition(
-        category=CATEGORY, statements=chain_statements(table, world, start, path, axes, rng, group="chain"), question=question,
+        category=CATEGORY, statements=chain_statements(table, world, start, path, axes, rng, group="chain"),
+        question=question,
         query={"form": "chain", "start": start, "path": path}, answer_type="entity",
         scorer="long_context.exact_value", format_answer=str, probes=[phrase],
         axes=replace(axes, answer_scope=1, predicate_composition=len(path), computational_depth=len(path) - 1),

@@ -1,8 +1,10 @@
 """Fitting a context to a target length in the trainer's tokens by adding or removing filler blocks.
 
-Each block is encoded once (its count is kept on the block) and the whole
-prompt is encoded once per round; blocks add up exactly apart from a token
-at document headings, so one correction round usually suffices, at 128K too.
+Each block is counted once (filler blocks from cached sentence counts) and the
+whole prompt is encoded once per round; block counts add up to within a
+fraction of a percent of the prompt, so the first measurement usually lands
+within the band and the prompt is encoded about once, at 128K too
+(`bench/long_context.py` reports the encoded/context ratio).
 """
 
 from __future__ import annotations
@@ -31,8 +33,8 @@ class LengthTarget:
 
     @property
     def band(self) -> float:
-        """How close fitting aims to get: a quarter of the tolerance (at least 24 tokens)."""
-        return max(24.0, self.tolerance * self.context_tokens / 4)
+        """How close fitting aims to get: half the tolerance (at least 24 tokens)."""
+        return max(24.0, self.tolerance * self.context_tokens / 2)
 
     def accepts(self, measured: int) -> bool:
         return abs(measured - self.context_tokens) <= self.tolerance * self.context_tokens

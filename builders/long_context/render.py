@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import random
 from dataclasses import dataclass, field
+from string import Formatter
 from typing import Any
 
 from builders.long_context.world import Event, World
@@ -71,11 +72,23 @@ def render_event(event: Event, rng: random.Random, template: str | None = None, 
     return template.format(date=date, date_cap=date[0].upper() + date[1:])
 
 
+_FILLER_SLOTS = tuple((template, tuple(name for _, name, _, _ in Formatter().parse(template) if name))
+                      for template in _FILLER)
+
+
+def filler_sentences(world: World, rng: random.Random, count: int) -> list[str]:
+    """Plausible, undated sentences about the world that state no fact."""
+    pools = {"place": world.places, "person": world.people, "org": world.organisations, "project": world.projects}
+    sentences = []
+    for _ in range(count):
+        template, names = rng.choice(_FILLER_SLOTS)
+        sentences.append(template.format(**{name: rng.choice(pools[name]) for name in names}))
+    return sentences
+
+
 def filler_paragraph(world: World, rng: random.Random, sentences: int = 4) -> str:
-    """Plausible, undated prose about the world that states no event."""
-    slots = lambda: {"place": rng.choice(world.places), "person": rng.choice(world.people),  # noqa: E731
-                     "org": rng.choice(world.organisations), "project": rng.choice(world.projects)}
-    return " ".join(rng.choice(_FILLER).format(**slots()) for _ in range(sentences))
+    """A paragraph of filler sentences."""
+    return " ".join(filler_sentences(world, rng, sentences))
 
 
 _NUMBER_STYLES = (lambda n: f"{n:,}", lambda n: str(n))

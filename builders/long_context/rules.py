@@ -114,7 +114,8 @@ def compose(seed: int, axes: Axes, rng: random.Random) -> tuple[Composition, Wor
             teacher.add(record)
     prefix = invented_name(random.Random(seed), 1).upper()[:2]
     labels = list(string.ascii_uppercase[: len(asked)])
-    query["items"] = {label: {"attributes": dict(record[0]), "weight": record[1]} for label, record in zip(labels, asked)}
+    query["items"] = {label: {"attributes": dict(record[0]), "weight": record[1]}
+                      for label, record in zip(labels, asked)}
     facts, statements = [], []
     for n, (attributes, weight) in enumerate(teacher.examples):
         code = f"{prefix}-{100 + n * 7}"

@@ -29,8 +29,8 @@ _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|\n(?=\s*(?:[-*+]|\d+\.)\s)")
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
 _NUMERIC_DATE = re.compile(r"\b(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b")
-_UNVERIFIABLE_DATE = re.compile(r"\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.? "
-                                r"\d{1,2}(?:st|nd|rd|th)?\b")
+_UNVERIFIABLE_DATE = re.compile(r"\b\d{1,2}/\d{1,2}/\d{2,4}\b"
+                                r"|\b(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.? \d{1,2}(?:st|nd|rd|th)?\b")
 MIN_WORDS = 5
 
 

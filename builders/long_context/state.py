@@ -116,8 +116,8 @@ def compose(seed: int, axes: Axes, rng: random.Random) -> tuple[Composition, Wor
         pairs.sort(key=lambda pair: pair[0] != item)
     statements = list(asked.statements)
     for n, (other_item, other_site) in enumerate(pairs[: axes.search_space], start=1):
-        other = _series(f"s{n}", other_item, other_site, rng.randint(1, 4), until + dt.timedelta(days=rng.randint(-60, 60)),
-                        axes, rng, False, 0)
+        shifted = until + dt.timedelta(days=rng.randint(-60, 60))
+        other = _series(f"s{n}", other_item, other_site, rng.randint(1, 4), shifted, axes, rng, False, 0)
         statements += other.statements
     date_text = format_date(until, 0).removeprefix("on ")
     question = (f"How many crates of {item} were in stock at {site} at the end of {date_text}? Counts and audits "

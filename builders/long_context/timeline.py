@@ -19,7 +19,8 @@ from builders.long_context.render import format_date, render_event
 from builders.long_context.world import Event, World, generate_world
 
 CATEGORY = "timeline"
-ANSWER_FORMAT = "Reply with the letters in chronological order, earliest first, on a final line of the form 'Answer: X, Y, Z'."
+ANSWER_FORMAT = ("Reply with the letters in chronological order, earliest first, on a final line of the form "
+                 "'Answer: X, Y, Z'.")
 KNOBS = {"near_miss_strength": (0, 1, 2, 3), "lexical_gap": (0, 1), "search_space": (8, 16, 32, 64),
          "answer_scope": (4, 5, 6, 8), **PLACEMENT_KNOBS}
 

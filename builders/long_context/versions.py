@@ -23,8 +23,10 @@ from graders.long_context.derive import derive_versions
 CATEGORY = "version_impact"
 KNOBS = {"near_miss_strength": (0, 1, 2, 3), "predicate_composition": (1, 2, 3), "derivation_depth": (2, 3, 4),
          "lexical_gap": (0, 1), "search_space": (4, 6, 10), **PLACEMENT_KNOBS}
-USES_SERVICE = (("The {user} service depends on {library} {version}.", "The {user} service is built against {library} {version}."),
-                ("{library} {version} ships inside the {user} service.", "Release {version} of {library} is bundled with the {user} service."))
+USES_SERVICE = (("The {user} service depends on {library} {version}.",
+                 "The {user} service is built against {library} {version}."),
+                ("{library} {version} ships inside the {user} service.",
+                 "Release {version} of {library} is bundled with the {user} service."))
 USES_LIBRARY = (("{user} links against {library} {version}.", "{user} requires {library} {version} at run time."),
                 ("{library} {version} is pulled in by {user}.", "Builds of {user} embed {library} {version}."))
 DEFECT = ("Defect {defect} affects {library} from version {first} up to and including {last}.",

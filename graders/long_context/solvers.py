@@ -19,7 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Callable, Protocol
 
 from graders import scorer_for
@@ -65,16 +65,20 @@ def anchors(probe: str) -> list[str]:
     return found
 
 
-@dataclass(frozen=True)
+@dataclass
 class Sentence:
-    """A sentence of the documents with where it is and the dates and quantities it states."""
+    """A sentence of the documents with where it is and the dates and quantities it states (its content
+    words are worked out only when a strategy compares them)."""
 
     doc_id: str
     position: int
     text: str
-    words: frozenset[str]
     dates: tuple[dt.date, ...]
     quantities: tuple[float, ...]
+
+    @cached_property
+    def words(self) -> frozenset[str]:
+        return content_words(self.text)
 
 
 def _quantities(text: str) -> list[float]:
@@ -90,7 +94,7 @@ def sentences_of(documents: list[dict]) -> list[Sentence]:
         for piece in _SENTENCE_END.split(doc["text"]):
             start = doc["text"].find(piece, start)
             if piece.strip():
-                found.append(Sentence(doc["doc_id"], offset + start, piece, content_words(piece),
+                found.append(Sentence(doc["doc_id"], offset + start, piece,
                                       tuple(d for _, _, d in date_mentions(piece)), tuple(_quantities(piece))))
             start += len(piece)
         offset += len(doc["text"]) + 2
