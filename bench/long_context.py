@@ -60,6 +60,7 @@ def _bare_encode(tasks: list[Task]) -> tuple[int, float]:
 
 
 def main() -> None:
+    """Print the figures for 32K and 128K."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=8, help="root tasks per length (default 8: one per category)")
     args = parser.parse_args()

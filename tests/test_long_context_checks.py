@@ -49,7 +49,7 @@ def test_scorers_give_partial_credit_but_nothing_for_doing_nothing():
     assert ordered.score("Answer: B, A, D, C", reference, grader) == 1.0
     assert 0 < ordered.score("Answer: A, B, D, C", reference, grader) < 1
     assert ordered.score("Answer: B, A, D", reference, grader) == 0.0
-    assert ExactValue().score("The chain ends there.\nAnswer: the Kavel  Harbour.", {"answer": "Kavel Harbour"}, {}) == 1
+    assert ExactValue().score("It ends there.\nAnswer: the Kavel  Harbour.", {"answer": "Kavel Harbour"}, {}) == 1
     assert ExactValue().score("Answer: 1,240", {"answer": 1240}, {}) == 1.0
     assert DocumentSet().score("Answer: doc-2, doc-5", {"answer": ["doc-2", "doc-5"]}, {}) == 1.0
     assert DocumentSet().score("Answer: doc-1, doc-2, doc-3, doc-4, doc-5, doc-6", {"answer": ["doc-2", "doc-5"]},
@@ -138,7 +138,8 @@ def test_answerability_rejects_an_answer_that_one_span_holds():
              {"fact_id": "f2", "kind": "relation", "subject": "Q", "relation": "funded_by", "object": "R",
               "doc_id": "doc-2"}]
     query = {"form": "chain", "start": "P", "path": ["funded_by"]}
-    assert "single evidence span" in " ".join(answerability_problems("cross_doc_integration", facts, ["f1"], query, "O"))
+    alone = answerability_problems("cross_doc_integration", facts, ["f1"], query, "O")
+    assert "a single evidence span holds the whole answer" in alone
     with_padding = answerability_problems("cross_doc_integration", facts, ["f1", "f2"], query, "O")
     assert "evidence f1 alone determines the answer" in with_padding
     assert "evidence f2 is not needed: the answer follows without it" in with_padding

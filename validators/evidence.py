@@ -45,7 +45,8 @@ def span_problems(task: Task) -> list[str]:
         if fact is None:
             problems.append(f"{where}: names no fact of the world model")
             continue
-        missing = [f"{c['type']} {c['value']}" for c in fact.get("checks", []) if not _supports(text[span["start"]:span["end"]], c)]
+        stated = text[span["start"]:span["end"]]
+        missing = [f"{c['type']} {c['value']}" for c in fact.get("checks", []) if not _supports(stated, c)]
         if missing:
             problems.append(f"{where}: the span does not state {', '.join(missing)}")
     if not payload.get("evidence"):

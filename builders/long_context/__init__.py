@@ -6,13 +6,13 @@ import random
 from typing import Any, Iterator
 
 from builders.base import BuildContext, derive_seed
+from builders.long_context.axes import Axes, root_axes
 from builders.long_context.categories import CATEGORIES, categories_for
 from builders.long_context.compose import Case, UnanswerableError, assemble_world
+from builders.long_context.documents import DOCUMENT_CATEGORIES
 from builders.long_context.evolution import evolve
 from builders.long_context.options import LongContextOptions
-from builders.long_context.documents import DOCUMENT_CATEGORIES
 from builders.long_context.sources import Corpus, load_corpus
-from builders.long_context.axes import Axes, root_axes
 from graders.long_context.solvers import SHALLOW_SOLVERS, Solver
 from schemas import Lineage, Message, PlanItem, Task, task_id_for
 from schemas.tokens import TOKENIZER_NAME
@@ -35,6 +35,7 @@ class LongContextBuilder:
         self.solvers = solvers
 
     def build(self, item: PlanItem, context: BuildContext) -> Iterator[Task]:
+        """For each of `item.quota` roots: the root and its evolved descendants down to a hard one."""
         options = LongContextOptions.parse(context.options)
         corpus = load_corpus(options.source) if options.source else None
         categories = categories_for(item.capability, options.categories, documents=corpus is not None)
@@ -66,6 +67,7 @@ class LongContextBuilder:
 
     def _task(self, case: Case, evolution: dict[str, Any], parent: str | None, item: PlanItem,
               context: BuildContext, seed: int, corpus: Corpus | None) -> Task:
+        """The task envelope of a case, with its evolution record and parent."""
         payload = {**case.payload, "evolution": evolution}
         resource = corpus.resource_id if corpus else f"world-{seed}"
         return Task(

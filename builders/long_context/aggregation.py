@@ -30,6 +30,7 @@ REPEAT = "As noted elsewhere, grant {grant} of {funder} brought {amount} credits
 
 
 def _filters(funder: str, purpose: str, years: tuple[int, int], composition: int) -> dict[str, Any]:
+    """The conditions of one side of the question, `composition` of them."""
     filters: dict[str, Any] = {"funder": funder}
     if composition >= 2:
         filters["purpose"] = purpose
@@ -39,6 +40,7 @@ def _filters(funder: str, purpose: str, years: tuple[int, int], composition: int
 
 
 def _phrase(filters: dict[str, Any]) -> str:
+    """The conditions in words."""
     text = f"grants awarded by {filters['funder']}"
     if "purpose" in filters:
         text += f" for {filters['purpose']}"

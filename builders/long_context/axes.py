@@ -43,6 +43,7 @@ class Axes:
     derivation_depth: int = 1
 
     def as_dict(self) -> dict[str, Any]:
+        """The axes as recorded in `payload.difficulty`."""
         return asdict(self)
 
 

@@ -50,6 +50,7 @@ _RANGES = {"headcount": (120, 1800), "budget": (2500, 90000), "sites": (3, 60)}
 
 
 def _value(attribute: str, rng: random.Random) -> int:
+    """A true figure of the attribute's usual size."""
     low, high = _RANGES[attribute]
     return rng.randint(low, high)
 
@@ -68,6 +69,7 @@ class _Writer:
 
     def report(self, entity: str, attribute: str, year: int, value: int, role: str, group: str | None,
                kind: str = "report") -> Statement:
+        """One report (or, with kind 'target', a stated target) of a figure."""
         self.count += 1
         wording = ATTRIBUTES[attribute]
         number = format_number(value, self.rng.randrange(2) if self.axes.lexical_gap else 0)

@@ -33,6 +33,7 @@ _ORDINALS = ("1st", "2nd", "3rd")
 
 
 def _ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th …"""
     return _ORDINALS[n - 1] if n <= 3 else f"{n}th"
 
 
@@ -76,6 +77,7 @@ def _candidates(corpus: Corpus, gap: int, needed: int) -> list[DatedStatement]:
 
 
 def _too_few(corpus: Corpus, what: str, found: int, needed: int) -> InputError:
+    """The error for a folder that cannot support a category."""
     return InputError(corpus.folder_name, f"{what}: {found} usable dated statements, {needed} needed "
                                           "(sentences giving one full date, worded uniquely)")
 
@@ -129,6 +131,7 @@ class DocumentTimeline:
     MIN_GAP_DAYS = (180, 30, 1)
 
     def _pick(self, corpus: Corpus, axes: Axes, rng: random.Random) -> list[DatedStatement]:
+        """Asked statements with distinct dates, at least the near-miss level's gap apart (closer as it grows)."""
         pool = _candidates(corpus, axes.lexical_gap, axes.answer_scope)
         if len(pool) < axes.answer_scope:
             raise _too_few(corpus, "timeline", len(pool), axes.answer_scope)
@@ -146,6 +149,7 @@ class DocumentTimeline:
         raise UnanswerableError("timeline: not enough statements with distinct dates")
 
     def compose(self, corpus: Corpus, axes: Axes, rng: random.Random, target: LengthTarget) -> Case:
+        """A finished case of this category from the corpus."""
         asked = self._pick(corpus, axes, rng)
         order = list(asked)
         while [s.date for s in order] == sorted(s.date for s in order):
@@ -172,6 +176,7 @@ class DocumentDaysBetween:
     KNOBS: Knobs = {"lexical_gap": (0, 1), "near_miss_strength": (0, 1, 2), "positional_nonlocality": (0.2, 0.5, 0.9)}
 
     def compose(self, corpus: Corpus, axes: Axes, rng: random.Random, target: LengthTarget) -> Case:
+        """A finished case of this category from the corpus."""
         pool = _candidates(corpus, axes.lexical_gap, 2)
         crowd = {}
         for s in corpus.statements:
@@ -209,6 +214,7 @@ class DocumentMonthAttribution:
     NEIGHBOURS = (0, 1, 3)
 
     def compose(self, corpus: Corpus, axes: Axes, rng: random.Random, target: LengthTarget) -> Case:
+        """A finished case of this category from the corpus."""
         by_month: dict[str, dict[int, list[DatedStatement | DateMention]]] = {}
         for dated in [*corpus.statements, *corpus.mentions]:
             by_month.setdefault(f"{dated.date:%Y-%m}", {}).setdefault(dated.doc_index, []).append(dated)

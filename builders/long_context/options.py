@@ -30,6 +30,7 @@ class LongContextOptions:
 
     @classmethod
     def parse(cls, options: dict[str, Any]) -> LongContextOptions:
+        """Options from a build context, checked."""
         tokens = int(options.get("target_tokens", 16384))
         if not MIN_TOKENS <= tokens <= MAX_TOKENS:
             raise InputError("target_tokens", f"{tokens} is outside {MIN_TOKENS}..{MAX_TOKENS}")

@@ -36,6 +36,7 @@ Record = tuple[tuple[tuple[str, str], ...], int]
 
 
 def _random_record(rng: random.Random) -> Record:
+    """A shipment with random attributes and weight."""
     return tuple(sorted((name, rng.choice(values)) for name, values in VOCABULARY.items())), rng.randrange(20, 1000, 10)
 
 
@@ -54,6 +55,7 @@ def _near_miss(record: Record, rule: tuple, rng: random.Random) -> Record | None
 
 
 def _describe(record: Record, gap: int) -> str:
+    """How a shipment is written, with synonyms for its values at lexical gap 1."""
     values = {name: SYNONYMS[value] if gap else value for name, value in record[0]}
     return (f"a {record[1]} kg {values['kind']} consignment for the {values['region']} region, sent as "
             f"{values['priority']} freight")
@@ -69,15 +71,18 @@ class _Teacher:
         self.examples: list[Record] = []
 
     def add(self, record: Record) -> None:
+        """Add an example, labelled by the hidden rule, and narrow the consistent policies."""
         mask = positive_mask(self.space, *record)
         self.consistent &= mask if rule_holds(self.rule, *record) else self.everything & ~mask
         self.examples.append(record)
 
     def splits(self, record: Record) -> bool:
+        """Whether the consistent policies disagree about a record."""
         inside = self.consistent & positive_mask(self.space, *record)
         return 0 < inside != self.consistent
 
     def decided(self, records: list[Record]) -> bool:
+        """Whether the consistent policies agree about every record."""
         return not any(self.splits(record) for record in records)
 
 

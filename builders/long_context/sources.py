@@ -87,6 +87,7 @@ class Corpus:
 
     @property
     def resource_id(self) -> str:
+        """The resource id tasks record in their lineage."""
         return f"documents-{self.folder_name}-{self.revision[:12]}"
 
     def source_info(self) -> dict:
@@ -129,6 +130,7 @@ def _describe(sentence: str, date_start: int, date_end: int) -> tuple[str, str]:
 
 
 def _read(path: Path, folder: Path) -> str:
+    """A file's text, or an error naming the file."""
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
@@ -192,6 +194,7 @@ def _read_doc(index: int, name: str, text: str, statements: list[DatedStatement]
 
 @cache
 def _load(folder_path: str, signature: tuple[tuple[str, int, int], ...]) -> Corpus:
+    """The corpus of a folder (cached by the files' names, sizes and times)."""
     folder = Path(folder_path)
     files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES)
     digest = hashlib.sha256()

@@ -42,6 +42,7 @@ WORDING = {
 
 
 def _sentence(kind: str, gap: int, rng: random.Random, **slots) -> str:
+    """One stock statement in a wording of the lexical-gap level."""
     options = WORDING[kind] if kind == "cancelled" else WORDING[kind][min(gap, 1)]
     date = slots.pop("date")
     text = rng.choice(options).format(date=date, date_cap=capitalised(date), date_plain=date.removeprefix("on "),
@@ -57,6 +58,7 @@ class _Series:
         self.statements: list[Statement] = []
 
     def state(self, kind: str, date: dt.date, amount: int, role: str, beside: str | None = None) -> None:
+        """Add a count, delivery ('in'), shipment ('out') or cancelled shipment to the series."""
         fact_kind = {"in": "change", "out": "change"}.get(kind, kind)
         record = {"fact_id": f"{self.prefix}-{len(self.statements)}", "kind": fact_kind, "item": self.item,
                   "site": self.site, "date": date.isoformat(),

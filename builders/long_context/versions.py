@@ -37,6 +37,7 @@ PLANNED = "The {user} team plans to move to {library} {version} next quarter."
 
 
 def _version(minor: int, patch: int) -> str:
+    """A version of the defective library's 1.x line."""
     return f"1.{minor}.{patch}"
 
 
@@ -49,12 +50,14 @@ class _Graph:
 
     def add(self, kind: str, sentence: str, texts: tuple[str, ...], versions: tuple[str, ...] = (),
             **fields: Any) -> str:
+        """Add a statement of the graph; returns its fact id."""
         fact_id = f"v{len(self.statements)}"
         record = {"fact_id": fact_id, "kind": kind, **fields, "checks": checks(texts=texts, versions=versions)}
         self.statements.append(Statement(record, capitalised(sentence)))
         return fact_id
 
     def uses(self, user: str, library: str, version: str, service: bool) -> None:
+        """A service or library using a library at a pinned version."""
         wording = (USES_SERVICE if service else USES_LIBRARY)[min(self.axes.lexical_gap, 1)]
         self.add("uses", self.rng.choice(wording).format(user=user, library=library, version=version),
                  (user, library), (version,), user=user, library=library, version=version)

@@ -18,6 +18,7 @@ from graders.long_context.derive import DERIVATIONS, Fact, canonical
 
 
 def _summary(outcomes: list[Any]) -> str:
+    """A few answers, written for a reason."""
     shown = ["undetermined" if o is None else canonical(o) for o in outcomes[:3]]
     return " | ".join(shown) + (" …" if len(outcomes) > 3 else "")
 

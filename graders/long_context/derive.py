@@ -32,6 +32,7 @@ def canonical(answer: Any) -> str:
 
 
 def _distinct(answers: Iterable[Any]) -> list[Any]:
+    """The answers without repeats, in first-seen order."""
     seen: dict[str, Any] = {}
     for answer in answers:
         seen.setdefault(canonical(answer), answer)
@@ -53,10 +54,12 @@ def _over_worlds(facts: list[Fact], key: Callable[[Fact], Any], value: Callable[
 
 
 def _of_kind(facts: list[Fact], *kinds: str) -> list[Fact]:
+    """The facts of the given kinds."""
     return [fact for fact in facts if fact["kind"] in kinds]
 
 
 def _date(fact: Fact) -> dt.date:
+    """A fact's date."""
     return dt.date.fromisoformat(fact["date"])
 
 
@@ -93,6 +96,7 @@ def _follow(world: list[Fact], start: str, path: list[str]) -> tuple[str, list[s
 
 
 def _days_between(world: list[Fact], first: str, second: str) -> tuple[int, dt.date, dt.date] | None:
+    """Days between two events and their dates, or None when either date is unknown."""
     dates = {fact["event"]: _date(fact) for fact in world}
     if first not in dates or second not in dates:
         return None
@@ -182,7 +186,8 @@ def hypotheses(vocabulary: tuple[tuple[str, tuple[str, ...]], ...], thresholds: 
     return tuple(combo for size in range(1, max_conditions + 1) for combo in combinations(literals, size))
 
 
-def rule_holds(hypothesis: tuple[tuple[str, str, Any], ...], attributes: tuple[tuple[str, str], ...], weight: int) -> bool:
+def rule_holds(hypothesis: tuple[tuple[str, str, Any], ...], attributes: tuple[tuple[str, str], ...],
+               weight: int) -> bool:
     """Whether a record meets every condition of a conjunction."""
     values = dict(attributes)
     for name, op, target in hypothesis:
@@ -259,7 +264,8 @@ def derive_state(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
     for fact in relevant:
         by_date.setdefault(_date(fact), []).append(fact)
     orderings = [list(permutations(group))[:6] for _, group in sorted(by_date.items())]
-    return _distinct(_replay([f for group in choice for f in group]) for choice in islice(product(*orderings), MAX_WORLDS))
+    choices = islice(product(*orderings), MAX_WORLDS)
+    return _distinct(_replay([fact for group in choice for fact in group]) for choice in choices)
 
 
 def derive_versions(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
@@ -307,6 +313,7 @@ def _version_key_of(fact: Fact) -> Any:
 
 
 def _version_value_of(fact: Fact) -> Any:
+    """What a functional key of the version world maps to."""
     if fact["kind"] == "uses":
         return fact["version"]
     if fact["kind"] == "defect":

@@ -111,6 +111,7 @@ Want = Callable[[Sentence], bool]
 
 
 def _mentions(sentence: Sentence, names: list[str]) -> bool:
+    """Whether a sentence names every one of the names."""
     return all(name in sentence.text for name in names)
 
 
@@ -119,8 +120,10 @@ class Strategy(Protocol):
 
     name: str
 
+    """The sentence this strategy picks for a probe."""
     def locate(self, probe: str, sentences: list[Sentence], want: Want) -> Sentence | None: ...
 
+    """The sentences this strategy picks for a probe that asks for several."""
     def gather(self, probe: str, sentences: list[Sentence], want: Want) -> list[Sentence]: ...
 
 
@@ -130,11 +133,13 @@ class KeywordLookup:
     name = "keyword_lookup"
 
     def locate(self, probe: str, sentences: list[Sentence], want: Want) -> Sentence | None:
+        """The sentence this strategy picks for a probe."""
         words = content_words(probe)
         best = max((s for s in sentences if want(s)), key=lambda s: len(words & s.words), default=None)
         return best
 
     def gather(self, probe: str, sentences: list[Sentence], want: Want) -> list[Sentence]:
+        """The sentences this strategy picks for a probe that asks for several."""
         names = anchors(probe)
         return [s for s in sentences if want(s) and _mentions(s, names)]
 
@@ -145,6 +150,7 @@ class NearestMention:
     name = "nearest_mention"
 
     def locate(self, probe: str, sentences: list[Sentence], want: Want) -> Sentence | None:
+        """The sentence this strategy picks for a probe."""
         names = anchors(probe)
         first = next((s for s in sentences if _mentions(s, names)), None) or next(
             (s for s in sentences if any(n in s.text for n in names)), None)
@@ -153,6 +159,7 @@ class NearestMention:
         return min((s for s in sentences if want(s)), key=lambda s: abs(s.position - first.position), default=None)
 
     def gather(self, probe: str, sentences: list[Sentence], want: Want) -> list[Sentence]:
+        """The sentences this strategy picks for a probe that asks for several."""
         found = self.locate(probe, sentences, want)
         return [found] if found else []
 
@@ -163,39 +170,47 @@ class LastMention:
     name = "last_mention"
 
     def locate(self, probe: str, sentences: list[Sentence], want: Want) -> Sentence | None:
+        """The sentence this strategy picks for a probe."""
         names = anchors(probe)
         wanted = [s for s in sentences if want(s)]
         found = [s for s in wanted if _mentions(s, names)] or [s for s in wanted if any(n in s.text for n in names)]
         return found[-1] if found else None
 
     def gather(self, probe: str, sentences: list[Sentence], want: Want) -> list[Sentence]:
+        """The sentences this strategy picks for a probe that asks for several."""
         found = self.locate(probe, sentences, want)
         return [found] if found else []
 
 
 def _has_date(s: Sentence) -> bool:
+    """Wants a sentence that states a date."""
     return bool(s.dates)
 
 
 def _has_quantity(s: Sentence) -> bool:
+    """Wants a sentence that states a quantity."""
     return bool(s.quantities)
 
 
 def _any(_: Sentence) -> bool:
+    """Wants any sentence."""
     return True
 
 
 def _first_date(found: Sentence | None) -> dt.date:
+    """The first date of a located sentence (the latest possible date when none was found)."""
     return found.dates[0] if found else dt.date.max
 
 
 def _timeline(task: Task, how: Strategy, sentences: list[Sentence]) -> str:
+    """Date each item by its located sentence and order by those dates."""
     labels, probes = task.grader["labels"], task.payload["probes"]
     dates = {label: _first_date(how.locate(probe, sentences, _has_date)) for label, probe in zip(labels, probes)}
     return "Answer: " + ", ".join(sorted(labels, key=lambda label: dates[label]))
 
 
 def _integration(task: Task, how: Strategy, sentences: list[Sentence]) -> str:
+    """Read a new name off the sentence located for the question (or compute days between two located dates)."""
     probes = task.payload["probes"]
     if task.payload["answer_type"] == "days":
         first, second = (_first_date(how.locate(p, sentences, _has_date)) for p in probes[:2])
@@ -208,11 +223,13 @@ def _integration(task: Task, how: Strategy, sentences: list[Sentence]) -> str:
 
 
 def _attribution(task: Task, how: Strategy, sentences: list[Sentence]) -> str:
+    """The documents of the sentences located for the claim's parts."""
     docs = {found.doc_id for probe in task.payload["probes"] if (found := how.locate(probe, sentences, _any))}
     return "Answer: " + ", ".join(sorted(docs))
 
 
 def _consistency(task: Task, how: Strategy, sentences: list[Sentence]) -> str:
+    """Per item, the odd one out among the figures gathered for it, if any."""
     verdicts = []
     for label, probe in zip(task.grader["labels"], task.payload["probes"]):
         reports = [(s.doc_id, s.quantities[0]) for s in how.gather(probe, sentences, _has_quantity)]
@@ -223,6 +240,7 @@ def _consistency(task: Task, how: Strategy, sentences: list[Sentence]) -> str:
 
 
 def _rules(task: Task, how: Strategy, sentences: list[Sentence]) -> str:
+    """Per new record, the decision in the located (most similar) example."""
     classes = task.grader["values"]
     has_class = lambda s: any(c in s.text for c in classes)  # noqa: E731
     verdicts = []
@@ -235,11 +253,13 @@ def _rules(task: Task, how: Strategy, sentences: list[Sentence]) -> str:
 
 
 def _state(task: Task, how: Strategy, sentences: list[Sentence]) -> str:
+    """The quantity in the located sentence."""
     found = how.locate(task.payload["probes"][0], sentences, _has_quantity)
     return f"Answer: {int(found.quantities[0]) if found else 0}"
 
 
 def _versions(task: Task, how: Strategy, sentences: list[Sentence]) -> str:
+    """Services whose located sentence names the defective library."""
     library = task.payload["probes"][0]
     services = sorted({m for s in sentences for m in _SERVICE.findall(s.text)})
     affected = []
@@ -251,6 +271,7 @@ def _versions(task: Task, how: Strategy, sentences: list[Sentence]) -> str:
 
 
 def _aggregation(task: Task, how: Strategy, sentences: list[Sentence]) -> str:
+    """Count or add up the amounts of the sentences gathered for each condition."""
     question = task.payload["question"]
     counting = question.startswith("How many")
     totals = []
@@ -274,6 +295,7 @@ class Solver(Protocol):
 
     name: str
 
+    """The solver's submission for a task."""
     def solve(self, task: Task) -> str: ...
 
 
@@ -285,6 +307,7 @@ class ShallowSolver:
         self.name = strategy.name
 
     def solve(self, task: Task) -> str:
+        """The solver's submission for a task."""
         sentences = _indexed(tuple((d["doc_id"], d["text"]) for d in task.payload["documents"]))
         return COMPOSERS[task.payload["category"]](task, self.strategy, sentences)
 

@@ -32,7 +32,8 @@ _DATE_PATTERNS = (
     (re.compile(rf"\b{_MONTH} (\d{{4}}), on the (\d{{1,2}})(?:st|nd|rd|th)\b", re.I),
      lambda m: (int(m[2]), _MONTH_NUMBER[m[1].lower()], int(m[3]))),
 )
-_NUMBER = re.compile(r"(?<![\w.\-/])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w.\-/]\d)|(?<![\w.\-/])-?\d+(?:\.\d+)?(?![\w\-/]|\.\d)")
+_NUMBER = re.compile(r"(?<![\w.\-/])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w.\-/]\d)"
+                     r"|(?<![\w.\-/])-?\d+(?:\.\d+)?(?![\w\-/]|\.\d)")
 _VERSION = re.compile(r"(?<![\w.])v?(\d+\.\d+(?:\.\d+)?(?:-[a-z0-9]+)?)(?![\w.]*\d)", re.I)
 _PUNCT = re.compile(r"[^\w\s-]")
 _DIGIT = re.compile(r"\d")
