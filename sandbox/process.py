@@ -5,8 +5,10 @@ it alone, so the process limit (RLIMIT_NPROC, counted per uid) counts only the
 job's own processes. Inside, the host's system folders are mounted read-only,
 `/workspace` and `/tmp` are the only writable places, the root is read-only,
 home folders, `/run` (the Docker socket) and the project tree are not there,
-and there is no network unless the job is a build step. A timeout kills the
-whole process group; bubblewrap's pid namespace takes any stragglers with it.
+and there is no network unless the job is a build step. The job is pid 1 of
+its own pid namespace: a timeout kills it, which takes every process it started
+with it (the process group is killed if that fails), and bubblewrap is always
+waited for, so nothing is left running or unreaped.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "
 SANDBOX_UIDS = range(200_000, 300_000)
 JOB_DIR_PREFIX = "taskforge-sbx-"
 DRAIN_GRACE_S = 5.0
+KILL_GRACE_S = 2.0
 MIB = 1024 * 1024
 MISSING_EXECUTABLE = "bwrap: execvp"
 EXIT_NOT_FOUND = 127
@@ -72,22 +75,33 @@ def exit_code_of(returncode: int) -> int:
     return 128 - returncode if returncode < 0 else returncode
 
 
-def read_status(fd: int) -> dict:
-    """The JSON lines bubblewrap wrote on its status pipe, merged (child-pid, exit-code …)."""
-    os.set_blocking(fd, False)
-    chunks = []
-    try:
-        while chunk := os.read(fd, 65536):
-            chunks.append(chunk)
-    except BlockingIOError:
-        pass
-    finally:
-        os.close(fd)
-    status: dict = {}
-    for line in b"".join(chunks).decode().splitlines():
-        if line.strip():
-            status.update(json.loads(line))
-    return status
+class BwrapStatus:
+    """The JSON lines bubblewrap writes on its status pipe: `child-pid` at the start, `exit-code` at the end."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        self.data = b""
+        os.set_blocking(fd, False)
+
+    def poll(self) -> dict:
+        """Everything reported so far, merged into one dict."""
+        try:
+            while chunk := os.read(self.fd, 65536):
+                self.data += chunk
+        except BlockingIOError:
+            pass
+        status: dict = {}
+        for line in self.data.decode(errors="replace").splitlines(keepends=True):
+            if line.endswith("\n") and line.strip():
+                status.update(json.loads(line))
+        return status
+
+    def close(self) -> dict:
+        """Everything reported, then close the pipe."""
+        try:
+            return self.poll()
+        finally:
+            os.close(self.fd)
 
 
 class ProcessSession:
@@ -98,7 +112,7 @@ class ProcessSession:
         self.sandbox = sandbox
         self.job = job
         self.as_root = os.geteuid() == 0
-        self.uid = SANDBOX_UIDS[secrets.randbelow(len(SANDBOX_UIDS))] if self.as_root else os.getuid()
+        self.uid = sandbox.uids[secrets.randbelow(len(sandbox.uids))] if self.as_root else os.getuid()
         self.root = Path(tempfile.mkdtemp(prefix=JOB_DIR_PREFIX, dir=sandbox.temp_root))
         self.workspace = self.root / "workspace"
         self.tmp = self.root / "tmp"
@@ -122,7 +136,8 @@ class ProcessSession:
 
     def _argv(self, command: tuple[str, ...], status_fd: int, timeout_s: float) -> list[str]:
         """The full command line: prlimit, then bubblewrap with its mounts and namespaces, then the job."""
-        isolation = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent"]
+        isolation = ["--unshare-pid", "--as-pid-1", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+                     "--die-with-parent"]
         if not self.job.network:
             isolation.append("--unshare-net")
         mounts = system_mounts() + [
@@ -150,6 +165,7 @@ class ProcessSession:
             return self.sandbox.failed(self.job, command, f"could not start bubblewrap: {error.strerror}")
         finally:
             os.close(status_write)
+        status = BwrapStatus(status_read)
         stdout, stderr = TailBuffer(), TailBuffer()
         drains = [drain_in_background(process.stdout, stdout), drain_in_background(process.stderr, stderr)]
         timed_out = False
@@ -157,17 +173,17 @@ class ProcessSession:
             process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             timed_out = True
-            self._kill(process)
+            self._kill(process, status)
         for drain in drains:
             drain.join(DRAIN_GRACE_S)
         run_s = time.monotonic() - started
         result = Result(
             backend=self.sandbox.backend, image=None, command=tuple(command), exit_code=None, timed_out=timed_out,
             run_s=run_s, stdout=stdout.text(), stderr=stderr.text(), backend_reason=self.sandbox.reason)
-        status = read_status(status_read)
+        reported = status.close()
         if timed_out:
             return result
-        if "exit-code" in status:
+        if "exit-code" in reported:
             result.exit_code = exit_code_of(process.returncode)
         elif result.stderr.startswith(MISSING_EXECUTABLE):
             result.exit_code = EXIT_NOT_FOUND
@@ -180,14 +196,33 @@ class ProcessSession:
         """Popen arguments that switch to the session's uid (only root can; others run jobs as themselves)."""
         return {"user": self.uid, "group": self.uid, "extra_groups": []} if self.as_root else {}
 
-    @staticmethod
-    def _kill(process: subprocess.Popen) -> None:
-        """Kill the job's whole process group (the pid namespace dies with its init)."""
+    def _kill(self, process: subprocess.Popen, status: BwrapStatus) -> None:
+        """Kill the job: its pid namespace first (bubblewrap then reaps it and exits), else the process group."""
+        child = status.poll().get("child-pid")
+        if child is not None:
+            self._kill_namespace(child)
         try:
-            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=KILL_GRACE_S)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            process.wait()
+
+    def _kill_namespace(self, pid: int) -> None:
+        """SIGKILL the job's pid 1 (taking its namespace down), only if that pid is still a process of the session."""
+        try:
+            handle = os.pidfd_open(pid)
         except ProcessLookupError:
+            return
+        try:
+            if os.stat(f"/proc/{pid}").st_uid == self.uid:
+                signal.pidfd_send_signal(handle, signal.SIGKILL)
+        except (ProcessLookupError, FileNotFoundError):
             pass
-        process.wait()
+        finally:
+            os.close(handle)
 
     def put(self, source: Path, dest: str) -> None:
         """Copy a host file or folder to `dest` (relative to, or under, /workspace)."""
@@ -227,16 +262,18 @@ class ProcessSandbox:
     """Runs jobs under bubblewrap on this host; the fallback where no Docker engine answers.
 
     `temp_root` holds each session's folder; the throwaway uids must be able to
-    traverse it (like /tmp, the default).
+    traverse it (like /tmp, the default). `uids` is the range they are drawn from
+    (when running as root; otherwise jobs run as the caller).
     """
 
     backend: Backend = "process"
 
     def __init__(self, reason: str = "process backend asked for", temp_root: Path | None = None,
-                 bwrap: str = "bwrap"):
+                 bwrap: str = "bwrap", uids: range = SANDBOX_UIDS):
         self.reason = reason
         self.temp_root = Path(temp_root) if temp_root is not None else Path(tempfile.gettempdir())
         self.bwrap = bwrap
+        self.uids = uids
 
     def failed(self, job: Job, command: tuple[str, ...], problem: str) -> Result:
         """A result for a job the sandbox itself could not run."""
