@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from builders.base import Builder
 from builders.long_context import LongContextBuilder
+from builders.workflow import WorkflowBuilder
 from schemas import TaskforgeError
 
-BUILDERS: dict[str, Builder] = {builder.family: builder for builder in (LongContextBuilder(),)}
+BUILDERS: dict[str, Builder] = {builder.family: builder for builder in (LongContextBuilder(), WorkflowBuilder())}
 
 
 class UnknownFamilyError(TaskforgeError):

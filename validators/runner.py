@@ -10,8 +10,15 @@ from validators.evidence import EvidenceCheck
 from validators.leakage import LeakageCheck
 from validators.noop import NoOpCheck
 from validators.reference import ReferenceCheck
+from validators.workflow_judge import WorkflowJudgeCheck
+from validators.workflow_noop import WorkflowNoOpCheck
+from validators.workflow_perturbation import WorkflowPerturbationCheck
+from validators.workflow_reference import WorkflowReferenceCheck
+from validators.workflow_review import WorkflowReviewCheck
 
-DEFAULT_CHECKS: tuple[Check, ...] = (NoOpCheck(), ReferenceCheck(), LeakageCheck(), EvidenceCheck())
+DEFAULT_CHECKS: tuple[Check, ...] = (NoOpCheck(), ReferenceCheck(), LeakageCheck(), EvidenceCheck(),
+                                     WorkflowReviewCheck(), WorkflowJudgeCheck(), WorkflowNoOpCheck(),
+                                     WorkflowReferenceCheck(), WorkflowPerturbationCheck())
 
 
 def validate(task: Task, checks: Iterable[Check] = DEFAULT_CHECKS) -> Task:
