@@ -162,8 +162,7 @@ def relayout_table(package: WorkflowPackage, rng: random.Random) -> WorkflowPack
 
 def _numeric_rules(package: WorkflowPackage) -> bool:
     return any(rule.get("type") == "number" and (rule.get("abs") or rule.get("rel"))
-               for d in package.deliverables + package.optional_deliverables
-               for rule in [*d.columns.values(), *d.fields.values()])
+               for d in package.deliverables for rule in [*d.columns.values(), *d.fields.values()])
 
 
 def _tightens(package: WorkflowPackage) -> bool:
