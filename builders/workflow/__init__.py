@@ -2,13 +2,13 @@
 
 Task `i` of a build is seed `i mod n` of the source folder itself when `i < n`,
 else a descendant of that seed (attempt `i div n`) made by the evolution
-operators. Every reference deliverable comes from running the reference
-workflow inside the sandbox.
+operators (a seed that cannot be varied is quarantined for that attempt).
+Every reference deliverable comes from running the reference workflow inside
+the sandbox.
 """
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import Iterator
 
@@ -16,11 +16,10 @@ from builders.base import BuildContext, derive_seed
 from builders.workflow.evolve import NotEvolvableError, evolve
 from builders.workflow.execute import run_reference
 from builders.workflow.package import to_task
-from builders.workflow.seeds import WorkflowSeed, load_seeds
-from schemas import InputError, Lineage, PlanItem, Task, content_id
+from builders.workflow.seeds import WorkflowSeed, load_seed, seed_folders
+from schemas import InputError, Lineage, PlanItem, Quarantined, Task, content_id
 from schemas.workflow import summarize
 
-log = logging.getLogger(__name__)
 SEEDS_FOLDER = "workflow_seeds"
 
 
@@ -32,12 +31,17 @@ class WorkflowBuilder:
     version = "0.1.0"
     default_source = SEEDS_FOLDER
 
-    def build(self, item: PlanItem, context: BuildContext) -> Iterator[Task]:
+    def build(self, item: PlanItem, context: BuildContext) -> Iterator[Task | Quarantined]:
         if not context.options.get("source"):
             raise InputError("workflow build", f"no seed folder given (option 'source'; shipped: data/samples/{SEEDS_FOLDER})")
-        seeds = load_seeds(Path(context.options["source"]))
+        folders = seed_folders(Path(context.options["source"]))
         for index in range(context.first_index, context.first_index + item.quota):
-            seed, attempt = seeds[index % len(seeds)], index // len(seeds)
+            folder, attempt = folders[index % len(folders)], index // len(folders)
+            try:
+                seed = load_seed(folder)
+            except InputError as exc:
+                yield Quarantined.from_error(exc, "build", f"workflow-seed:{folder.name}#{attempt}")
+                continue
             parent = self._task(seed, item, context, parent_task_id=None, rng_seed=None)
             if attempt == 0:
                 yield parent
@@ -47,7 +51,7 @@ class WorkflowBuilder:
             try:
                 child = evolve(seed, summary, parent.task_id, rng_seed)
             except NotEvolvableError as exc:
-                log.warning("workflow seed %s is not evolved: %s", seed.package.seed_id, exc)
+                yield Quarantined.from_error(exc, "build", f"workflow-seed:{seed.package.seed_id}#{attempt}")
                 continue
             yield self._task(child, item, context, parent_task_id=parent.task_id, rng_seed=rng_seed)
 

@@ -81,14 +81,19 @@ def load_seed(folder: Path) -> WorkflowSeed:
     return WorkflowSeed(package=package, workflow=workflow_path.read_text(encoding="utf-8"))
 
 
-def load_seeds(root: Path) -> list[WorkflowSeed]:
-    """Every seed folder under `root` (folders holding a seed.json), sorted by name."""
+def seed_folders(root: Path) -> list[Path]:
+    """The seed folders under `root` (folders holding a seed.json), sorted by name."""
     if not root.is_dir():
         raise InputError(str(root.name), "no such seed folder")
     folders = sorted(p.parent for p in root.glob(f"*/{SEED_FILE}"))
     if not folders:
         raise InputError(root.name, f"no seeds (folders with {SEED_FILE})")
-    return [load_seed(folder) for folder in folders]
+    return folders
+
+
+def load_seeds(root: Path) -> list[WorkflowSeed]:
+    """Every seed under `root`; the first bad one raises InputError."""
+    return [load_seed(folder) for folder in seed_folders(root)]
 
 
 def seed_json(package: WorkflowPackage) -> str:
