@@ -37,6 +37,12 @@ def summary_markdown(summary: dict[str, Any]) -> str:
         lines.append("")
     if summary.get("llm_steps"):
         lines += ["## LLM steps", ""] + [f"- {step}: {state}" for step, state in summary["llm_steps"].items()]
+    if summary.get("llm", {}).get("by_stage"):
+        lines += ["", "| stage | family | step | model | calls | replayed | failed | tokens in | tokens out "
+                      "| cost USD |", "|---|---|---|---|---|---|---|---|---|---|"]
+        lines += [f"| {r['stage']} | {r['family']} | {r['purpose']} | {r['model']} | {r['calls']} | {r['replayed']} | "
+                  f"{r['failed']} | {r['tokens_in']} | {r['tokens_out']} | "
+                  f"{'unknown' if r['cost_usd'] is None else r['cost_usd']} |" for r in summary["llm"]["by_stage"]]
     return "\n".join(lines)
 
 

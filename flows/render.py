@@ -39,6 +39,16 @@ def print_run(console: Console, summary: dict[str, Any]) -> None:
     if summary.get("families"):
         rows = [{"family": f, **c} for f, c in summary["families"].items()]
         console.print(table("tasks", rows, ["family", "candidates", "accepted", "rejected", "rejected_by_check"]))
+    print_llm(console, summary.get("llm_steps", {}), summary.get("llm", {}).get("by_stage", []))
+
+
+def print_llm(console: Console, steps: dict[str, str], usage: list[dict[str, Any]]) -> None:
+    """Each LLM step's state, and the calls, tokens and cost per stage and family."""
+    for step, state in steps.items():
+        console.print(f"LLM {step}: {state}", soft_wrap=True)
+    if usage:
+        console.print(table("LLM calls", usage, ["stage", "family", "purpose", "calls", "replayed", "failed",
+                                                 "tokens_in", "tokens_out", "cost_usd"]))
 
 
 def print_report(console: Console, report: dict[str, Any]) -> None:
@@ -55,3 +65,4 @@ def print_report(console: Console, report: dict[str, Any]) -> None:
     console.print(table("funnel", funnel_rows, ["family", "candidates", *check_names, "accepted", "rejected"]))
     if report["quarantine"]:
         console.print(table("quarantine", report["quarantine"], ["stage", "source", "error_type", "reason"]))
+    print_llm(console, report["llm_steps"], report["llm"]["by_stage"])

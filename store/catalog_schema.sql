@@ -107,3 +107,23 @@ CREATE TABLE IF NOT EXISTS stage_times (
     recorded_at TIMESTAMPTZ NOT NULL,
     PRIMARY KEY (cycle_id, stage)
 );
+CREATE TABLE IF NOT EXISTS llm_calls (
+    cycle_id VARCHAR NOT NULL,
+    stage VARCHAR NOT NULL,
+    subject VARCHAR NOT NULL,
+    call_id VARCHAR NOT NULL,
+    family VARCHAR NOT NULL,
+    purpose VARCHAR NOT NULL,
+    role VARCHAR NOT NULL,
+    model VARCHAR NOT NULL,
+    status VARCHAR NOT NULL,
+    requests INTEGER NOT NULL,
+    replayed INTEGER NOT NULL,
+    repairs INTEGER NOT NULL,
+    tokens_in BIGINT NOT NULL,
+    tokens_out BIGINT NOT NULL,
+    cost_usd DOUBLE,
+    duration_s DOUBLE NOT NULL,
+    error VARCHAR,
+    PRIMARY KEY (cycle_id, stage, subject, call_id)
+);

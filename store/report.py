@@ -50,6 +50,23 @@ def stage_times(catalog: Catalog, cycle_id: str) -> list[dict[str, Any]]:
                          [cycle_id])
 
 
+def llm_usage(catalog: Catalog, cycle_id: str) -> dict[str, Any]:
+    """LLM calls of a cycle per stage × family × step, and in total: calls, requests, tokens, cost.
+
+    `cost_usd` sums the priced calls; `unpriced` counts calls whose model has
+    no price (their tokens are counted, their cost is unknown).
+    """
+    measures = """count(*) AS calls, count(*) FILTER (WHERE status <> 'ok') AS failed,
+                  count(*) FILTER (WHERE requests = 0) AS replayed, coalesce(sum(requests), 0) AS requests,
+                  coalesce(sum(tokens_in), 0) AS tokens_in, coalesce(sum(tokens_out), 0) AS tokens_out,
+                  round(sum(cost_usd), 6) AS cost_usd, count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced"""
+    rows = catalog.query(f"""SELECT stage, family, purpose, role, model, {measures} FROM llm_calls
+                             WHERE cycle_id = ? GROUP BY ALL ORDER BY stage, family, purpose, role, model""",
+                         [cycle_id])
+    (total,) = catalog.query(f"SELECT {measures} FROM llm_calls WHERE cycle_id = ?", [cycle_id])
+    return {"by_stage": rows, "total": total}
+
+
 def cycle_report(catalog: Catalog, cycle_id: str | None = None) -> dict[str, Any]:
     """Everything `taskforge report` shows for one cycle (the latest by default)."""
     cycle_id = cycle_id or catalog.latest_cycle()
@@ -76,4 +93,6 @@ def cycle_report(catalog: Catalog, cycle_id: str | None = None) -> dict[str, Any
         "rejections": rejections(catalog, cycle_id),
         "stages": stage_times(catalog, cycle_id),
         "trend": gap_trend(catalog),
+        "llm": llm_usage(catalog, cycle_id),
+        "llm_steps": (catalog.cycle_summary(cycle_id) or {}).get("llm_steps", {}),
     }
