@@ -17,7 +17,8 @@ from store.catalog import Catalog
 from store.manifest import verify_manifest
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
-SMALL = ["--target-tokens", "2048", "--budget", "4"]
+SMALL = ["--target-tokens", "2048", "--budget", "4", "--family", "long_context"]
+"""A small cycle of one family (each family tests its own cycle; see test_workflow_flows.py)."""
 
 
 def _cli_json(capsys, *argv: str) -> dict:

@@ -95,7 +95,7 @@ def test_perturbation_suite_scores_below_one_for_every_perturbation(seed_tasks):
 
 def test_the_same_seed_builds_the_same_task(seed_tasks):
     again = _build(SEEDS, 3, 1)[0]
-    assert again.task_id == seed_tasks[0][3].task_id and again.reference == seed_tasks[0][3].reference
+    assert again == seed_tasks[0][3], "a rebuild gives the same row, reference run included"
 
 
 def test_a_grader_that_accepts_anything_is_rejected(seed_tasks):
@@ -167,3 +167,12 @@ def test_accepted_descendants_seed_the_next_round(descendants, tmp_path, process
     grown = [t for t in second if t.status == "accepted"]
     assert grown and all(t.payload["generation"] == 2 for t in grown)
     assert {t.lineage.parent_task_id for t in grown} <= {t.task_id for t in accepted}
+
+
+@pytest.mark.docker
+def test_seeds_are_accepted_with_the_docker_backend(docker_engine, monkeypatch):
+    _use("docker", monkeypatch)
+    names = [p.parent.name for p in sorted(SEEDS.glob("*/seed.json"))]
+    decided = [validate(_build(SEEDS, names.index(name), 1)[0]) for name in ("gl-trial-balance", "pii-redaction")]
+    assert [t.status for t in decided] == ["accepted", "accepted"], [t.reasons for t in decided]
+    assert {t.reference["run"]["backend"] for t in decided} == {"docker"}

@@ -61,5 +61,5 @@ def run_reference(seed: WorkflowSeed) -> ReferenceRun:
             raise InfrastructureError(f"reference run of {package.seed_id}: {result.infrastructure_error}")
         outputs = read_tree(str(collected / OUTPUTS)) if (collected / OUTPUTS).is_dir() else {}
     detail = {"backend": result.backend, "exit_code": result.exit_code, "timed_out": result.timed_out,
-              "oom_killed": result.oom_killed, "run_s": round(result.run_s, 3), "stderr_tail": result.stderr[-STDERR_TAIL:]}
+              "oom_killed": result.oom_killed, "stderr_tail": result.stderr[-STDERR_TAIL:]}
     return ReferenceRun(ok=result.ok, outputs={f"{OUTPUTS}/{p}": t for p, t in outputs.items()}, detail=detail)
