@@ -16,7 +16,7 @@ from dataclasses import replace
 from pydantic import BaseModel, Field
 
 from agents.client import Agents, Reply
-from diagnosis.rules import diagnose
+from diagnosis.diagnose import diagnose
 from schemas import CAPABILITIES, TAXONOMY_VERSION, Diagnosis, Episode, FailureMode, Step, content_id
 
 STEP_CHARS = 1500
@@ -115,23 +115,31 @@ def _diagnosis(episode: Episode, finding: LLMFinding, model: str, call_id: str) 
     )
 
 
-def diagnose_episodes(episodes: list[Episode], agents: Agents) -> list[Diagnosis]:
-    """Rule-based diagnoses of every episode, plus the diagnoser's where it is configured and in scope.
+def in_llm_scope(episode: Episode, by_rules: list[Diagnosis], agents: Agents) -> bool:
+    """Whether the diagnoser reads this episode: a model failure the rules left unexplained (or any
+    model failure when `TASKFORGE_LLM_DIAGNOSIS=all`), and only when the diagnoser role can run."""
+    return (not episode.outcome.success and episode.outcome.failure_origin == "model"
+            and (agents.config.diagnosis == "all" or not by_rules)
+            and agents.skip_reason("diagnoser") is None)
 
-    An LLM diagnosis whose mode the rules already found for the episode is
-    left out (the rules' has the measured signals); the call still counts.
-    """
-    by_rules = {e.episode_id: diagnose(e) for e in episodes}
-    in_scope = [e for e in episodes if not e.outcome.success and e.outcome.failure_origin == "model"
-                and (agents.config.diagnosis == "all" or not by_rules[e.episode_id])]
-    by_llm: dict[str, list[Diagnosis]] = {}
-    if in_scope and agents.skip_reason("diagnoser") is None:
-        with ThreadPoolExecutor(max_workers=min(agents.concurrency, len(in_scope))) as pool:
-            replies = pool.map(lambda e: diagnose_with_llm(agents, e), in_scope)
-            by_llm = {e.episode_id: r.value for e, r in zip(in_scope, replies) if r.ok}
+
+def llm_diagnoses(episodes: list[Episode], by_rules: dict[str, list[Diagnosis]], agents: Agents) -> list[Diagnosis]:
+    """The diagnoser's diagnoses of in-scope episodes, leaving out modes the rules already found
+    (the rules' diagnosis has the measured signals); every call still counts."""
+    if not episodes:
+        return []
+    with ThreadPoolExecutor(max_workers=min(agents.concurrency, len(episodes))) as pool:
+        replies = list(pool.map(lambda e: diagnose_with_llm(agents, e), episodes))
     out: list[Diagnosis] = []
-    for episode in episodes:
-        found = by_rules[episode.episode_id]
-        modes = {d.failure_mode for d in found}
-        out += found + [d for d in by_llm.get(episode.episode_id, []) if d.failure_mode not in modes]
+    for episode, reply in zip(episodes, replies):
+        if reply.ok:
+            modes = {d.failure_mode for d in by_rules.get(episode.episode_id, [])}
+            out += [d for d in reply.value if d.failure_mode not in modes]
     return out
+
+
+def diagnose_episodes(episodes: list[Episode], agents: Agents) -> list[Diagnosis]:
+    """Rule-based diagnoses of every episode, plus the diagnoser's where it is configured and in scope."""
+    by_rules = {e.episode_id: diagnose(e) for e in episodes}
+    pending = [e for e in episodes if in_llm_scope(e, by_rules[e.episode_id], agents)]
+    return [d for e in episodes for d in by_rules[e.episode_id]] + llm_diagnoses(pending, by_rules, agents)

@@ -61,12 +61,14 @@ def run_cycle(traces: list[str] | None, data_dir: str | None, budget: int, famil
             "cycle_id": cycle_id,
             "episodes": diagnosed.episodes,
             "failed_episodes": diagnosed.failed,
+            "ungraded_episodes": diagnosed.ungraded,
             "diagnoses": len(diagnosed.diagnoses),
             "diagnoses_by_mode": dict(sorted(Counter(d.failure_mode.value for d in diagnosed.diagnoses).items())),
             "quarantined": len(quarantine := catalog.quarantine_of(cycle_id)),
             "quarantine": quarantine,
-            "gaps": [g.model_dump(include={"family", "capability", "failure_mode", "count", "priority"})
+            "gaps": [g.model_dump(include={"family", "capability", "failure_mode", "count", "share", "priority"})
                      for g in diagnosed.gaps],
+            "trends": diagnosed.trends,
             "plan": [i.model_dump(include={"family", "capability", "quota"}) for i in build_plan.items],
             "families": family_counts(decided),
             "shards": catalog.shard_paths(cycle_id),

@@ -10,7 +10,6 @@ from prefect import flow
 from agents.config import AgentsConfig
 from diagnosis.readers import discover
 from flows.stages import diagnose_stage, llm_section, run_id_for
-from schemas import to_row
 from store.layout import DEFAULT_DATA_DIR, DataDir
 
 
@@ -26,8 +25,10 @@ def diagnose_traces(traces: list[str], data_dir: str | None = None) -> dict[str,
         outcome = diagnose_stage(sources, data, run_id, catalog)
         summary = {
             "kind": "diagnose", "cycle_id": run_id, "episodes": outcome.episodes, "failed_episodes": outcome.failed,
-            "diagnoses": [to_row(d) for d in outcome.diagnoses],
-            "gaps": [to_row(g) for g in outcome.gaps],
+            "ungraded_episodes": outcome.ungraded,
+            "diagnoses": [d.model_dump(mode="json") for d in outcome.diagnoses],
+            "gaps": [g.model_dump(mode="json") for g in outcome.gaps],
+            "trends": outcome.trends,
             "quarantine": [{"source": q.source, "reason": q.reason} for q in outcome.quarantined],
             **llm_section(catalog, run_id, llm_config),
         }

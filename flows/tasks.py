@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from prefect import task
 
@@ -16,12 +16,13 @@ from agents.client import Agents
 from agents.session import using
 from builders.base import BuildContext
 from builders.registry import builder_for
-from diagnosis.llm import diagnose_episodes
+from diagnosis.diagnose import diagnose
+from diagnosis.llm import in_llm_scope, llm_diagnoses
 from diagnosis.readers import SourceFile, read_traces
 from schemas import Diagnosis, Episode, InfrastructureError, LLMCall, PlanItem, Quarantined, Task
 from store.batches import iter_batch, write_batch
 from validators.review import review_accepted
-from validators.runner import validate_all
+from validators.runner import default_checks, validate_all
 
 
 def calls_path(batch: Path) -> Path:
@@ -32,19 +33,35 @@ def calls_path(batch: Path) -> Path:
 @task(name="diagnose-batch")
 def diagnose_batch(sources: list[tuple[str, str]], out_dir: str, batch_id: str, llm_dir: str,
                    cycle_id: str) -> dict[str, str]:
-    """Read a batch of trace files into episodes, diagnose them, and quarantine what cannot be read."""
+    """Read a batch of trace files into episodes, diagnose them, and quarantine what cannot be read.
+
+    Episodes stream from the readers through the rule diagnoser into the episodes
+    file one row group at a time; only the diagnoses, the quarantine records and
+    the episodes the LLM diagnoser will read are collected.
+    """
     out = Path(out_dir)
     paths = {kind: out / f"{batch_id}.{kind}.parquet" for kind in ("episodes", "diagnoses", "llm_calls", "quarantine")}
     if paths["quarantine"].exists():
         return {kind: str(path) for kind, path in paths.items()}
-    episodes: list[Episode] = []
     quarantined: list[Quarantined] = []
-    for item in read_traces(SourceFile(path=Path(p), name=name) for p, name in sources):
-        (quarantined if isinstance(item, Quarantined) else episodes).append(item)
+    by_rules: dict[str, list[Diagnosis]] = {}
+    for_llm: list[Episode] = []
     with Agents.open(llm_dir, cycle_id, "diagnose") as agents:
-        diagnoses: list[Diagnosis] = diagnose_episodes(episodes, agents)
+
+        def diagnosed() -> Iterator[Episode]:
+            """Episodes as they are read, diagnosed by the rules on the way; quarantine records set aside."""
+            for item in read_traces(SourceFile(path=Path(p), name=name) for p, name in sources):
+                if isinstance(item, Quarantined):
+                    quarantined.append(item)
+                    continue
+                found = by_rules[item.episode_id] = diagnose(item)
+                if in_llm_scope(item, found, agents):
+                    for_llm.append(item)
+                yield item
+
+        write_batch(paths["episodes"], diagnosed(), Episode)
+        diagnoses = [d for found in by_rules.values() for d in found] + llm_diagnoses(for_llm, by_rules, agents)
         calls = agents.take_calls()
-    write_batch(paths["episodes"], episodes, Episode)
     write_batch(paths["diagnoses"], diagnoses, Diagnosis)
     write_batch(paths["llm_calls"], calls, LLMCall)
     write_batch(paths["quarantine"], quarantined, Quarantined)
@@ -93,15 +110,16 @@ def build_batch(item: dict[str, Any], context: dict[str, Any], out_path: str, ll
 
 
 @task(name="validate-batch")
-def validate_batch(built: dict[str, str], out_path: str, llm_dir: str, cycle_id: str) -> dict[str, Any]:
-    """Run every check (and the reviewer, where configured) on a batch of candidates; write the decided
-    tasks; return their counts, the quarantined candidates and the files of the LLM calls made
-    building and deciding them."""
+def validate_batch(built: dict[str, str], out_path: str, data_dir: str, llm_dir: str, cycle_id: str) -> dict[str, Any]:
+    """Run every check (reading `data_dir`'s snapshots and evaluation sets, and the reviewer where
+    configured) on a batch of candidates; write the decided tasks; return their counts, the quarantined
+    candidates and the files of the LLM calls made building and deciding them."""
     out = Path(out_path)
     candidates = Path(built["candidates"])
     if not out.exists():
         with Agents.open(llm_dir, cycle_id, "validate") as agents:
-            decided = list(review_accepted(validate_all(iter_batch(candidates, Task)), agents))
+            checks = default_checks(Path(data_dir))
+            decided = list(review_accepted(validate_all(iter_batch(candidates, Task), checks), agents))
             write_batch(calls_path(out), agents.take_calls(), LLMCall)
         write_batch(out, decided, Task, crash_at="validate")
     calls = [str(p) for p in (calls_path(candidates), calls_path(out)) if p.exists()]

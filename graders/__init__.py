@@ -8,11 +8,13 @@ from __future__ import annotations
 from typing import Any
 
 from graders.base import Scorer
+from graders.literature import SCORERS as LITERATURE_SCORERS
 from graders.long_context import OrderedLabels
 from graders.workflow import WorkflowDeliverables
 from schemas import TaskforgeError
 
-SCORERS: dict[str, Scorer] = {scorer.name: scorer for scorer in (OrderedLabels(), WorkflowDeliverables())}
+SCORERS: dict[str, Scorer] = {scorer.name: scorer for scorer in (OrderedLabels(), *LITERATURE_SCORERS,
+                                                               WorkflowDeliverables())}
 
 
 class UnknownScorerError(TaskforgeError):

@@ -98,7 +98,7 @@ class Catalog:
                 "episode_id": e.episode_id, "cycle_id": cycle_id, "task_id": e.task_id, "family": e.family,
                 "source_format": e.source_format, "source_file": e.source_file, "n_steps": len(e.steps),
                 "n_segments": len(e.segments), "success": e.outcome.success, "score": e.outcome.score,
-                "failure_origin": e.outcome.failure_origin,
+                "failure_origin": e.outcome.failure_origin, "graded": e.outcome.graded,
             }
             for e in episodes
         ]

@@ -10,7 +10,7 @@ from agents.judge import judge_evolution
 from agents.literature import KeyPassage, LiteratureQuestion, LiteratureQuestions, Paper, write_literature_questions
 from agents.swe import rewrite_problem_statement
 from diagnosis.llm import diagnose_episodes, diagnose_with_llm, render_episode
-from factories import episode, long_context_tasks
+from factories import episode, long_context_tasks, unexplained_episode
 from llm_server import ChatServer
 from schemas import FailureMode
 from test_agents import make_agents
@@ -92,7 +92,7 @@ def test_llm_diagnosis_has_the_rules_schema_and_real_steps(server, tmp_path):
 
 
 def test_diagnosis_scope_and_fallback(server, tmp_path):
-    explained, unexplained, infra = episode("ep-r", repeats=4), episode("ep-u", repeats=1), episode(
+    explained, unexplained, infra = episode("ep-r", repeats=4), unexplained_episode("ep-u"), episode(
         "ep-i", origin="infrastructure", detail="timeout")
     server.queue(_finding(2, FailureMode.LOST_OBJECTIVE))
     diagnoses = diagnose_episodes([explained, unexplained, infra], make_agents(server, tmp_path / "a"))
