@@ -20,6 +20,8 @@ def schedule(asset):
         if current == start.year:
             charge *= first_fraction
         charge = min(wfio.rounded(charge), book - salvage)
+        if charge <= 0:
+            break
         charges[current] = charge
         book -= charge
         current += 1
