@@ -8,7 +8,8 @@ import pytest
 
 from builders.workflow import wfio
 from builders.workflow.evolve import NotEvolvableError, evolve, vary
-from builders.workflow.operators import OPERATORS, relayout_table, resample_data, with_table, table_header
+from builders.workflow.operators import (OPERATORS, TOLERANCE_FLOORS, relayout_table, resample_data, table_header,
+                                         with_table)
 from builders.workflow.seeds import load_seeds
 from conftest import SAMPLES
 from graders.workflow import write_tree
@@ -91,3 +92,19 @@ def test_a_seed_without_a_second_axis_is_not_evolvable(seeds):
         vary(seeds["netflow-top-talkers"].package, random.Random(1), (OPERATOR["resample_data"],))
     relaid = relayout_table(seeds["vat-return"].package, random.Random(1))
     assert _axes(seeds["vat-return"].package, relaid) == {"dependencies"}
+
+
+def test_tolerances_are_halved_down_to_a_floor_only(seeds):
+    original = seeds["calibration-curve"].package
+    package = original
+    for _ in range(12):
+        package = OPERATOR["tighten_grading"].apply(package, random.Random(1))
+
+    def rules(p):
+        return {(d.path, name): rule for d in p.deliverables for name, rule in [*d.columns.items(), *d.fields.items()]}
+
+    before, after = rules(original), rules(package)
+    for where, rule in before.items():
+        for key, floor in TOLERANCE_FLOORS.items():
+            if key in rule:
+                assert after[where][key] == min(rule[key], floor), where

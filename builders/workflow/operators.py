@@ -160,9 +160,16 @@ def relayout_table(package: WorkflowPackage, rng: random.Random) -> WorkflowPack
     return with_table(package, name, table_header(package, name), rows, layout="jsonl")
 
 
+TOLERANCE_FLOORS = {"abs": 1e-4, "rel": 1e-5}
+"""Tolerances are never halved below these: a correct answer's float noise must still pass."""
+
+
+def _halvable(rule: dict) -> list[str]:
+    return [k for k, floor in TOLERANCE_FLOORS.items() if rule.get("type") == "number" and rule.get(k, 0) > floor]
+
+
 def _numeric_rules(package: WorkflowPackage) -> bool:
-    return any(rule.get("type") == "number" and (rule.get("abs") or rule.get("rel"))
-               for d in package.deliverables for rule in [*d.columns.values(), *d.fields.values()])
+    return any(_halvable(rule) for d in package.deliverables for rule in [*d.columns.values(), *d.fields.values()])
 
 
 def _tightens(package: WorkflowPackage) -> bool:
@@ -171,11 +178,12 @@ def _tightens(package: WorkflowPackage) -> bool:
 
 
 def _halved(rules: dict[str, dict]) -> dict[str, dict]:
-    return {name: {**rule, **{k: rule[k] / 2 for k in ("abs", "rel") if rule.get(k)}} for name, rule in rules.items()}
+    return {name: {**rule, **{k: max(rule[k] / 2, TOLERANCE_FLOORS[k]) for k in _halvable(rule)}}
+            for name, rule in rules.items()}
 
 
 def tighten_grading(package: WorkflowPackage, rng: random.Random) -> WorkflowPackage:
-    """Halve numeric tolerances, grade the instructed row order of one keyed CSV, and re-weight deliverables."""
+    """Halve numeric tolerances (down to a floor), grade the instructed row order of one keyed CSV, re-weight deliverables."""
     unordered = [i for i, d in enumerate(package.deliverables) if d.format == "csv" and d.key and not d.ordered]
     ordered_now = rng.choice(unordered) if unordered else None
     heavier = rng.randrange(len(package.deliverables))
