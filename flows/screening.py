@@ -27,12 +27,12 @@ def sign_unsigned(catalog: Catalog, data: DataDir) -> int:
 def near_duplicate_index(catalog: Catalog, data: DataDir, landed: bool) -> NearDuplicateIndex:
     """An index of the registered earlier releases' tasks and, when `landed`, of every task landed so far."""
     index = NearDuplicateIndex()
-    for name, task_id, signed in registered_releases(data.root):
-        index.add(task_id, f"release {name}", signed)
+    for name, task_id, signed, parent in registered_releases(data.root):
+        index.add(task_id, f"release {name}", signed, parent)
     if landed:
         sign_unsigned(catalog, data)
-        for task_id, signed in catalog.signatures():
-            index.add(task_id, "landed", signed)
+        for task_id, signed, parent in catalog.signatures():
+            index.add(task_id, "landed", signed, parent)
     return index
 
 

@@ -7,9 +7,11 @@ JSON string in `extra_info`. Point verl at this module
 (`custom_reward_function.path=graders/reward.py`, `name=compute_score`).
 
 `REWARD_ENTRIES` maps a family to how its replies are scored. Text-answer families
-use `InProcessScorer` (the scorer `graders.scorer_for(grader)` names). A family
-whose grader must run in `sandbox/` (held-out tests of a repository, a workflow's
-grader program) registers its own entry with the same three methods. Every entry
+use `InProcessScorer` (the scorer `graders.scorer_for(grader)` names); so does
+workflow, whose installed scorer grades a JSON mapping of deliverable files with
+the same code its sandboxed grader program runs. A family whose grading must run
+task code in `sandbox/` (held-out tests of a repository) registers its own entry
+with the same three methods. Every entry
 names its reference and no-op submissions, so each row can be checked to score
 1 for its reference and 0 for doing nothing.
 """
@@ -55,7 +57,9 @@ class InProcessScorer:
 
 
 IN_PROCESS = InProcessScorer()
-REWARD_ENTRIES: dict[str, RewardEntry] = {"long_context": IN_PROCESS, "literature": IN_PROCESS}
+REWARD_ENTRIES: dict[str, RewardEntry] = {
+    "long_context": IN_PROCESS, "literature": IN_PROCESS, "workflow": IN_PROCESS,
+}
 """Family → reward entry. A family's tasks cannot be trained on until it has one here."""
 
 
@@ -106,8 +110,8 @@ def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_
 def task_info(task: Task) -> dict[str, Any]:
     """The task fields every RL row's `extra_info` carries (payload, grader, environment as JSON strings)."""
     return {"task_id": task.task_id, "family": task.family, "kind": task.kind, "capability": task.capability,
-            "payload": canonical_json(task.payload), "grader": canonical_json(task.grader),
-            "environment": canonical_json(task.environment)}
+            "parent_task_id": task.lineage.parent_task_id, "payload": canonical_json(task.payload),
+            "grader": canonical_json(task.grader), "environment": canonical_json(task.environment)}
 
 
 def score_task(task: Task, solution: str) -> float:

@@ -144,11 +144,11 @@ class Catalog:
         return self._insert("signatures", [{"task_id": task_id, "family": family, "signature": signed}
                                            for task_id, (family, signed) in sorted(signatures.items())])
 
-    def signatures(self) -> list[tuple[str, bytes]]:
-        """(task id, signature) of every accepted task that has one, by task id."""
+    def signatures(self) -> list[tuple[str, bytes, str | None]]:
+        """(task id, signature, parent task id) of every accepted task that has a signature, by task id."""
         return self.con.execute(
-            "SELECT s.task_id, s.signature FROM signatures s JOIN tasks t USING (task_id) "
-            "WHERE t.status = 'accepted' ORDER BY s.task_id").fetchall()
+            "SELECT s.task_id, s.signature, json_extract_string(t.lineage, '$.parent_task_id') FROM signatures s "
+            "JOIN tasks t USING (task_id) WHERE t.status = 'accepted' ORDER BY s.task_id").fetchall()
 
     def unsigned_accepted(self) -> dict[str, list[str]]:
         """Accepted tasks with no signature yet (landed before signatures were kept, or before a crash), by shard."""

@@ -4,7 +4,8 @@
 - `prompt`: the chat messages the solver sees (`role`, `content`);
 - `ability`: the capability the task trains;
 - `reward_model`: `{style: "rule", ground_truth}` with the hidden reference as a JSON string;
-- `extra_info`: `index`, `split`, `task_id`, `family`, `kind`, `capability`, the `payload`,
+- `extra_info`: `index`, `split`, `task_id`, `family`, `kind`, `capability`, `parent_task_id` (the task it
+  was evolved from, if any), the `payload`,
   `grader` and `environment` as JSON strings, `need_tools_kwargs`, `tools_kwargs` and
   `interaction_kwargs`;
 - `agent_name`: `tool_agent` for a task with tools, else `single_turn_agent` (verl's agent loops).
@@ -14,9 +15,10 @@ model calls a tool, so `tools_kwargs` is a struct with one field per tool name
 of the export (the union over its tasks, sorted; a task without a tool leaves it
 null) and each tool is created with the task id and the task's environment, from
 which the tool is rebuilt (a literature task's search index from the collection
-snapshot shipped beside the data). `interaction_kwargs` carries `name` (the
-environment's kind, which verl's interaction registry is keyed by) and the
-environment. Every other uneven or nested field is a JSON string, so every file
+snapshot shipped beside the data). A task that acts in an environment (tools, an
+environment kind or a sandbox image) has `interaction_kwargs`: `name` (the
+environment's kind, else the family; verl's interaction registry is keyed by
+it) and the environment. Every other uneven or nested field is a JSON string, so every file
 of an export has one schema whatever the family.
 """
 
@@ -34,9 +36,22 @@ TOOL_AGENT, SINGLE_TURN_AGENT = "tool_agent", "single_turn_agent"
 REWARD_STYLE = "rule"
 
 
+def function_tools(environment: dict[str, Any]) -> list[str]:
+    """The names of the tools a task environment offers in OpenAI function format (pinned tool versions, such
+    as a workflow's `{"python": "3.11"}`, are not callable tools)."""
+    tools = environment.get("tools")
+    return [tool["function"]["name"] for tool in tools if isinstance(tool, dict) and "function" in tool] \
+        if isinstance(tools, list) else []
+
+
 def tool_names(environments: Iterable[dict[str, Any]]) -> list[str]:
-    """Every tool name offered by these task environments (OpenAI function format), sorted."""
-    return sorted({tool["function"]["name"] for env in environments for tool in env.get("tools") or []})
+    """Every callable tool name offered by these task environments, sorted."""
+    return sorted({name for env in environments for name in function_tools(env)})
+
+
+def has_environment(environment: dict[str, Any]) -> bool:
+    """Whether a task acts in an environment: callable tools, a named environment kind or a sandbox image."""
+    return bool(function_tools(environment) or environment.get("kind") or environment.get("image"))
 
 
 def rl_schema(tools: Sequence[str]) -> pa.Schema:
@@ -44,8 +59,8 @@ def rl_schema(tools: Sequence[str]) -> pa.Schema:
     text = pa.string()
     create = pa.struct([("create_kwargs", pa.struct([("task_id", text), ("environment", text)]))])
     extra = [("index", pa.int64()), ("split", text), ("task_id", text), ("family", text), ("kind", text),
-             ("capability", text), ("payload", text), ("grader", text), ("environment", text),
-             ("need_tools_kwargs", pa.bool_())]
+             ("capability", text), ("parent_task_id", text), ("payload", text), ("grader", text),
+             ("environment", text), ("need_tools_kwargs", pa.bool_())]
     if tools:
         extra.append(("tools_kwargs", pa.struct([(name, create) for name in tools])))
     extra.append(("interaction_kwargs", pa.struct([("name", text), ("environment", text)])))
@@ -61,14 +76,14 @@ def rl_schema(tools: Sequence[str]) -> pa.Schema:
 
 def rl_row(task: Task, index: int, tools: Sequence[str]) -> dict[str, Any]:
     """One task as an RL row; `index` is its position in its family's export, `tools` the export's tool names."""
-    offered = tool_names([task.environment])
+    offered = function_tools(task.environment)
     environment = canonical_json(task.environment)
     create = {"create_kwargs": {"task_id": task.task_id, "environment": environment}}
     extra: dict[str, Any] = {"index": index, "split": SPLIT, **task_info(task), "need_tools_kwargs": bool(offered)}
     if tools:
         extra["tools_kwargs"] = {name: create for name in tools if name in offered} if offered else None
     extra["interaction_kwargs"] = ({"name": task.environment.get("kind", task.family), "environment": environment}
-                                   if offered else None)
+                                   if has_environment(task.environment) else None)
     return {
         "data_source": data_source_for(task.family),
         "prompt": [{"role": m.role, "content": m.content} for m in task.prompt],

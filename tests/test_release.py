@@ -11,19 +11,30 @@ import datasets
 import pyarrow.parquet as pq
 import pytest
 
+import sandbox
+from builders.base import BuildContext
 from builders.literature.kinds import KINDS
+from builders.workflow import WorkflowBuilder
+from conftest import SAMPLES
 from factories import land_validated, literature_tasks, long_context_tasks, paper_collection
 from flows.decontam import add_evalset
 from flows.screening import landing_screen, release_screen
 from graders.literature_env import environment_for
 from graders.reward import compute_score, family_of, reward_entry
-from schemas import Message, Task, task_id_for
+from schemas import Message, PlanItem, Task, task_id_for
 from store.layout import DataDir
 from store.release import export_release
 from validators.decontamination import task_fields
 from validators.runner import default_checks, validate
 
-FAMILIES = ("literature", "long_context")
+FAMILIES = ("literature", "long_context", "workflow")
+
+
+def workflow_tasks(count: int) -> list[Task]:
+    """Real workflow tasks from the shipped seeds (reference workflows run in the process sandbox)."""
+    item = PlanItem(family="workflow", capability="verification", quota=count, gap_ids=["gap-w"], priority=1.0)
+    context = BuildContext(cycle_id="test-cycle", options={"source": str(SAMPLES / "workflow_seeds")})
+    return list(WorkflowBuilder().build(item, context))
 
 
 def _export(data: DataDir, version: str, out) -> dict:
@@ -36,8 +47,12 @@ def built(tmp_path_factory):
     root = tmp_path_factory.mktemp("release")
     source = paper_collection(root / "papers.jsonl", count=200, seed=3)
     data = DataDir(root / "data")
-    tasks = literature_tasks(source, data.root, list(KINDS)) + long_context_tasks(2, target_tokens=4096)
-    landed = land_validated(data, tasks)
+    with pytest.MonkeyPatch.context() as patch:
+        chosen = sandbox.get_sandbox("process")
+        patch.setattr(sandbox, "default_sandbox", lambda: chosen)
+        tasks = (literature_tasks(source, data.root, list(KINDS)) + long_context_tasks(2, target_tokens=4096)
+                 + workflow_tasks(2))
+        landed = land_validated(data, tasks)
     assert [t.status for t in landed] == ["accepted"] * len(tasks)
     out = root / "release-1"
     return {"root": root, "source": source, "data": data, "tasks": tasks, "release": out,
@@ -76,7 +91,11 @@ def test_tool_tasks_carry_verl_tool_kwargs_and_their_tools_work_from_the_release
     assert len(found["results"]) == 3
     long_context = datasets.load_dataset(str(out), "long_context", split="train", cache_dir=str(built["root"] / "hf"))
     assert {r["agent_name"] for r in long_context} == {"single_turn_agent"}
-    assert all(r["extra_info"]["tools_kwargs"] is None for r in long_context)
+    assert all(r["extra_info"]["tools_kwargs"] is None and r["extra_info"]["interaction_kwargs"] is None
+               for r in long_context)
+    workflow = datasets.load_dataset(str(out), "workflow", split="train", cache_dir=str(built["root"] / "hf"))
+    assert {r["extra_info"]["interaction_kwargs"]["name"] for r in workflow} == {"workflow"}
+    assert json.loads(workflow[0]["extra_info"]["environment"])["network"] is False
     envelopes = datasets.load_dataset(str(out), "literature_envelope", split="train",
                                      cache_dir=str(built["root"] / "hf"))
     assert [e["task_id"] for e in envelopes] == [r["extra_info"]["task_id"] for r in literature]
@@ -135,14 +154,16 @@ def test_planted_overlaps_remove_exactly_those_tasks_and_the_report_names_each_m
     assert "| heldout | heldout.jsonl | 2 | 1 | 2 | 0 |" in card
 
 
-def _variant(task: Task) -> Task:
-    """The task with one word of its question changed: a near-duplicate under another task id."""
+def _variant(task: Task, number: int = 1, parent: str | None = None) -> Task:
+    """The task with one word of its question changed: a near-duplicate under another task id (an evolved
+    child when `parent` is given)."""
     user = task.prompt[-1].content
-    changed = user[::-1].replace(" eht ", " a ", 1)[::-1]
+    changed = user[::-1].replace(" eht ", " a "[::-1] * number, 1)[::-1]
     assert changed != user
-    payload = {**task.payload, "variant": 1}
+    payload = {**task.payload, "variant": number}
     return task.model_copy(update={"task_id": task_id_for(task.family, task.kind, payload), "payload": payload,
-                                   "prompt": [*task.prompt[:-1], Message(role="user", content=changed)]})
+                                   "prompt": [*task.prompt[:-1], Message(role="user", content=changed)],
+                                   "lineage": task.lineage.model_copy(update={"parent_task_id": parent})})
 
 
 def test_near_duplicates_are_removed_at_landing_and_against_an_earlier_release(built, tmp_path):
@@ -154,6 +175,8 @@ def test_near_duplicates_are_removed_at_landing_and_against_an_earlier_release(b
     result = next(r for r in decided.validation if r.check == "near_duplicate")
     assert decided.status == "rejected" and result.detail["matches"][0]["task_id"] == original.task_id
     assert f"task {original.task_id} (landed)" in result.reason and result.score >= 0.8
+    (child,) = land_validated(own, [_variant(original, 2, parent=original.task_id)], "cycle-2b")
+    assert child.status == "accepted", "an evolved child is no near-duplicate of its parent"
 
     fresh = DataDir(tmp_path / "fresh")
     registered = add_evalset(built["release"], fresh, name="rel-1")

@@ -5,8 +5,9 @@ the removal names that task.
 What a task asks is the text of its non-system prompt messages (system messages are a family's shared
 instructions). It is cut into word 5-grams of normalised words (`validators.evalsets.words`), each hashed to
 32 bits, signed with a 128-permutation MinHash and looked up with MinHash LSH at an estimated Jaccard
-similarity of 0.8 or more. A task is never its own near-duplicate: a rerun, or a later release carrying a task
-over, keeps it.
+similarity of 0.8 or more. A task is never its own near-duplicate (a rerun, or a later release carrying a task
+over, keeps it), nor its parent's or its child's: evolution derives a variant on purpose, and its family's
+checks (the judge, hardness) certify that it differs.
 
 Earlier releases are registered like evaluation sets (`taskforge decontam add RELEASE_DIR`): the signatures of
 their tasks are kept in the data dir as `evalsets/<name>.minhash.parquet`.
@@ -82,31 +83,33 @@ class Near:
 
 
 class NearDuplicateIndex:
-    """Signatures of known tasks in an LSH index; each task id is held once (its first origin)."""
+    """Signatures of known tasks (with their parent task, if any) in an LSH index; each task id is held once
+    (its first origin)."""
 
     def __init__(self) -> None:
         self.lsh = MinHashLSH(threshold=THRESHOLD, num_perm=NUM_PERM)
-        self.entries: dict[str, tuple[str, MinHash]] = {}
+        self.entries: dict[str, tuple[str, MinHash, str | None]] = {}
 
     def __len__(self) -> int:
         return len(self.entries)
 
-    def add(self, task_id: str, origin: str, signature_bytes: bytes) -> None:
+    def add(self, task_id: str, origin: str, signature_bytes: bytes, parent: str | None = None) -> None:
         """Index a task's signature (a task id already held is kept as it was)."""
         if task_id in self.entries:
             return
         minhash = _minhash(signature_bytes)
-        self.entries[task_id] = (origin, minhash)
+        self.entries[task_id] = (origin, minhash, parent)
         self.lsh.insert(task_id, minhash)
 
-    def near(self, task_id: str, signature_bytes: bytes) -> list[Near]:
-        """Other tasks whose estimated Jaccard similarity reaches the threshold, closest first."""
+    def near(self, task_id: str, signature_bytes: bytes, parent: str | None = None) -> list[Near]:
+        """Other tasks, not the task itself, its parent or its children, whose estimated Jaccard similarity
+        reaches the threshold, closest first."""
         minhash = _minhash(signature_bytes)
         found = []
         for other in self.lsh.query(minhash):
-            if other == task_id:
+            origin, theirs, their_parent = self.entries[other]
+            if task_id in (other, their_parent) or other == parent:
                 continue
-            origin, theirs = self.entries[other]
             jaccard = round(float(minhash.jaccard(theirs)), 3)
             if jaccard >= THRESHOLD:
                 found.append(Near(other, origin, jaccard))
@@ -129,9 +132,10 @@ class NearDuplicateCheck:
 
     def run(self, task: Task) -> ValidationResult:
         signed = signature(asked_text(task.prompt))
-        near = self.index.near(task.task_id, signed)
+        parent = task.lineage.parent_task_id
+        near = self.index.near(task.task_id, signed, parent)
         if not near:
-            self.index.add(task.task_id, self.origin, signed)
+            self.index.add(task.task_id, self.origin, signed, parent)
             self.passed[task.task_id] = (task.family, signed)
         return ValidationResult(
             check=self.name, passed=not near, score=near[0].jaccard if near else 0.0,
@@ -141,24 +145,26 @@ class NearDuplicateCheck:
         )
 
 
-def _release_rows(folder: Path) -> Iterator[tuple[str, str, str]]:
-    """(task id, family, asked text) of every RL row of a taskforge release folder."""
+def _release_rows(folder: Path) -> Iterator[tuple[str, str, str | None, str]]:
+    """(task id, family, parent task id, asked text) of every RL row of a taskforge release folder."""
     files = sorted((folder / "data").glob("*/*.parquet"))
     if not (folder / RELEASE_MARKER).is_file() or not files:
         raise InputError(folder.name, f"not a taskforge release folder (needs {RELEASE_MARKER} and data/*/*.parquet)")
     for path in files:
         for row in pq.read_table(path, columns=["prompt", "extra_info"]).to_pylist():
             prompt = [Message(role=m["role"], content=m["content"]) for m in row["prompt"]]
-            yield row["extra_info"]["task_id"], row["extra_info"]["family"], asked_text(prompt)
+            info = row["extra_info"]
+            yield info["task_id"], info["family"], info.get("parent_task_id"), asked_text(prompt)
 
 
-RELEASE_SIGNATURES = pa.schema([("task_id", pa.string()), ("family", pa.string()), ("signature", pa.binary())])
+RELEASE_SIGNATURES = pa.schema([("task_id", pa.string()), ("family", pa.string()), ("parent_task_id", pa.string()),
+                                ("signature", pa.binary())])
 
 
 def release_signatures(folder: Path) -> pa.Table:
     """The signatures of an earlier release's tasks (RL rows under `data/`), to register as references."""
-    rows = [{"task_id": task_id, "family": family, "signature": signature(text)}
-            for task_id, family, text in _release_rows(Path(folder))]
+    rows = [{"task_id": task_id, "family": family, "parent_task_id": parent, "signature": signature(text)}
+            for task_id, family, parent, text in _release_rows(Path(folder))]
     return pa.Table.from_pylist(rows, schema=RELEASE_SIGNATURES)
 
 
@@ -167,18 +173,18 @@ def release_signatures_path(data_dir: Path, name: str) -> Path:
     return registry_dir(data_dir) / f"{name}{RELEASE_SUFFIX}"
 
 
-def registered_releases(data_dir: Path | None) -> Iterator[tuple[str, str, bytes]]:
-    """(release name, task id, signature) of every registered earlier release of a data dir."""
+def registered_releases(data_dir: Path | None) -> Iterator[tuple[str, str, bytes, str | None]]:
+    """(release name, task id, signature, parent task id) of every registered earlier release of a data dir."""
     folder = registry_dir(data_dir) if data_dir else None
     for path in sorted(folder.glob(f"*{RELEASE_SUFFIX}")) if folder and folder.is_dir() else []:
         name = path.name.removesuffix(RELEASE_SUFFIX)
         for row in pq.read_table(path).to_pylist():
-            yield name, row["task_id"], row["signature"]
+            yield name, row["task_id"], row["signature"], row["parent_task_id"]
 
 
 def release_summaries(data_dir: Path) -> list[dict[str, object]]:
     """Each registered earlier release with its number of tasks."""
     counts: dict[str, int] = {}
-    for name, _, _ in registered_releases(data_dir):
+    for name, *_ in registered_releases(data_dir):
         counts[name] = counts.get(name, 0) + 1
     return [{"name": name, "tasks": n} for name, n in sorted(counts.items())]
