@@ -1,8 +1,9 @@
 """`taskforge sft`: demonstrations for supervised fine-tuning from traces (and builder runs), as a Prefect flow.
 
 Every episode read is decided by the selection policy (`validators.demonstrations`)
-and recorded in the catalog's `sft_examples`, selected or not, with the reason and
-any regrade; unreadable inputs are quarantined. Selected episodes are written as
+and recorded in the catalog's `sft_examples` under the run's id (derived from the
+traces and options), selected or not, with the reason and any regrade; unreadable
+inputs are quarantined under the same id. Selected episodes are written as
 the SFT view (`store.sft_view`) under `<out>/data/`.
 """
 
@@ -34,7 +35,6 @@ def sft_export(traces: list[str], out_dir: str, data_dir: str | None = None,
     examples: list[dict[str, Any]] = []
     quarantined: list[Quarantined] = []
     with data.open_catalog() as catalog:
-        catalog.start_cycle(run_id, "sft", {"traces": [s.name for s in sources], "builder_runs": builder_runs})
         landed = LandedTasks(catalog, data.shards)
 
         def episodes() -> Iterator[tuple[Episode, str]]:
@@ -68,13 +68,10 @@ def sft_export(traces: list[str], out_dir: str, data_dir: str | None = None,
         with catalog.transaction():
             catalog.record_sft(run_id, examples)
             catalog.record_quarantine(run_id, quarantined)
-        selected = [e for e in examples if e["selected"]]
-        summary = {
-            "kind": "sft", "cycle_id": run_id, "episodes": len(examples), "selected": len(selected),
-            "by_reason": dict(sorted(Counter(e["reason"].split(":")[0] for e in examples).items())),
-            "regraded": sum(1 for e in examples if e["regrade"].startswith("regraded")),
-            "not_regradable": sum(1 for e in examples if e["regrade"].startswith("not regradable")),
-            "quarantined": len(quarantined), "files": [f.relative_to(Path(out_dir)).as_posix() for f in files],
-        }
-        catalog.finish_cycle(run_id, "completed", summary)
-    return summary
+    return {
+        "kind": "sft", "run_id": run_id, "episodes": len(examples), "selected": sum(e["selected"] for e in examples),
+        "by_reason": dict(sorted(Counter(e["reason"].split(":")[0] for e in examples).items())),
+        "regraded": sum(1 for e in examples if e["regrade"].startswith("regraded")),
+        "not_regradable": sum(1 for e in examples if e["regrade"].startswith("not regradable")),
+        "quarantined": len(quarantined), "files": [f.relative_to(Path(out_dir)).as_posix() for f in files],
+    }

@@ -135,6 +135,51 @@ def _remove_stale(out_dir: Path, keep: set[str]) -> None:
                 (out_dir / name).unlink(missing_ok=True)
 
 
+def _screened(tasks: list[Task], screen: ReleaseScreen | None) -> tuple[list[Task], list[dict[str, Any]]]:
+    """The tasks the release screen keeps, and a removal record for each result that failed."""
+    kept, removed = [], []
+    for task in tasks:
+        failed = [r for r in screen.check(task) if not r.passed] if screen else []
+        removed.extend(_removal(task, result, "release") for result in failed)
+        if not failed:
+            kept.append(task)
+    return kept, removed
+
+
+def _write_family(out_dir: Path, family: str, tasks: list[Task], tools: list[str]) -> list[Path]:
+    """A family's RL view and envelope files, split alike, row i of one being row i of the other."""
+    rl_rows = [rl_row(task, index, tools) for index, task in enumerate(tasks)]
+    sizes = [len(json.dumps(row, ensure_ascii=False)) for row in rl_rows]
+    parts = _ranges(sizes)
+    written = []
+    for number, (start, end) in enumerate(parts):
+        name = f"train-{number:05d}-of-{len(parts):05d}.parquet"
+        row_bytes = sum(sizes[start:end]) // (end - start)
+        written.append(_write(pa.Table.from_pylist(rl_rows[start:end], schema=rl_schema(tools)),
+                              out_dir / "data" / family / name, row_bytes))
+        written.append(_write(to_table(tasks[start:end], Task), out_dir / "envelope" / family / name, row_bytes))
+    return written
+
+
+def _environment_files(tasks: Iterable[Task]) -> set[str]:
+    """The data-dir files the tasks' environments are rebuilt from."""
+    needed: set[str] = set()
+    for task in tasks:
+        files_of = ENVIRONMENT_FILES.get(task.environment.get("kind"))
+        needed.update(files_of(task.environment) if files_of else [])
+    return needed
+
+
+def _ship(data: DataDir, relative: str, out_dir: Path) -> Path:
+    """Copy one environment file from the data dir into the release."""
+    if not (data.root / relative).is_file():
+        raise TaskforgeError(f"{relative}: missing from the data dir, and released tasks' environments need it")
+    target = out_dir / relative
+    with atomic_path(target) as tmp:
+        shutil.copyfile(data.root / relative, tmp)
+    return target
+
+
 def export_release(catalog: Catalog, data: DataDir, version: str, out_dir: Path,
                    screen: ReleaseScreen | None = None) -> ReleaseResult:
     """Write the release folder (see the module docstring) and return what it holds."""
@@ -152,44 +197,22 @@ def export_release(catalog: Catalog, data: DataDir, version: str, out_dir: Path,
     needed: set[str] = set()
     summaries: dict[str, dict[str, Any]] = {}
     for family, paths in sorted(by_family.items()):
-        kept = []
-        for task in _family_tasks(data.shards, sorted(paths)):
-            failed = [r for r in screen.check(task) if not r.passed] if screen else []
-            removed.extend(_removal(task, result, "release") for result in failed)
-            if not failed:
-                kept.append(task)
+        kept, left_out = _screened(_family_tasks(data.shards, sorted(paths)), screen)
+        removed += left_out
         rows[family] = len(kept)
         summaries[family] = {"kinds": dict(sorted(Counter(t.kind for t in kept).items())), "sources": _sources(kept)}
-        for task in kept:
-            files_of = ENVIRONMENT_FILES.get(task.environment.get("kind"))
-            needed.update(files_of(task.environment) if files_of else [])
-        if not kept:
-            continue
-        rl_rows = [rl_row(task, index, tools) for index, task in enumerate(kept)]
-        sizes = [len(json.dumps(row, ensure_ascii=False)) for row in rl_rows]
-        parts = _ranges(sizes)
-        for number, (start, end) in enumerate(parts):
-            name = f"train-{number:05d}-of-{len(parts):05d}.parquet"
-            row_bytes = sum(sizes[start:end]) // (end - start)
-            written.append(_write(pa.Table.from_pylist(rl_rows[start:end], schema=rl_schema(tools)),
-                                  out_dir / "data" / family / name, row_bytes))
-            written.append(_write(to_table(kept[start:end], Task), out_dir / "envelope" / family / name, row_bytes))
-    for relative in sorted(needed):
-        if not (data.root / relative).is_file():
-            raise TaskforgeError(f"{relative}: missing from the data dir, and released tasks' environments need it")
-        target = out_dir / relative
-        with atomic_path(target) as tmp:
-            shutil.copyfile(data.root / relative, tmp)
-        written.append(target)
+        needed |= _environment_files(kept)
+        if kept:
+            written += _write_family(out_dir, family, kept, tools)
+    written += [_ship(data, relative, out_dir) for relative in sorted(needed)]
     removals = _landing_removals(catalog) + removed
     references = screen.references() if screen else {}
     report = {"version": version, **references, "removed": removals}
     write_text_atomic(out_dir / "decontamination.json", json.dumps(report, indent=1, sort_keys=True) + "\n")
-    written.append(out_dir / "decontamination.json")
     card = release_card(version, {f: n for f, n in rows.items() if n}, summaries, funnel(catalog, None), removals,
                         references, sorted(needed))
     write_text_atomic(out_dir / "README.md", card)
-    written.append(out_dir / "README.md")
+    written += [out_dir / "decontamination.json", out_dir / "README.md"]
     names = {path.relative_to(out_dir).as_posix() for path in written}
     _remove_stale(out_dir, names)
     checksums = {name: sha256_file(out_dir / name) for name in sorted(names)}
