@@ -10,7 +10,7 @@ from prefect import flow
 from builders.registry import builder_for
 from flows.artifacts import publish
 from flows.runners import make_task_runner
-from flows.stages import build_stage, family_counts, land_stage, plan_for_family
+from flows.stages import build_stage, family_counts, land_stage, plan_for_family, quarantine_stage
 from schemas import content_id
 from store.catalog import Catalog
 from store.layout import DEFAULT_DATA_DIR, DataDir
@@ -41,7 +41,9 @@ def run_build(family: str, count: int, capability: str, data_dir: str | None, se
         decided = build_stage(build_plan, data, {"cycle_id": run_id, "seed": seed, "options": options},
                               {family: options["source"]} if options.get("source") else None)
         land_stage(decided, data, run_id, catalog)
+        quarantined = quarantine_stage(decided, run_id, catalog)
         summary = {"kind": "build_family", "cycle_id": run_id, "families": family_counts(decided),
+                   "quarantine": [{"source": q.source, "reason": q.reason} for q in quarantined],
                    "shards": catalog.shard_paths(run_id)}
         catalog.finish_cycle(run_id, "completed", summary)
     publish(summary)

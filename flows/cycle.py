@@ -12,7 +12,8 @@ from builders.registry import available_families
 from diagnosis.readers import discover
 from flows.artifacts import publish
 from flows.runners import make_task_runner
-from flows.stages import build_stage, diagnose_stage, family_counts, land_stage, plan_stage, run_id_for
+from flows.stages import (build_stage, diagnose_stage, family_counts, land_stage, plan_stage, quarantine_stage,
+                          run_id_for)
 from schemas import TaskforgeError
 from store.catalog import Catalog
 from store.layout import DEFAULT_DATA_DIR, SAMPLES_DIR, DataDir
@@ -48,6 +49,7 @@ def run_cycle(traces: list[str] | None, data_dir: str | None, budget: int, famil
         context = {"cycle_id": cycle_id, "seed": seed, "options": {"target_tokens": target_tokens}}
         decided = build_stage(build_plan, data, context, sources)
         landed = land_stage(decided, data, cycle_id, catalog)
+        unusable = quarantine_stage(decided, cycle_id, catalog)
         summary = {
             "kind": "cycle",
             "cycle_id": cycle_id,
@@ -56,7 +58,7 @@ def run_cycle(traces: list[str] | None, data_dir: str | None, budget: int, famil
             "diagnoses": len(diagnosed.diagnoses),
             "diagnoses_by_mode": dict(sorted(Counter(d.failure_mode.value for d in diagnosed.diagnoses).items())),
             "quarantined": len(diagnosed.quarantined),
-            "quarantine": [{"source": q.source, "reason": q.reason} for q in diagnosed.quarantined],
+            "quarantine": [{"source": q.source, "reason": q.reason} for q in [*diagnosed.quarantined, *unusable]],
             "gaps": [g.model_dump(include={"family", "capability", "failure_mode", "count", "priority"})
                      for g in diagnosed.gaps],
             "plan": [i.model_dump(include={"family", "capability", "quota"}) for i in build_plan.items],

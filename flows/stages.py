@@ -118,6 +118,13 @@ def land_stage(decided: list[dict[str, Any]], data: DataDir, cycle_id: str, cata
     return result
 
 
+def quarantine_stage(decided: list[dict[str, Any]], cycle_id: str, catalog: Catalog) -> list[Quarantined]:
+    """Commit the resources builders could not use (kept beside each build batch) to the catalog."""
+    quarantined = [q for d in decided for q in read_batch(Path(d["quarantine"]), Quarantined)]
+    catalog.record_quarantine(cycle_id, quarantined)
+    return quarantined
+
+
 def family_counts(decided: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Per-family funnel counts summed over decided batches."""
     totals: dict[str, dict[str, Any]] = {}

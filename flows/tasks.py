@@ -39,14 +39,22 @@ def diagnose_batch(sources: list[tuple[str, str]], out_dir: str, batch_id: str) 
     return {kind: str(path) for kind, path in paths.items()}
 
 
+def quarantine_path(candidates: Path) -> Path:
+    """Where a build batch keeps the resources its builder could not use (beside its candidates)."""
+    return candidates.with_name(f"{candidates.stem}.quarantine.parquet")
+
+
 @task(name="build-batch")
 def build_batch(item: dict[str, Any], context: dict[str, Any], out_path: str) -> str:
-    """Build the candidates of one plan item (or one slice of it) into a batch file."""
+    """Build the candidates of one plan item (or one slice of it) into a batch file; resources the
+    builder could not use go to the batch's quarantine file."""
     out = Path(out_path)
     if not out.exists():
         plan_item = PlanItem.model_validate(item)
         builder = builder_for(plan_item.family)
-        write_batch(out, builder.build(plan_item, BuildContext(**context)), Task)
+        built = list(builder.build(plan_item, BuildContext(**context)))
+        write_batch(quarantine_path(out), [b for b in built if isinstance(b, Quarantined)], Quarantined)
+        write_batch(out, [b for b in built if isinstance(b, Task)], Task)
     return str(out)
 
 
@@ -56,7 +64,7 @@ def validate_batch(in_path: str, out_path: str) -> dict[str, Any]:
     out = Path(out_path)
     if not out.exists():
         write_batch(out, validate_all(iter_batch(Path(in_path), Task)), Task)
-    return {"path": str(out), "counts": batch_counts(out)}
+    return {"path": str(out), "counts": batch_counts(out), "quarantine": str(quarantine_path(Path(in_path)))}
 
 
 def batch_counts(path: Path) -> dict[str, dict[str, Any]]:

@@ -9,9 +9,10 @@ from typing import Any
 
 from graders.base import Scorer
 from graders.long_context import OrderedLabels
+from graders.mle import CompetitionScorer
 from schemas import TaskforgeError
 
-SCORERS: dict[str, Scorer] = {scorer.name: scorer for scorer in (OrderedLabels(),)}
+SCORERS: dict[str, Scorer] = {scorer.name: scorer for scorer in (OrderedLabels(), CompetitionScorer())}
 
 
 class UnknownScorerError(TaskforgeError):

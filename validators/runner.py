@@ -8,10 +8,14 @@ from schemas import Task, TaskforgeError, ValidationResult
 from validators.base import Check, timed
 from validators.evidence import EvidenceCheck
 from validators.leakage import LeakageCheck
+from validators.mle_determinism import GraderDeterminismCheck
+from validators.mle_noop import MleNoOpCheck
+from validators.mle_reference import MleReferenceCheck
 from validators.noop import NoOpCheck
 from validators.reference import ReferenceCheck
 
-DEFAULT_CHECKS: tuple[Check, ...] = (NoOpCheck(), ReferenceCheck(), LeakageCheck(), EvidenceCheck())
+DEFAULT_CHECKS: tuple[Check, ...] = (NoOpCheck(), ReferenceCheck(), LeakageCheck(), EvidenceCheck(),
+                                     MleNoOpCheck(), MleReferenceCheck(), GraderDeterminismCheck())
 
 
 def validate(task: Task, checks: Iterable[Check] = DEFAULT_CHECKS) -> Task:
