@@ -21,9 +21,9 @@ class BuildContext:
 class Builder(Protocol):
     """Turns one plan item into candidate tasks (unvalidated, status `candidate`).
 
-    A resource the builder cannot use (unreadable, unlabelled, failing to
-    build) is yielded as a `Quarantined` record with the reason instead of a
-    task, so the rest of the batch goes on and the catalog keeps the reason.
+    A candidate that cannot be built (a repository that will not install, a
+    dataset without labels …) is yielded as a `Quarantined` record naming the
+    resource and the problem, and the builder goes on with the next one.
 
     `default_source` names the shipped sample resource (relative to
     `data/samples/`) used when a run gives no `source` option; None when the

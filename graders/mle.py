@@ -135,9 +135,9 @@ def _aligned(submission: pl.DataFrame, answers: pl.DataFrame, id_column: str, co
         raise InvalidSubmission(f"wrong columns: expected {[id_column, *columns]}"
                                 + (f"; missing {missing}" if missing else "") + (f"; unexpected {extra}" if extra else ""))
     ids = submission[id_column].str.strip_chars()
-    if ids.is_duplicated().any():
-        raise InvalidSubmission(f"{int(ids.is_duplicated().sum())} rows repeat an id, e.g. "
-                                f"{ids.filter(ids.is_duplicated()).to_list()[0]!r}")
+    repeated = ids.filter(ids.is_duplicated()).unique(maintain_order=True)
+    if repeated.len():
+        raise InvalidSubmission(f"{repeated.len()} ids occur more than once, e.g. {repeated[0]!r}")
     expected = set(answers[id_column].to_list())
     got = set(ids.to_list())
     if expected - got:
