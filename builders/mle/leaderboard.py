@@ -89,7 +89,7 @@ def baseline_plan(competition: Competition, seed: int) -> dict[str, Any]:
     }
 
 
-def _workspace(competition: Competition, plan: dict[str, Any], root: Path) -> Path:
+def baseline_workspace(competition: Competition, plan: dict[str, Any], root: Path) -> Path:
     """A folder with the public train and test files, the script and its plan (nothing private)."""
     workspace = root / "workspace"
     (workspace / "public").mkdir(parents=True)
@@ -105,8 +105,8 @@ def run_baselines(competition: Competition, sandbox: Sandbox, seed: int) -> Base
     plan = baseline_plan(competition, seed)
     with tempfile.TemporaryDirectory(prefix="taskforge-mle-") as tmp:
         root = Path(tmp)
-        job = Job(command=("python", BASELINE_SCRIPT.name, "plan.json"), workspace=_workspace(competition, plan, root),
-                  network=False, timeout_s=BASELINE_TIMEOUT_S, memory_mb=BASELINE_MEMORY_MB,
+        job = Job(command=("python", BASELINE_SCRIPT.name, "plan.json"),
+                  workspace=baseline_workspace(competition, plan, root), network=False, timeout_s=BASELINE_TIMEOUT_S, memory_mb=BASELINE_MEMORY_MB,
                   env=(("OMP_NUM_THREADS", "1"), ("OPENBLAS_NUM_THREADS", "1")),
                   collect=("submissions",), label=f"mle-baselines-{competition.competition_id}")
         started = time.perf_counter()
