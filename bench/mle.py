@@ -2,7 +2,8 @@
 
 Builds one competition from a dataset (scikit-learn's breast_cancer by default,
 `--source` for a CSV/Parquet file, `--rows N` for a generated binary dataset of
-N rows) and prints, per phase, our time, the bare cost and their ratio:
+N rows) through the builder, `--repeat` times, and prints per phase the median
+of our time, the bare cost and their ratio:
 
 - prepare: problem inference, seeded split, checks, checksums, CSV texts
   vs. a bare `train_test_split` of the frame written as CSV texts;
@@ -12,7 +13,7 @@ N rows) and prints, per phase, our time, the bare cost and their ratio:
   vs. the metric alone on already aligned arrays;
 - description and validation (every check on the finished task): ours only.
 
-    .venv/bin/python bench/mle.py [--source FILE] [--rows N] [--sandbox docker|process] [--repeat 5]
+    .venv/bin/python bench/mle.py [--source FILE] [--rows N] [--sandbox docker|process] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -33,16 +34,14 @@ sys.path.insert(0, str(REPO))
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
-from builders.mle.description import description_facts, render_description  # noqa: E402
 from builders.mle.inference import define_problem  # noqa: E402
-from builders.mle.leaderboard import baseline_plan, baseline_workspace, build_leaderboard, run_baselines  # noqa: E402
+from builders.mle.leaderboard import baseline_plan, baseline_workspace, run_baselines  # noqa: E402
 from builders.mle.prepare import prepare  # noqa: E402
 from builders.mle.source import dataset_spec, load_table  # noqa: E402
-from builders.mle.task import payload_for  # noqa: E402
+from builders.mle.task import Timings, competition_task  # noqa: E402
 from graders.mle import frame_from_csv  # noqa: E402
 from graders.mle_metrics import METRICS, Truth  # noqa: E402
 from sandbox import get_sandbox  # noqa: E402
-from schemas import Lineage, Message, Task  # noqa: E402
 from validators.runner import validate  # noqa: E402
 
 
@@ -63,11 +62,12 @@ def _dataset(args: argparse.Namespace, folder: Path) -> Path:
         x = rng.normal(size=(args.rows, 8))
         label = (x[:, 0] - x[:, 1] * x[:, 2] + rng.normal(0, 0.5, args.rows) > 0).astype(int)
         frame = pl.DataFrame({f"x{k}": x[:, k].round(5) for k in range(8)}).with_columns(pl.Series("label", label))
+        name = f"generated_{args.rows}"
     else:
         from sklearn.datasets import load_breast_cancer
 
-        frame = pl.from_pandas(load_breast_cancer(as_frame=True).frame)
-    path = folder / "dataset.csv"
+        frame, name = pl.from_pandas(load_breast_cancer(as_frame=True).frame), "breast_cancer"
+    path = folder / f"{name}.csv"
     frame.write_csv(path)
     return path
 
@@ -111,55 +111,47 @@ def main() -> None:
     parser.add_argument("--source", help="a CSV or Parquet dataset (its settings file beside it is read)")
     parser.add_argument("--rows", type=int, help="generate a binary dataset of this many rows instead")
     parser.add_argument("--sandbox", choices=("docker", "process"), help="sandbox backend (default: auto)")
-    parser.add_argument("--repeat", type=int, default=5, help="repetitions of the fast phases (median)")
+    parser.add_argument("--repeat", type=int, default=3, help="builds to run (medians are printed)")
     args = parser.parse_args()
+    sandbox = get_sandbox(args.sandbox)
+    lineage = {"cycle_id": "bench", "gap_ids": [], "builder": "bench", "builder_version": "0"}
     with tempfile.TemporaryDirectory(prefix="bench-mle-") as tmp:
         folder = Path(tmp)
         path = _dataset(args, folder)
         spec = dataset_spec(path, path.parent)
-        seed = 7
-        sandbox = get_sandbox(args.sandbox)
-        rows: list[tuple[str, float, float | None]] = []
-
-        def prepared():
-            frame, problem = define_problem(load_table(spec), spec)
-            return prepare(frame, problem, seed, spec.name, spec.test_fraction)
-
-        competition = prepared()
-        rows.append(("prepare", _median_time(prepared, args.repeat),
-                     _median_time(lambda: _bare_prepare(path, competition.problem.target), args.repeat)))
-        started = time.perf_counter()
-        runs = run_baselines(competition, sandbox, seed)
-        ours = time.perf_counter() - started
-        rows.append((f"baselines ({sandbox.backend})", ours, _bare_baselines(competition, seed, folder)))
-        leaderboard = build_leaderboard(competition, runs)
-        rows.append(("grading (10 submissions)", _median_time(lambda: build_leaderboard(competition, runs), args.repeat),
-                     _median_time(lambda: _bare_grading(competition, runs), args.repeat)))
-        started = time.perf_counter()
-        description = render_description(description_facts(competition, spec.name, spec.description))
-        rows.append(("description", time.perf_counter() - started, None))
-        task = Task(task_id="bench", family="mle", kind="tabular_competition", capability="bench",
-                    prompt=[Message(role="user", content=description)],
-                    payload=payload_for(competition, leaderboard, description, spec.name),
-                    reference={"answers": competition.answers, "best_submission": leaderboard.best_submission,
-                               "best_entry": leaderboard.best["entry"], "best_score": leaderboard.best["score"],
-                               "checksums": {k: v for k, v in competition.checksums.items() if k.startswith("private/")}},
-                    grader={**competition.grader, "thresholds": vars(leaderboard.thresholds)},
-                    lineage=Lineage(cycle_id="bench", resource_id="bench", resource_revision="bench",
-                                    builder="bench", builder_version="0"))
-        started = time.perf_counter()
-        decided = validate(task)
-        rows.append((f"validation ({decided.status})", time.perf_counter() - started, None))
-    split = competition.split
+        ours: dict[str, list[float]] = {}
+        for _ in range(args.repeat):
+            timings = Timings()
+            started = time.perf_counter()
+            task = competition_task(spec, sandbox, "bench", lineage, seed=0, timings=timings)
+            timings.phases["build total"] = time.perf_counter() - started
+            started = time.perf_counter()
+            decided = validate(task)
+            timings.phases["validation"] = time.perf_counter() - started
+            for phase, seconds in timings.phases.items():
+                ours.setdefault(phase, []).append(seconds)
+        competition = prepare(*define_problem(load_table(spec), spec), task.lineage.seed, spec.name,
+                              spec.test_fraction)
+        runs = run_baselines(competition, sandbox, task.lineage.seed)
+        bare = {
+            "prepare": _median_time(lambda: _bare_prepare(path, competition.problem.target), args.repeat),
+            "baselines": statistics.median(_bare_baselines(competition, task.lineage.seed, folder)
+                                           for _ in range(args.repeat)),
+            "grading": _median_time(lambda: _bare_grading(competition, runs), args.repeat),
+        }
+    split, board = task.payload["split"], task.payload["leaderboard"]
     print(f"dataset: {spec.name}, {split['rows']} rows ({split['train_rows']} train / {split['test_rows']} test), "
-          f"metric {competition.problem.metric}, best baseline {leaderboard.best['entry']} "
-          f"at {leaderboard.best['score']}")
-    print(f"{'phase':<28}{'ours (s)':>10}{'bare (s)':>10}{'ratio':>8}")
-    for phase, ours, bare in rows:
-        ratio = f"{ours / bare:.1f}x" if bare else "-"
-        print(f"{phase:<28}{ours:>10.3f}{(f'{bare:.3f}' if bare is not None else '-'):>10}{ratio:>8}")
-    total = sum(ours for phase, ours, _ in rows if not phase.startswith("validation"))
-    print(f"{'build total (no validation)':<28}{total:>10.3f}")
+          f"metric {task.payload['metric']}, best baseline {board[0]['entry']} at {board[0]['score']}, "
+          f"sandbox {sandbox.backend}, {decided.status}, median of {args.repeat} builds")
+    print(f"{'phase':<14}{'ours (s)':>10}{'bare (s)':>10}{'ratio':>8}   bare = ")
+    notes = {"prepare": "train_test_split + CSV texts", "baselines": "same script, plain host subprocess",
+             "grading": "metric on aligned arrays (10 submissions)"}
+    for phase in ("prepare", "baselines", "grading", "description", "build total", "validation"):
+        mine = statistics.median(ours[phase])
+        other = bare.get(phase)
+        ratio = f"{mine / other:.1f}x" if other else "-"
+        print(f"{phase:<14}{mine:>10.3f}{(f'{other:.3f}' if other is not None else '-'):>10}{ratio:>8}   "
+              f"{notes.get(phase, '')}")
 
 
 if __name__ == "__main__":

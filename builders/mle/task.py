@@ -65,9 +65,11 @@ def competition_task(spec: DatasetSpec, sandbox: Sandbox, capability: str, linea
     started = time.perf_counter()
     leaderboard = build_leaderboard(competition, runs)
     timings.add("grading", started)
+    started = time.perf_counter()
     title = spec.title or spec.name.replace("_", " ").title()
     description = render_description(description_facts(competition, title, spec.description))
     payload = payload_for(competition, leaderboard, description, title)
+    timings.add("description", started)
     return Task(
         task_id=task_id_for("mle", KIND, payload), family="mle", kind=KIND, capability=capability,
         prompt=[Message(role="system", content=SYSTEM), Message(role="user", content=user_message(description))],
