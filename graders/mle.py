@@ -133,7 +133,8 @@ def _aligned(submission: pl.DataFrame, answers: pl.DataFrame, id_column: str, co
     extra = sorted(present - {id_column, *columns})
     if missing or extra:
         raise InvalidSubmission(f"wrong columns: expected {[id_column, *columns]}"
-                                + (f"; missing {missing}" if missing else "") + (f"; unexpected {extra}" if extra else ""))
+                                + (f"; missing {missing}" if missing else "")
+                                + (f"; unexpected {extra}" if extra else ""))
     ids = submission[id_column].str.strip_chars()
     repeated = ids.filter(ids.is_duplicated()).unique(maintain_order=True)
     if repeated.len():

@@ -45,16 +45,19 @@ class Metric:
 
 
 def _accuracy(truth: Truth, predicted: np.ndarray) -> float:
+    """Share of rows whose predicted label is the true one."""
     return float(np.mean(truth.target == predicted))
 
 
 def _f1_macro(truth: Truth, predicted: np.ndarray) -> float:
+    """F1 per class, averaged over the classes."""
     from sklearn import metrics as skm
 
     return float(skm.f1_score(truth.target, predicted, labels=list(truth.classes), average="macro", zero_division=0))
 
 
 def _roc_auc(truth: Truth, predicted: np.ndarray) -> float:
+    """ROC AUC of the probability of the positive class (the last class in sorted order)."""
     from sklearn import metrics as skm
 
     positive = truth.target == truth.classes[-1]
@@ -62,6 +65,7 @@ def _roc_auc(truth: Truth, predicted: np.ndarray) -> float:
 
 
 def _log_loss(truth: Truth, predicted: np.ndarray) -> float:
+    """Cross-entropy of clipped, row-normalised class probabilities (one column: the positive class)."""
     if predicted.shape[1] == 1:
         positive = predicted[:, 0]
         predicted = np.column_stack([1.0 - positive, positive])
@@ -74,10 +78,12 @@ def _log_loss(truth: Truth, predicted: np.ndarray) -> float:
 
 
 def _rmse(truth: Truth, predicted: np.ndarray) -> float:
+    """Root mean squared error."""
     return float(np.sqrt(np.mean((truth.target.astype(float) - predicted[:, 0]) ** 2)))
 
 
 def _mae(truth: Truth, predicted: np.ndarray) -> float:
+    """Mean absolute error."""
     return float(np.mean(np.abs(truth.target.astype(float) - predicted[:, 0])))
 
 

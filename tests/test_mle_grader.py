@@ -100,7 +100,8 @@ def test_multiclass_log_loss_takes_one_probability_column_per_class(tmp_path):
     (lambda f: f.with_columns(pl.lit("NaN").alias("label")), "not finite numbers"),
     (lambda f: f.with_columns(pl.lit("high").alias("label")), "not finite numbers, e.g. 'high'"),
     (lambda f: pl.concat([f, f.head(1)]), "1 ids occur more than once"),
-    (lambda f: f.with_columns((pl.col("id").cast(pl.Int64) + 100000).cast(pl.Utf8).alias("id")), "ids of the test set are missing"),
+    (lambda f: f.with_columns((pl.col("id").cast(pl.Int64) + 100000).cast(pl.Utf8).alias("id")),
+     "ids of the test set are missing"),
     (lambda f: f.with_columns(pl.lit("1.5").alias("label")), "probabilities must lie in [0, 1]"),
 ])
 def test_invalid_submissions_get_a_report_with_the_reason(tmp_path, mutate, message):

@@ -118,6 +118,7 @@ def _nearest_predictions(train_x: np.ndarray, train_y: np.ndarray, query: np.nda
 
 
 def _perfect(predicted: Any, truth: list[Any], regression: bool) -> bool:
+    """Every label predicted: exactly for classes, with R² of at least REGRESSION_PERFECT_R2 for values."""
     if any(p is None for p in predicted):
         return False
     if not regression:
@@ -179,7 +180,8 @@ def mle_leaks(task: Task) -> list[str]:
     leaks = []
     if target in test.columns:
         leaks.append(f"the public test.csv holds the label column {target!r}")
-    shared = set(train[id_column].to_list()) & set(answers[id_column].to_list()) if id_column in train.columns else set()
+    train_ids = set(train[id_column].to_list()) if id_column in train.columns else set()
+    shared = train_ids & set(answers[id_column].to_list())
     if shared:
         leaks.append(f"{len(shared)} test ids also occur in the public train.csv, with their labels")
     for name in ("test.csv", "sample_submission.csv"):

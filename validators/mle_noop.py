@@ -21,7 +21,8 @@ class MleNoOpCheck:
         elif report.any_medal:
             reason = f"the sample submission wins a medal (score {report.score}, gold at {report.gold_threshold})"
         elif report.above_median:
-            reason = f"the sample submission scores {report.score}, beyond the median threshold {report.median_threshold}"
+            reason = (f"the sample submission scores {report.score}, beyond the median threshold "
+                      f"{report.median_threshold}")
         else:
             reason = None
         return ValidationResult(check=self.name, passed=reason is None, score=report.score, reason=reason,

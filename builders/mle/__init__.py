@@ -34,6 +34,7 @@ class MleBuilder:
     default_source = "mle"
 
     def build(self, item: PlanItem, context: BuildContext) -> Iterator[Task | Quarantined]:
+        """One task per dataset of the item's slice of the source, in name order; unusable ones quarantined."""
         source = context.options.get("source")
         if not source:
             yield Quarantined.from_error(InputError("mle", "no dataset source given"), "build", "mle")

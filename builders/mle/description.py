@@ -70,10 +70,12 @@ def description_facts(competition: Competition, title: str, user_description: st
 
 
 def _task_sentence(facts: dict[str, Any]) -> str:
+    """What to predict, in one sentence."""
     target = facts["target"]["name"]
     if facts["task_type"] == "classification":
         classes = facts["target"]["classes"]
-        return f"Predict the class `{target}` ({len(classes)} classes: {', '.join(map(str, classes))}) of each test row."
+        listed = ", ".join(map(str, classes))
+        return f"Predict the class `{target}` ({len(classes)} classes: {listed}) of each test row."
     if facts["task_type"] == "ranking":
         return (f"Score each test row so that, within each `{facts['group_column']}` group, rows with a higher "
                 f"relevance `{target}` come first.")
@@ -81,6 +83,7 @@ def _task_sentence(facts: dict[str, Any]) -> str:
 
 
 def _submission_text(facts: dict[str, Any]) -> str:
+    """The submission format: header, what the prediction columns hold, the sample's first rows."""
     columns = facts["submission_columns"]
     metric = METRICS[facts["metric"]["name"]]
     what = {"label": "the predicted class", "value": "the predicted value or score",

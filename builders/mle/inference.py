@@ -41,6 +41,7 @@ class Problem:
 
 
 def _target_column(frame: pl.DataFrame, spec: DatasetSpec) -> str:
+    """The label column: the one named in the settings, else the one column with a label-like name."""
     if spec.target:
         if spec.target not in frame.columns:
             raise InputError(spec.display, f"target column {spec.target!r} is not among the columns {frame.columns}")
@@ -55,11 +56,14 @@ def _target_column(frame: pl.DataFrame, spec: DatasetSpec) -> str:
 
 
 def _is_integral(values: pl.Series) -> bool:
+    """All values are whole numbers."""
     floats = values.cast(pl.Float64)
     return bool((floats == floats.round(0)).all())
 
 
 def _task_type(target: pl.Series, spec: DatasetSpec) -> str:
+    """The task type given, else: ranking with a group column, classification for text or few integer
+    levels, regression otherwise."""
     if spec.task_type:
         if spec.task_type not in TASK_TYPES:
             raise InputError(spec.display, f"task type {spec.task_type!r} is not one of {', '.join(TASK_TYPES)}")
@@ -98,6 +102,7 @@ def _dropped_id_columns(frame: pl.DataFrame, spec: DatasetSpec, target: str) -> 
 
 
 def _check_classes(labels: pl.Series, spec: DatasetSpec) -> tuple[str, ...]:
+    """The sorted classes, after checking there are 2 to MAX_CLASSES of them, each with enough rows."""
     counts = labels.value_counts()
     classes = _sorted_labels(counts[labels.name].to_list())
     if len(classes) < 2:
@@ -113,6 +118,7 @@ def _check_classes(labels: pl.Series, spec: DatasetSpec) -> tuple[str, ...]:
 
 
 def _check_numeric(target: pl.Series, spec: DatasetSpec, task_type: str) -> None:
+    """A regression or ranking label must be finite numbers."""
     if not target.dtype.is_numeric():
         raise InputError(spec.display, f"a {task_type} target must be numeric, {target.name!r} is {target.dtype}")
     if not target.cast(pl.Float64).is_finite().all():
@@ -120,6 +126,7 @@ def _check_numeric(target: pl.Series, spec: DatasetSpec, task_type: str) -> None
 
 
 def _check_groups(frame: pl.DataFrame, spec: DatasetSpec) -> str:
+    """The ranking group column, after checking it exists and has enough groups of two or more rows."""
     group = spec.group_column
     if not group or group not in frame.columns:
         raise InputError(spec.display, f"a ranking task needs its 'group_column' among the columns ({group!r} is not)")
@@ -130,6 +137,7 @@ def _check_groups(frame: pl.DataFrame, spec: DatasetSpec) -> str:
 
 
 def _metric(spec: DatasetSpec, task_type: str, classes: tuple[str, ...]) -> str:
+    """The metric asked for (or the task type's default), checked against the task type and the classes."""
     name = spec.metric or default_metric(task_type, len(classes))
     metric = METRICS.get(name)
     if metric is None:

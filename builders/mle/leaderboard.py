@@ -106,7 +106,8 @@ def run_baselines(competition: Competition, sandbox: Sandbox, seed: int) -> Base
     with tempfile.TemporaryDirectory(prefix="taskforge-mle-") as tmp:
         root = Path(tmp)
         job = Job(command=("python", BASELINE_SCRIPT.name, "plan.json"),
-                  workspace=baseline_workspace(competition, plan, root), network=False, timeout_s=BASELINE_TIMEOUT_S, memory_mb=BASELINE_MEMORY_MB,
+                  workspace=baseline_workspace(competition, plan, root), network=False,
+                  timeout_s=BASELINE_TIMEOUT_S, memory_mb=BASELINE_MEMORY_MB,
                   env=(("OMP_NUM_THREADS", "1"), ("OPENBLAS_NUM_THREADS", "1")),
                   collect=("submissions",), label=f"mle-baselines-{competition.competition_id}")
         started = time.perf_counter()

@@ -73,6 +73,7 @@ def slug(name: str) -> str:
 
 
 def _require(condition: bool, message: str) -> None:
+    """Stop preparation when a guarantee of the split does not hold."""
     if not condition:
         raise PreparationError(f"split check failed: {message}")
 
@@ -120,6 +121,7 @@ def _within_budget(frame: pl.DataFrame, problem: Problem, rng: np.random.Generat
 
 
 def _id_column(columns: list[str]) -> str:
+    """The name of the fresh id column: `id`, unless a feature already has that name."""
     name = "id"
     while name in columns:
         name = f"{name}_"
@@ -183,7 +185,8 @@ def prepare(frame: pl.DataFrame, problem: Problem, seed: int, name: str, test_fr
     _check(frame, train, test, sample, answers, id_column, problem)
     public = {"train.csv": train.write_csv(), "test.csv": test.write_csv(), "sample_submission.csv": sample.write_csv()}
     answers_text = answers.write_csv()
-    checksums = {**{f"public/{k}": checksum(v) for k, v in public.items()}, f"private/{ANSWERS_FILE}": checksum(answers_text)}
+    checksums = {**{f"public/{k}": checksum(v) for k, v in public.items()},
+                 f"private/{ANSWERS_FILE}": checksum(answers_text)}
     total = sum(len(text.encode("utf-8")) for text in [*public.values(), answers_text])
     _require(total <= INLINE_BUDGET_BYTES, f"{total} bytes of files exceed the inline budget of {INLINE_BUDGET_BYTES}")
     split = {
@@ -192,5 +195,5 @@ def prepare(frame: pl.DataFrame, problem: Problem, seed: int, name: str, test_fr
         "stratified_by": problem.target if problem.task_type == "classification" else problem.group_column,
         "subsampled": frame.height < source_rows,
     }
-    return Competition(competition_id=competition_id, id_column=id_column, problem=problem, grader=grader, public=public,
-                       answers=answers_text, split=split, checksums=checksums)
+    return Competition(competition_id=competition_id, id_column=id_column, problem=problem, grader=grader,
+                       public=public, answers=answers_text, split=split, checksums=checksums)

@@ -96,7 +96,8 @@ def load_table(spec: DatasetSpec) -> pl.DataFrame:
         else:
             frame = pl.read_csv(spec.path, infer_schema_length=10000, null_values=["", "NA", "NaN", "nan"])
     except (pl.exceptions.PolarsError, OSError, ValueError) as exc:
-        raise InputError(spec.display, f"cannot be read as {spec.path.suffix[1:]}: {str(exc).splitlines()[0]}") from None
+        first_line = str(exc).splitlines()[0]
+        raise InputError(spec.display, f"cannot be read as {spec.path.suffix[1:]}: {first_line}") from None
     if frame.height == 0 or frame.width == 0:
         raise InputError(spec.display, "the dataset is empty")
     return frame
