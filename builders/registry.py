@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from builders.base import Builder
+from builders.literature import LiteratureBuilder
 from builders.long_context import LongContextBuilder
 from builders.mle import MleBuilder
 from schemas import TaskforgeError
 
-BUILDERS: dict[str, Builder] = {builder.family: builder for builder in (LongContextBuilder(), MleBuilder())}
+BUILDERS: dict[str, Builder] = {builder.family: builder
+                                for builder in (LongContextBuilder(), LiteratureBuilder(), MleBuilder())}
 
 
 class UnknownFamilyError(TaskforgeError):

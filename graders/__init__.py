@@ -8,11 +8,13 @@ from __future__ import annotations
 from typing import Any
 
 from graders.base import Scorer
-from graders.long_context import OrderedLabels
+from graders.literature import SCORERS as LITERATURE_SCORERS
+from graders.long_context import LONG_CONTEXT_SCORERS
 from graders.mle import CompetitionScorer
 from schemas import TaskforgeError
 
-SCORERS: dict[str, Scorer] = {scorer.name: scorer for scorer in (OrderedLabels(), CompetitionScorer())}
+SCORERS: dict[str, Scorer] = {scorer.name: scorer for scorer in (*LONG_CONTEXT_SCORERS, *LITERATURE_SCORERS,
+                                                                   CompetitionScorer())}
 
 
 class UnknownScorerError(TaskforgeError):

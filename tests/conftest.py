@@ -13,6 +13,8 @@ os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
 
 import pytest  # noqa: E402
 
+pytest_plugins = ["sandbox_fixtures"]
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 SAMPLES = REPO / "data" / "samples"
