@@ -12,13 +12,15 @@ import pytest
 from sklearn.datasets import load_breast_cancer, load_diabetes
 
 from builders.base import BuildContext
-from builders.mle import MleBuilder
+from builders.mle import MleBuilder, leaderboard
 from graders import mle_metrics, scorer_for
 from graders.mle import GradingReport, frame_from_csv, grade
 from mle_data import generated_frame, write_dataset
+from sandbox import BASE_IMAGE
 from schemas import PlanItem, Quarantined, Task, from_row, to_row
 from validators.runner import validate
 
+pytestmark = pytest.mark.docker
 DATASETS = {
     "breast_cancer": (lambda: pl.from_pandas(load_breast_cancer(as_frame=True).frame), None),
     "diabetes": (lambda: pl.from_pandas(load_diabetes(as_frame=True).frame), None),
@@ -33,11 +35,12 @@ LOWER_IS_BETTER = {"diabetes", "generated_multiclass"}
 
 def _build(folder, quota):
     item = PlanItem(family="mle", capability="implementation", quota=quota, gap_ids=["gap-m"], priority=1.0)
-    return list(MleBuilder().build(item, BuildContext(cycle_id="test-mle", options={"source": str(folder)})))
+    options = {"source": str(folder), "sandbox": "docker"}
+    return list(MleBuilder().build(item, BuildContext(cycle_id="test-mle", options=options)))
 
 
 @pytest.fixture(scope="module")
-def source(tmp_path_factory):
+def source(tmp_path_factory, docker_engine):
     folder = tmp_path_factory.mktemp("mle") / "datasets"
     for name, (make, settings) in DATASETS.items():
         write_dataset(make(), folder, name, settings)
@@ -126,7 +129,7 @@ def test_the_same_dataset_builds_the_same_task(tmp_path, tasks):
     assert again.task_id == first.task_id and again.payload["leaderboard"] == first.payload["leaderboard"]
 
 
-def test_datasets_without_labels_are_quarantined_and_the_batch_goes_on(tmp_path):
+def test_datasets_without_labels_are_quarantined_and_the_batch_goes_on(tmp_path, docker_engine):
     folder = tmp_path / "bad"
     write_dataset(generated_frame("binary").drop("label"), folder, "unlabelled")
     write_dataset(generated_frame("binary").with_columns(pl.lit(None, pl.Int64).alias("label")), folder, "empty")
@@ -138,6 +141,17 @@ def test_datasets_without_labels_are_quarantined_and_the_batch_goes_on(tmp_path)
     assert "bad/unlabelled.csv: dataset without labels" in reasons["bad/unlabelled.csv"]
     assert "label column 'label' is empty" in reasons["bad/empty.csv"]
     assert "single class" in reasons["bad/one_class.csv"]
+
+
+def test_a_sandbox_without_the_baseline_packages_is_quarantined_as_infrastructure(tmp_path, docker_engine,
+                                                                                 monkeypatch):
+    make, settings = DATASETS["generated_binary"]
+    write_dataset(make(), tmp_path / "plain", "generated_binary", settings)
+    monkeypatch.setattr(leaderboard, "baseline_image", lambda sandbox: BASE_IMAGE)
+    (quarantined,) = _build(tmp_path / "plain", quota=1)
+    assert isinstance(quarantined, Quarantined) and quarantined.infrastructure
+    assert quarantined.error_type == "BaselineEnvironmentError"
+    assert "missing package for the baselines: No module named 'numpy'" in quarantined.reason
 
 
 def test_planted_label_in_the_public_test_file_is_rejected_by_leakage(tasks):

@@ -12,7 +12,13 @@ from flows.cli import main
 from mle_data import generated_frame, write_dataset
 from store.catalog import Catalog
 
-pytestmark = pytest.mark.usefixtures("prefect_server")
+pytestmark = [pytest.mark.usefixtures("prefect_server", "docker_engine"), pytest.mark.docker]
+
+
+@pytest.fixture(autouse=True)
+def docker_backend(monkeypatch):
+    """The baselines need the docker backend's science image."""
+    monkeypatch.setenv("TASKFORGE_SANDBOX", "docker")
 
 
 def _cli_json(capsys, *argv: str) -> dict:

@@ -14,15 +14,16 @@ from pathlib import Path
 from typing import Iterator
 
 from builders.base import BuildContext
-from builders.mle.leaderboard import BaselineError
+from builders.mle.leaderboard import BaselineEnvironmentError, BaselineError
 from builders.mle.prepare import PreparationError
 from builders.mle.source import dataset_paths, dataset_spec
 from builders.mle.task import competition_task
 from sandbox import get_sandbox
 from schemas import InputError, PlanItem, Quarantined, Task
 
-DATASET_ERRORS = (InputError, BaselineError, PreparationError)
-"""Failures that belong to a dataset: it is quarantined and the others go on."""
+DATASET_ERRORS = (InputError, BaselineError, PreparationError, BaselineEnvironmentError)
+"""Failures that stop one dataset: it is quarantined and the others go on (a sandbox without the baselines'
+packages is recorded as infrastructure, without retries that could not help)."""
 
 
 class MleBuilder:

@@ -1,8 +1,9 @@
 """Baseline solutions of an MLE competition; runs inside the sandbox, on the public files only.
 
 This file is copied into the sandbox workspace and run as a script
-(`python baselines.py plan.json`). It imports nothing from taskforge: only
-numpy, pandas and scikit-learn, which the sandbox image provides. It reads
+(`python3 baselines.py plan.json`). It imports nothing from taskforge: only
+numpy, pandas and scikit-learn, which the sandbox image provides (exit code 3
+when they are missing). It reads
 `public/train.csv` and `public/test.csv`, fits every entry of the plan (a model
 family on a seeded share of the training rows), and writes one submission per
 entry to `submissions/<entry>.csv`, plus `submissions/runs.json` with each
@@ -17,16 +18,20 @@ import time
 import traceback
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-from sklearn.compose import ColumnTransformer
-from sklearn.ensemble import (HistGradientBoostingClassifier, HistGradientBoostingRegressor, RandomForestClassifier,
-                              RandomForestRegressor)
-from sklearn.impute import SimpleImputer
-from sklearn.linear_model import LogisticRegression, Ridge
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import OneHotEncoder, StandardScaler
-from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+try:
+    import numpy as np
+    import pandas as pd
+    from sklearn.compose import ColumnTransformer
+    from sklearn.ensemble import (HistGradientBoostingClassifier, HistGradientBoostingRegressor,
+                                  RandomForestClassifier, RandomForestRegressor)
+    from sklearn.impute import SimpleImputer
+    from sklearn.linear_model import LogisticRegression, Ridge
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+except ImportError as missing:  # the environment, not the data, is at fault: say so with a code of its own
+    print(f"missing package for the baselines: {missing}", file=sys.stderr)
+    sys.exit(3)
 
 MAX_CATEGORY_SHARE = 0.5
 """A text column with more distinct values than this share of the rows is free text; baselines skip it."""

@@ -26,7 +26,9 @@ from builders.mle.prepare import Competition
 from graders.mle import (MIN_LEADERBOARD, InvalidSubmission, Thresholds, metric_score, prediction_columns,
                          thresholds_from_leaderboard)
 from graders.mle_metrics import METRICS
-from sandbox import Job, Sandbox
+from sandbox import BASE_IMAGE, Job, Sandbox
+from sandbox.container import DockerSandbox
+from sandbox.images import PYTHON_ENVS, ImageBuildError, build_python_env_image
 from schemas import InfrastructureError, TaskforgeError
 
 BASELINE_SCRIPT = Path(__file__).with_name("baselines.py")
@@ -39,10 +41,30 @@ ENTRIES: tuple[tuple[str, float], ...] = (
 """Baseline entries of increasing strength: (model family, share of the training rows it sees)."""
 BASELINE_TIMEOUT_S = 600.0
 BASELINE_MEMORY_MB = 2048
+BASELINE_ENVIRONMENT = "science"
+"""The sandbox's Python environment with numpy, pandas and scikit-learn."""
+MISSING_PACKAGES_EXIT = 3
+"""The baseline script's exit code when numpy, pandas or scikit-learn cannot be imported."""
+NO_INTERPRETER_EXIT = 127
 
 
 class BaselineError(TaskforgeError):
     """The baselines could not produce a usable leaderboard for a competition."""
+
+
+class BaselineEnvironmentError(InfrastructureError):
+    """The sandbox has no Python with the baselines' packages: no dataset can be built until it has."""
+
+
+def baseline_image(sandbox: Sandbox) -> str:
+    """The image the baselines run in: the sandbox's `science` environment, built from host-downloaded wheels
+    the first time it is needed (the process backend runs the host's system folders, not images)."""
+    if not isinstance(sandbox, DockerSandbox):
+        return BASE_IMAGE
+    try:
+        return build_python_env_image(sandbox.client, PYTHON_ENVS[BASELINE_ENVIRONMENT]).tag
+    except ImageBuildError as exc:
+        raise BaselineEnvironmentError(f"the {BASELINE_ENVIRONMENT} image for the baselines: {exc}") from exc
 
 
 @dataclass(frozen=True)
@@ -105,7 +127,7 @@ def run_baselines(competition: Competition, sandbox: Sandbox, seed: int) -> Base
     plan = baseline_plan(competition, seed)
     with tempfile.TemporaryDirectory(prefix="taskforge-mle-") as tmp:
         root = Path(tmp)
-        job = Job(command=("python", BASELINE_SCRIPT.name, "plan.json"),
+        job = Job(command=("python3", BASELINE_SCRIPT.name, "plan.json"), image=baseline_image(sandbox),
                   workspace=baseline_workspace(competition, plan, root), network=False,
                   timeout_s=BASELINE_TIMEOUT_S, memory_mb=BASELINE_MEMORY_MB,
                   env=(("OMP_NUM_THREADS", "1"), ("OPENBLAS_NUM_THREADS", "1")),
@@ -115,6 +137,9 @@ def run_baselines(competition: Competition, sandbox: Sandbox, seed: int) -> Base
         seconds = time.perf_counter() - started
         if result.infrastructure_error:
             raise InfrastructureError(f"baselines of {competition.competition_id}: {result.infrastructure_error}")
+        if result.exit_code in (MISSING_PACKAGES_EXIT, NO_INTERPRETER_EXIT) and not result.timed_out:
+            raise BaselineEnvironmentError(f"the {result.backend} sandbox cannot run the baselines: "
+                                           f"{result.stderr.strip()[-300:]}")
         if not result.ok:
             why = "timed out" if result.timed_out else "ran out of memory" if result.oom_killed else \
                 f"exited with {result.exit_code}"

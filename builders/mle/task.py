@@ -10,10 +10,11 @@ from builders.base import derive_seed
 from builders.mle.description import (DATA_DIR, SUBMISSION_PATH, SYSTEM, WRITER, description_facts,
                                       render_description, user_message)
 from builders.mle.inference import define_problem
-from builders.mle.leaderboard import Leaderboard, build_leaderboard, run_baselines
+from builders.mle.leaderboard import BASELINE_ENVIRONMENT, Leaderboard, build_leaderboard, run_baselines
 from builders.mle.prepare import Competition, checksum, prepare
 from builders.mle.source import DatasetSpec, load_table
 from sandbox import Sandbox
+from sandbox.images import PYTHON_ENVS
 from schemas import Lineage, Message, Task, task_id_for
 
 KIND = "tabular_competition"
@@ -79,8 +80,9 @@ def competition_task(spec: DatasetSpec, sandbox: Sandbox, capability: str, linea
                    "checksums": {k: v for k, v in competition.checksums.items() if k.startswith("private/")},
                    "baseline_errors": leaderboard.excluded, "baseline_backend": runs.backend},
         grader={**competition.grader, "thresholds": vars(leaderboard.thresholds)},
-        environment={"image": "sandbox-ml", "network": False, "data_dir": DATA_DIR,
-                     "submission_path": SUBMISSION_PATH, "time_budget_s": TIME_BUDGET_S},
+        environment={"python_env": BASELINE_ENVIRONMENT,
+                     "packages": list(PYTHON_ENVS[BASELINE_ENVIRONMENT].requirements), "network": False,
+                     "data_dir": DATA_DIR, "submission_path": SUBMISSION_PATH, "time_budget_s": TIME_BUDGET_S},
         lineage=Lineage(**lineage, resource_id=f"dataset-{revision[:16]}", resource_revision=revision,
                         seed=split_seed),
     )
