@@ -20,6 +20,11 @@ from validators.mle_reference import MleReferenceCheck
 from validators.noop import NoOpCheck
 from validators.reachability import ReachabilityCheck
 from validators.reference import ReferenceCheck
+from validators.workflow_judge import WorkflowJudgeCheck
+from validators.workflow_noop import WorkflowNoOpCheck
+from validators.workflow_perturbation import WorkflowPerturbationCheck
+from validators.workflow_reference import WorkflowReferenceCheck
+from validators.workflow_review import WorkflowReviewCheck
 
 
 def default_checks(data_dir: Path | None = None) -> tuple[Check, ...]:
@@ -27,7 +32,8 @@ def default_checks(data_dir: Path | None = None) -> tuple[Check, ...]:
     read `data_dir`. Without one, literature tasks fail reachability and no evaluation set is registered."""
     return (NoOpCheck(), ReferenceCheck(), LeakageCheck(), EvidenceCheck(), DeterminismCheck(), AnswerabilityCheck(),
             HardnessCheck(), ReachabilityCheck(data_dir), DistractorCheck(data_dir), DecontaminationCheck(data_dir),
-            MleNoOpCheck(), MleReferenceCheck(), GraderDeterminismCheck())
+            WorkflowReviewCheck(), WorkflowJudgeCheck(), WorkflowNoOpCheck(), WorkflowReferenceCheck(),
+            WorkflowPerturbationCheck(), MleNoOpCheck(), MleReferenceCheck(), GraderDeterminismCheck())
 
 
 DEFAULT_CHECKS: tuple[Check, ...] = default_checks()
