@@ -14,6 +14,9 @@ from validators.distractors import DistractorCheck
 from validators.evidence import EvidenceCheck
 from validators.hardness import HardnessCheck
 from validators.leakage import LeakageCheck
+from validators.mle_determinism import GraderDeterminismCheck
+from validators.mle_noop import MleNoOpCheck
+from validators.mle_reference import MleReferenceCheck
 from validators.noop import NoOpCheck
 from validators.reachability import ReachabilityCheck
 from validators.reference import ReferenceCheck
@@ -30,7 +33,7 @@ def default_checks(data_dir: Path | None = None) -> tuple[Check, ...]:
     return (NoOpCheck(), ReferenceCheck(), LeakageCheck(), EvidenceCheck(), DeterminismCheck(), AnswerabilityCheck(),
             HardnessCheck(), ReachabilityCheck(data_dir), DistractorCheck(data_dir), DecontaminationCheck(data_dir),
             WorkflowReviewCheck(), WorkflowJudgeCheck(), WorkflowNoOpCheck(), WorkflowReferenceCheck(),
-            WorkflowPerturbationCheck())
+            WorkflowPerturbationCheck(), MleNoOpCheck(), MleReferenceCheck(), GraderDeterminismCheck())
 
 
 DEFAULT_CHECKS: tuple[Check, ...] = default_checks()
