@@ -7,9 +7,10 @@ JSON string in `extra_info`. Point verl at this module
 (`custom_reward_function.path=graders/reward.py`, `name=compute_score`).
 
 `REWARD_ENTRIES` maps a family to how its replies are scored. Text-answer families
-use `InProcessScorer` (the scorer `graders.scorer_for(grader)` names); so does
+use `InProcessScorer` (the scorer `graders.scorer_for(grader)` names); so do
 workflow, whose installed scorer grades a JSON mapping of deliverable files with
-the same code its sandboxed grader program runs. A family whose grading must run
+the same code its sandboxed grader program runs, and mle, whose scorer grades a
+submission CSV against the private answers with the competition's metric. A family whose grading must run
 task code in `sandbox/` (held-out tests of a repository) registers its own entry
 with the same three methods. Every entry
 names its reference and no-op submissions, so each row can be checked to score
@@ -58,7 +59,7 @@ class InProcessScorer:
 
 IN_PROCESS = InProcessScorer()
 REWARD_ENTRIES: dict[str, RewardEntry] = {
-    "long_context": IN_PROCESS, "literature": IN_PROCESS, "workflow": IN_PROCESS,
+    "long_context": IN_PROCESS, "literature": IN_PROCESS, "workflow": IN_PROCESS, "mle": IN_PROCESS,
 }
 """Family → reward entry. A family's tasks cannot be trained on until it has one here."""
 

@@ -15,8 +15,8 @@ model calls a tool, so `tools_kwargs` is a struct with one field per tool name
 of the export (the union over its tasks, sorted; a task without a tool leaves it
 null) and each tool is created with the task id and the task's environment, from
 which the tool is rebuilt (a literature task's search index from the collection
-snapshot shipped beside the data). A task that acts in an environment (tools, an
-environment kind or a sandbox image) has `interaction_kwargs`: `name` (the
+snapshot shipped beside the data). A task that acts in an environment (tools, a
+search index, a sandbox workspace …) has `interaction_kwargs`: `name` (the
 environment's kind, else the family; verl's interaction registry is keyed by
 it) and the environment. Every other uneven or nested field is a JSON string, so every file
 of an export has one schema whatever the family.
@@ -34,6 +34,7 @@ from schemas import SCHEMA_VERSION, Task, canonical_json
 SPLIT = "train"
 TOOL_AGENT, SINGLE_TURN_AGENT = "tool_agent", "single_turn_agent"
 REWARD_STYLE = "rule"
+PASSIVE_KEYS = {"time_budget_s", "tokenizer", "tools"}
 
 
 def function_tools(environment: dict[str, Any]) -> list[str]:
@@ -50,8 +51,9 @@ def tool_names(environments: Iterable[dict[str, Any]]) -> list[str]:
 
 
 def has_environment(environment: dict[str, Any]) -> bool:
-    """Whether a task acts in an environment: callable tools, a named environment kind or a sandbox image."""
-    return bool(function_tools(environment) or environment.get("kind") or environment.get("image"))
+    """Whether a task acts in an environment: callable tools, or anything besides a time budget, a tokenizer
+    and pinned tool versions (a search index, a sandbox image, a workspace, a data folder …)."""
+    return bool(function_tools(environment) or set(environment) - PASSIVE_KEYS)
 
 
 def rl_schema(tools: Sequence[str]) -> pa.Schema:
