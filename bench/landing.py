@@ -50,10 +50,12 @@ def timed(work):
 
 
 def row(label: str, ours: float, bare: float, unit: str) -> str:
+    """One line of figures: ours, bare, and how many times the bare rate ours is."""
     return f"{label:<52} {ours:>12.1f} {bare:>12.1f} {unit:<8} {bare / ours if ours else float('nan'):>7.2f}x"
 
 
 def text(rng: random.Random, vocabulary: list[str], n: int) -> str:
+    """`n` random words of the vocabulary."""
     return " ".join(rng.choice(vocabulary) for _ in range(n))
 
 
@@ -99,6 +101,7 @@ def bare_ngram_scan(texts: list[str], grams: set[tuple[str, ...]]) -> int:
 
 
 def main() -> None:
+    """Build the tasks and the evaluation set, then print each figure beside its bare cost."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=4000)
     parser.add_argument("--words", type=int, default=2500, help="words per task document")

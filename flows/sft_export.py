@@ -38,6 +38,7 @@ def sft_export(traces: list[str], out_dir: str, data_dir: str | None = None,
         landed = LandedTasks(catalog, data.shards)
 
         def episodes() -> Iterator[tuple[Episode, str]]:
+            """Episodes read from the traces (quarantining what cannot be read), then builder runs."""
             for item in read_traces(sources):
                 if isinstance(item, Quarantined):
                     quarantined.append(item)
@@ -50,6 +51,7 @@ def sft_export(traces: list[str], out_dir: str, data_dir: str | None = None,
                         yield demonstration, "builder"
 
         def rows() -> Iterator[dict[str, Any]]:
+            """SFT rows of the selected episodes; every decision is kept for the catalog."""
             for episode, source in episodes():
                 task = landed.get(episode.task_id)
                 earlier = catalog.regrades([episode.episode_id]).get(episode.episode_id)

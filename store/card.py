@@ -13,6 +13,7 @@ SHOWN_RESOURCES = 3
 
 
 def _configs(families: list[str]) -> str:
+    """The card's `configs:` entries: the RL view and the envelopes of each family."""
     entries = []
     for family in families:
         for name, folder in ((family, "data"), (f"{family}_envelope", "envelope")):
@@ -22,6 +23,7 @@ def _configs(families: list[str]) -> str:
 
 
 def _table(header: list[str], rows: list[list[Any]]) -> str:
+    """A markdown table."""
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(str(cell).replace("|", "\\|") for cell in row) + " |" for row in rows]
     return "\n".join(lines)
@@ -40,6 +42,7 @@ def _matched(removal: dict[str, Any]) -> str:
 
 
 def _sources_section(summaries: dict[str, dict[str, Any]]) -> str:
+    """Per family and builder: licence, tasks and resources."""
     rows = []
     for family, summary in sorted(summaries.items()):
         for source in summary["sources"]:
@@ -51,6 +54,7 @@ def _sources_section(summaries: dict[str, dict[str, Any]]) -> str:
 
 
 def _funnel_section(funnel: list[dict[str, Any]], released: dict[str, int], removals: list[dict[str, Any]]) -> str:
+    """Per family: candidates, each check, accepted at landing, removed by the release, released."""
     removed = Counter(family for family, _ in {(r["family"], r["task_id"]) for r in removals
                                                  if r["stage"] == "release"})
     rows = [[f["family"], f["candidates"], ", ".join(f"{c['check']} {c['passed']}/{c['failed']}" for c in f["checks"]),
@@ -60,6 +64,7 @@ def _funnel_section(funnel: list[dict[str, Any]], released: dict[str, int], remo
 
 
 def _decontamination_section(references: dict[str, list[dict[str, Any]]], removals: list[dict[str, Any]]) -> str:
+    """What tasks were checked against, and every task left out with what it matched."""
     sets = references.get("evaluation_sets", [])
     releases = references.get("earlier_releases", [])
     lines = ["Evaluation sets checked (exact ids, 13-grams of normalised words, canary strings):", "",

@@ -91,6 +91,7 @@ def _write(table: pa.Table, final: Path, row_bytes: int) -> Path:
 
 
 def _removal(task: Task, result: ValidationResult, stage: str) -> dict[str, Any]:
+    """A removal record: the task, where it was left out, the check, why, and what it matched."""
     return {"task_id": task.task_id, "family": task.family, "stage": stage, "check": result.check,
             "reason": result.reason or "", "matches": result.detail.get("matches", [])}
 

@@ -52,6 +52,7 @@ SFT_SCHEMA = pa.schema([
 
 
 def _message(step: Step, loss: bool) -> dict[str, Any]:
+    """A step as an SFT message with its loss flag."""
     return {"role": step.role, "content": step.content, "tool_call_id": step.tool_call_id, "loss": loss,
             "tool_calls": [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
                            for c in step.tool_calls]}
@@ -163,6 +164,7 @@ def write_sft(rows: Iterable[dict[str, Any]], out_dir: Path) -> list[Path]:
 
 
 def _chunks(rows: Iterable[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
+    """Rows in lists of at most `size`."""
     chunk: list[dict[str, Any]] = []
     for row in rows:
         chunk.append(row)

@@ -66,6 +66,7 @@ def signature(text: str) -> bytes:
 
 
 def _minhash(signature_bytes: bytes) -> MinHash:
+    """A signature's bytes as a datasketch MinHash."""
     values = np.frombuffer(signature_bytes, dtype=SIGNATURE_DTYPE)
     return MinHash(num_perm=NUM_PERM, seed=SEED, scheme=SCHEME, hashvalues=values)
 
@@ -79,6 +80,7 @@ class Near:
     jaccard: float
 
     def describe(self) -> str:
+        """The match in words, for a check's reason."""
         return f"asks nearly what task {self.task_id} ({self.origin}) asks: estimated Jaccard {self.jaccard}"
 
 
