@@ -50,6 +50,11 @@ def validate(task: Task, checks: Iterable[Check] = DEFAULT_CHECKS) -> Task:
         except (TaskforgeError, KeyError, TypeError, ValueError) as exc:
             results.append(ValidationResult(check=check.name, passed=False,
                                             reason=f"check failed to run: {type(exc).__name__}: {exc}"))
+    return decide(task, results)
+
+
+def decide(task: Task, results: list[ValidationResult]) -> Task:
+    """The task with these check results: accepted when every one passed, else rejected with their reasons."""
     reasons = [f"{r.check}: {r.reason}" for r in results if not r.passed]
     if not results:
         reasons = ["no check applies to this task"]
