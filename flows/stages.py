@@ -12,6 +12,8 @@ from itertools import islice
 from pathlib import Path
 from typing import Any, Iterator
 
+from prefect.exceptions import UnfinishedRun
+
 from agents.config import AgentsConfig
 from agents.steps import step_states
 from builders.registry import builder_for
@@ -19,15 +21,15 @@ from diagnosis.gaps import aggregate, plan
 from diagnosis.readers import SourceFile
 from flows.progress import report
 from flows.screening import landing_screen
-from flows.tasks import build_batch, diagnose_batch, validate_batch
-from schemas import BuildPlan, Diagnosis, Episode, Gap, LLMCall, PlanItem, Quarantined, content_id
+from flows.tasks import BatchInfrastructureFailure, build_batch, diagnose_batch, validate_batch
+from schemas import (BuildPlan, Diagnosis, Episode, Gap, InfrastructureError, LLMCall, PlanItem, Quarantined,
+                     content_id)
 from store.batches import iter_batch, read_batch
 from store.catalog import Catalog
 from store.files import sha256_file
 from store.landing import LandingResult, land_files
-from store.report import gap_trends
 from store.layout import SAMPLES_DIR, DataDir
-from store.report import llm_usage
+from store.report import gap_trends, llm_usage
 
 FILES_PER_DIAGNOSE_BATCH = 64
 EPISODES_PER_COMMIT = 1024
@@ -128,25 +130,49 @@ def build_stage(build_plan: BuildPlan, data: DataDir, context: dict[str, Any],
             name = content_id({"item": part.model_dump(), "context": batch_context}, prefix=f"{item.family}-")
             built = build_batch.submit(part.model_dump(), {**batch_context, "data_dir": str(data.root)},
                                        str(candidates_dir / f"{name}.parquet"), str(data.llm))
-            futures.append(validate_batch.submit(built, str(decided_dir / f"{name}.parquet"), str(data.root),
-                                                 str(data.llm), cycle_id))
+            futures.append((built, validate_batch.submit(built, str(decided_dir / f"{name}.parquet"), str(data.root),
+                                                         str(data.llm), cycle_id)))
     results = []
-    for done, future in enumerate(futures, start=1):
-        results.append(future.result())
+    for done, (built, decided) in enumerate(futures, start=1):
+        results.append(_decided_or_failed(built, decided))
         report("build and validate", done, len(futures))
     return results
 
 
+def _decided_or_failed(built: Any, decided: Any) -> dict[str, Any]:
+    """A decided batch's result, or — when its infrastructure failed on every attempt — what failed."""
+    try:
+        return decided.result()
+    except BatchInfrastructureFailure as failure:
+        return {"failed": failure.stage, "batch": failure.batch, "error": str(failure), "infrastructure": failure.events}
+    except UnfinishedRun:
+        try:
+            built.result()
+        except BatchInfrastructureFailure as failure:
+            return {"failed": failure.stage, "batch": failure.batch, "error": str(failure),
+                    "infrastructure": failure.events}
+        raise
+
+
 def land_stage(decided: list[dict[str, Any]], data: DataDir, cycle_id: str, catalog: Catalog) -> LandingResult:
     """Land every decided batch through the landing screen (decontamination, near-duplicates): accepted tasks
-    into shards; every task, build failure and LLM call into the catalog."""
+    into shards; every task, build failure, LLM call and infrastructure failure into the catalog. A batch
+    whose infrastructure failed on every attempt is quarantined as such (a rerun builds it again)."""
+    landed = [d for d in decided if "failed" not in d]
     with catalog.transaction():
         for batch in decided:
-            catalog.record_quarantine(cycle_id, read_batch(Path(batch["quarantine"]), Quarantined))
+            catalog.record_infrastructure_events(cycle_id, batch["infrastructure"], recovered="failed" not in batch)
+            if "failed" in batch:
+                failure = InfrastructureError(batch["error"])
+                record = Quarantined.from_error(failure, batch["failed"], batch["batch"])
+                catalog.record_quarantine(cycle_id, [record.model_copy(
+                    update={"detail": {"attempts": len(batch["infrastructure"])}})])
+            else:
+                catalog.record_quarantine(cycle_id, read_batch(Path(batch["quarantine"]), Quarantined))
     screen = landing_screen(catalog, data)
-    result = land_files([Path(d["path"]) for d in decided], catalog, data.shards, cycle_id, screen=screen.land)
+    result = land_files([Path(d["path"]) for d in landed], catalog, data.shards, cycle_id, screen=screen.land)
     catalog.record_signatures(screen.passed)
-    catalog.record_llm_calls(call for d in decided for path in d["llm_calls"]
+    catalog.record_llm_calls(call for d in landed for path in d["llm_calls"]
                              for call in iter_batch(Path(path), LLMCall))
     report("land", 1, 1)
     return result
@@ -162,7 +188,7 @@ def family_counts(decided: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Per-family funnel counts summed over decided batches."""
     totals: dict[str, dict[str, Any]] = {}
     for batch in decided:
-        for family, counts in batch["counts"].items():
+        for family, counts in batch.get("counts", {}).items():
             total = totals.setdefault(family, {"candidates": 0, "accepted": 0, "rejected": 0, "rejected_by_check": {}})
             for key in ("candidates", "accepted", "rejected"):
                 total[key] += counts[key]

@@ -6,9 +6,12 @@ renamed into place complete), the task returns it instead of redoing the work.
 
 from __future__ import annotations
 
+import errno
+import os
+import time
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from prefect import task
 
@@ -68,29 +71,65 @@ def diagnose_batch(sources: list[tuple[str, str]], out_dir: str, batch_id: str, 
     return {kind: str(path) for kind, path in paths.items()}
 
 
-def infrastructure_failure(task: object, task_run: object, state: Any) -> bool:
-    """Retry a batch only when it failed for an infrastructure reason (never for a task's own failure)."""
-    try:
-        state.result()
-    except InfrastructureError:
-        return True
-    except Exception:  # any other failure is final
-        return False
-    return False
+def infrastructure_attempts() -> tuple[int, float]:
+    """How often a batch is tried when the infrastructure fails, and the first backoff (it doubles)."""
+    return int(os.environ.get("TASKFORGE_INFRA_ATTEMPTS", "3")), float(os.environ.get("TASKFORGE_INFRA_BACKOFF_S", "2"))
 
 
-@task(name="build-batch", retries=2, retry_delay_seconds=5, retry_condition_fn=infrastructure_failure)
-def build_batch(item: dict[str, Any], context: dict[str, Any], out_path: str, llm_dir: str) -> dict[str, str]:
+class BatchInfrastructureFailure(InfrastructureError):
+    """A batch whose infrastructure failed on every allowed attempt; carries each attempt's error."""
+
+    def __init__(self, stage: str, batch: str, events: list[dict[str, Any]]):
+        self.stage, self.batch, self.events = stage, batch, events
+        super().__init__(f"{stage} of {batch}: infrastructure failed {len(events)} time(s), last: {events[-1]['error']}")
+
+    def __reduce__(self):
+        return (BatchInfrastructureFailure, (self.stage, self.batch, self.events))
+
+
+DISK_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS}
+
+
+def infrastructure_error(exc: BaseException) -> InfrastructureError | None:
+    """The exception as an infrastructure failure (ours, or a disk that is full, read-only or failing), or None."""
+    if isinstance(exc, InfrastructureError):
+        return exc
+    if isinstance(exc, OSError) and exc.errno in DISK_ERRORS:
+        return InfrastructureError(f"{exc.strerror or exc}: {Path(exc.filename).name if exc.filename else 'data dir'}")
+    return None
+
+
+def with_infrastructure_retries(stage: str, batch: str, work: Callable[[], Any]) -> tuple[Any, list[dict[str, Any]]]:
+    """Run `work`, retrying it a bounded number of times when the infrastructure fails (an engine gone, an
+    endpoint down, a full disk); returns its result and the failed attempts, which never count against a task."""
+    attempts, backoff = infrastructure_attempts()
+    events: list[dict[str, Any]] = []
+    while True:
+        try:
+            return work(), events
+        except (InfrastructureError, OSError) as exc:
+            error = infrastructure_error(exc)
+            if error is None:
+                raise
+            events.append({"stage": stage, "batch": batch, "attempt": len(events) + 1, "error": str(error)})
+            if len(events) >= attempts:
+                raise BatchInfrastructureFailure(stage, batch, events) from exc
+            time.sleep(backoff * 2 ** (len(events) - 1))
+
+
+@task(name="build-batch")
+def build_batch(item: dict[str, Any], context: dict[str, Any], out_path: str, llm_dir: str) -> dict[str, Any]:
     """Build the candidates of one plan item (or one slice of it) into a batch file.
 
     Builders reach the LLM roles through `agents.session.current_agents()`.
     Candidates the builder could not build, and a builder that fails outright,
     are written as quarantine records beside the batch; an infrastructure
-    failure is raised instead, so Prefect retries the batch a bounded number of times.
+    failure is retried a bounded number of times, then raised.
     """
     out = Path(out_path)
     failed = out.with_suffix(".quarantine.parquet")
-    if not out.exists():
+
+    def build() -> None:
         plan_item = PlanItem.model_validate(item)
         built: list[Task] = []
         quarantined: list[Quarantined] = []
@@ -98,32 +137,43 @@ def build_batch(item: dict[str, Any], context: dict[str, Any], out_path: str, ll
             try:
                 for candidate in builder_for(plan_item.family).build(plan_item, BuildContext(**context)):
                     (quarantined if isinstance(candidate, Quarantined) else built).append(candidate)
-            except InfrastructureError:
-                raise
             except Exception as exc:  # a builder failing on its resource must not stop the cycle
+                if infrastructure_error(exc) is not None:
+                    raise
                 source = f"{plan_item.family}:{plan_item.capability}#{context.get('first_index', 0)}"
                 quarantined.append(Quarantined.from_error(exc, "build", source))
             write_batch(calls_path(out), agents.take_calls(), LLMCall)
         write_batch(failed, quarantined, Quarantined)
         write_batch(out, built, Task, crash_at="build")
-    return {"candidates": str(out), "quarantine": str(failed)}
+
+    events: list[dict[str, Any]] = []
+    if not out.exists():
+        _, events = with_infrastructure_retries("build", out.stem, build)
+    return {"candidates": str(out), "quarantine": str(failed), "infrastructure": events}
 
 
 @task(name="validate-batch")
-def validate_batch(built: dict[str, str], out_path: str, data_dir: str, llm_dir: str, cycle_id: str) -> dict[str, Any]:
+def validate_batch(built: dict[str, Any], out_path: str, data_dir: str, llm_dir: str, cycle_id: str) -> dict[str, Any]:
     """Run every check (reading `data_dir`'s snapshots and evaluation sets, and the reviewer where
     configured) on a batch of candidates; write the decided tasks; return their counts, the quarantined
-    candidates and the files of the LLM calls made building and deciding them."""
+    candidates, the infrastructure failures survived, and the files of the LLM calls made building and
+    deciding them."""
     out = Path(out_path)
     candidates = Path(built["candidates"])
-    if not out.exists():
+
+    def decide() -> None:
         with Agents.open(llm_dir, cycle_id, "validate") as agents:
             checks = default_checks(Path(data_dir))
             decided = list(review_accepted(validate_all(iter_batch(candidates, Task), checks), agents))
             write_batch(calls_path(out), agents.take_calls(), LLMCall)
         write_batch(out, decided, Task, crash_at="validate")
+
+    events: list[dict[str, Any]] = []
+    if not out.exists():
+        _, events = with_infrastructure_retries("validate", out.stem, decide)
     calls = [str(p) for p in (calls_path(candidates), calls_path(out)) if p.exists()]
-    return {"path": str(out), "counts": batch_counts(out), "quarantine": built["quarantine"], "llm_calls": calls}
+    return {"path": str(out), "counts": batch_counts(out), "quarantine": built["quarantine"], "llm_calls": calls,
+            "infrastructure": built["infrastructure"] + events}
 
 
 def batch_counts(path: Path) -> dict[str, dict[str, Any]]:

@@ -89,6 +89,12 @@ class Catalog:
             [cycle_id, stage, round(seconds, 6), _now()],
         )
 
+    def record_infrastructure_events(self, cycle_id: str, events: Iterable[dict[str, Any]], recovered: bool) -> int:
+        """Failed attempts of a batch whose infrastructure failed; `recovered` when a later attempt succeeded."""
+        return self._insert("infrastructure_events", [
+            {"cycle_id": cycle_id, "stage": e["stage"], "batch": e["batch"], "attempt": e["attempt"],
+             "error": e["error"], "recovered": recovered} for e in events])
+
     def record_quarantine(self, cycle_id: str, items: Iterable[Quarantined]) -> int:
         return self._insert("quarantine", [{**to_row(q), "cycle_id": cycle_id} for q in items])
 

@@ -200,3 +200,12 @@ SELECT cycle_id, previous_cycle, family, capability, failure_mode, count, rate, 
             WHEN rate > previous_rate + 1e-9 THEN 'regressed'
             ELSE 'unchanged' END AS trend
 FROM paired;
+CREATE TABLE IF NOT EXISTS infrastructure_events (
+    cycle_id VARCHAR NOT NULL,
+    stage VARCHAR NOT NULL,
+    batch VARCHAR NOT NULL,
+    attempt INTEGER NOT NULL,
+    error VARCHAR NOT NULL,
+    recovered BOOLEAN NOT NULL,
+    PRIMARY KEY (cycle_id, stage, batch, attempt)
+);

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from schemas import Task, TaskforgeError, ValidationResult
+from schemas import InfrastructureError, Task, TaskforgeError, ValidationResult
 from validators.answerability import AnswerabilityCheck
 from validators.base import Check, timed
 from validators.decontamination import DecontaminationCheck
@@ -40,13 +40,19 @@ DEFAULT_CHECKS: tuple[Check, ...] = default_checks()
 
 
 def validate(task: Task, checks: Iterable[Check] = DEFAULT_CHECKS) -> Task:
-    """The task with its check results and its status; a check that crashes rejects with the error."""
+    """The task with its check results and its status; a check that crashes rejects with the error.
+
+    An infrastructure failure (a sandbox engine gone …) is not the task's fault: it is raised, for the
+    batch to be retried, never turned into a rejection.
+    """
     results: list[ValidationResult] = []
     for check in checks:
         if not check.applies_to(task):
             continue
         try:
             results.append(timed(check, task))
+        except InfrastructureError:
+            raise
         except (TaskforgeError, KeyError, TypeError, ValueError) as exc:
             results.append(ValidationResult(check=check.name, passed=False,
                                             reason=f"check failed to run: {type(exc).__name__}: {exc}"))
