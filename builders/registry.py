@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from builders.base import Builder
 from builders.long_context import LongContextBuilder
+from builders.swe import SweBuilder
 from schemas import TaskforgeError
 
-BUILDERS: dict[str, Builder] = {builder.family: builder for builder in (LongContextBuilder(),)}
+BUILDERS: dict[str, Builder] = {builder.family: builder for builder in (LongContextBuilder(), SweBuilder())}
 
 
 class UnknownFamilyError(TaskforgeError):

@@ -1,0 +1,136 @@
+"""The SWE family: issue-repair tasks in SWE-bench's format, mined from a repository's history.
+
+For each candidate change (see `mining`), the builder makes the solver's
+snapshot at the base commit, builds (or reuses) the environment of the
+repository version, runs the held-out tests in the sandbox (network off) once
+at the base commit with the test patch and `repeats` times with the solution
+too, and keeps FAIL_TO_PASS / PASS_TO_PASS with flaky tests dropped. A
+candidate whose environment would not build is still emitted, with the build
+failure, so the catalog records it with its log tail.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+from builders.base import BuildContext
+from builders.swe.assemble import KIND, TIME_BUDGET_S, payload_for, prompt_for
+from builders.swe.environment import EnvironmentRecord, build_environment
+from builders.swe.mining import Candidate, Limits, mine
+from builders.swe.problem import Issue, StatementRewriter, load_issues, problem_statement
+from builders.swe.recipe import detect_recipe
+from builders.swe.snapshot import make_snapshot
+from builders.swe.source import SourceRepository, open_source
+from builders.swe.versioning import version_at
+from graders.swe import harvest
+from graders.swe_harness import TestBed, TestBedError, cache_root, run_empty_and_solution
+from schemas import InputError, Lineage, PlanItem, Task, content_id, task_id_for
+
+ISSUES_FILE = "issues.jsonl"
+DEFAULT_REPEATS = 3
+DEFAULT_TEST_TIMEOUT_S = 300.0
+
+
+def snapshot_path(repo: str, commit: str) -> str:
+    """A snapshot's folder relative to the cache root."""
+    return f"snapshots/{content_id({'repo': repo, 'commit': commit}, prefix='snap-')}"
+
+
+def ensure_snapshot(source: SourceRepository, commit: str) -> Path:
+    """The solver's snapshot of a commit, made once and kept in the cache."""
+    path = cache_root() / snapshot_path(source.name, commit)
+    if not path.exists():
+        make_snapshot(Path(source.repo.git_dir), commit, path)
+    return path
+
+
+def issues_for(source: SourceRepository, option: str | None) -> dict[int, Issue]:
+    """Issue texts: the `issues` option's file, else `issues.jsonl` in the repository's git folder, else none."""
+    path = Path(option) if option else Path(source.repo.git_dir) / ISSUES_FILE
+    if option and not path.exists():
+        raise InputError(option, "issues file not found")
+    return load_issues(path) if path.exists() else {}
+
+
+def setup_commits(source: SourceRepository, candidates: list[Candidate]) -> tuple[dict[str, str], dict[str, str]]:
+    """Each candidate's version, and each version's environment setup commit (its newest base commit)."""
+    versions = {c.fix_commit: version_at(source.repo, c.base_commit) for c in candidates}
+    setup: dict[str, str] = {}
+    for candidate in candidates:
+        setup.setdefault(versions[candidate.fix_commit], candidate.base_commit)
+    return versions, setup
+
+
+class SweBuilder:
+    """Builds issue-repair tasks from a git repository (`source` option: a local path or a clone URL).
+
+    Options: `source`, `issues` (issues export), `repeats` (runs with the solution, at least 3),
+    `max_files`, `max_hunks`, `max_commits`, `test_timeout_s`.
+    """
+
+    family = "swe"
+    name = "swe.git_history"
+    version = "0.1.0"
+    default_source = None
+
+    def __init__(self, rewriter: StatementRewriter | None = None):
+        self.rewriter = rewriter
+
+    def build(self, item: PlanItem, context: BuildContext) -> Iterator[Task]:
+        options = context.options
+        if not options.get("source"):
+            raise InputError("swe", "no repository given: run `taskforge build swe --source PATH_OR_URL`")
+        source = open_source(str(options["source"]), cache_root())
+        limits = Limits(**{k: int(options[k]) for k in ("max_files", "max_hunks", "max_commits") if k in options})
+        candidates = mine(source.repo, source.head, limits).candidates
+        versions, setup = setup_commits(source, candidates)
+        issues = issues_for(source, options.get("issues"))
+        records: dict[str, EnvironmentRecord] = {}
+        for candidate in candidates[context.first_index:context.first_index + item.quota]:
+            version = versions[candidate.fix_commit]
+            if version not in records:
+                records[version] = build_environment(
+                    source.name, version, setup[version], detect_recipe(source.repo, setup[version]),
+                    ensure_snapshot(source, setup[version]))
+            yield self._task(source, candidate, version, setup[version], records[version], issues, item, context)
+
+    def _task(self, source: SourceRepository, candidate: Candidate, version: str, setup_commit: str,
+              record: EnvironmentRecord, issues: dict[int, Issue], item: PlanItem, context: BuildContext) -> Task:
+        options = context.options
+        repeats = max(DEFAULT_REPEATS, int(options.get("repeats", DEFAULT_REPEATS)))
+        statement = problem_statement(candidate.message, issues, candidate.diff.patch, source.name,
+                                      candidate.first_commit_at, self.rewriter)
+        grader = {"harness": "swe", "log_parser": record.recipe["log_parser"], "test_files": list(candidate.test_files),
+                  "timeout_s": float(options.get("test_timeout_s", DEFAULT_TEST_TIMEOUT_S)), "repeats": repeats}
+        environment: dict[str, Any] = {
+            "snapshot": snapshot_path(source.name, candidate.base_commit), "env": record.env_path,
+            "python": record.python, "network": False, "time_budget_s": TIME_BUDGET_S,
+            "build": {k: v for k, v in record.to_dict().items() if k != "recipe"},
+        }
+        ensure_snapshot(source, candidate.base_commit)
+        harvested = None
+        if record.ok:
+            bed = TestBed.of({"environment_recipe": record.recipe}, grader, environment)
+            try:
+                outcomes = run_empty_and_solution(bed, candidate.diff.patch, candidate.diff.test_patch, repeats,
+                                                  label="swe-harvest")
+                environment["harvest"] = outcomes.summary()
+                if outcomes.solution_applied:
+                    harvested = harvest(outcomes.empty.statuses, [run.statuses for run in outcomes.solution])
+                    environment["harvest"].update(flaky=harvested.flaky, FAIL_TO_FAIL=harvested.fail_to_fail,
+                                                  PASS_TO_FAIL=harvested.pass_to_fail)
+                else:
+                    environment["harvest"]["error"] = "the solution patch does not apply with the test patch"
+            except TestBedError as exc:
+                environment["harvest"] = {"error": str(exc)}
+        payload = payload_for(source.name, candidate, statement, version, setup_commit, record, harvested)
+        return Task(
+            task_id=task_id_for(self.family, KIND, payload), family=self.family, kind=KIND,
+            capability=item.capability, prompt=prompt_for(source.name, candidate, statement), payload=payload,
+            reference={"patch": candidate.diff.patch, "test_patch": candidate.diff.test_patch,
+                       "fix_commit": candidate.fix_commit},
+            grader=grader, environment=environment,
+            lineage=Lineage(cycle_id=context.cycle_id, gap_ids=item.gap_ids, resource_id=f"repo:{source.name}",
+                            resource_revision=source.head, builder=self.name, builder_version=self.version),
+        )
