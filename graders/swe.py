@@ -50,14 +50,14 @@ LOG_PARSERS: dict[str, Callable[[str], StatusMap]] = {"pytest": parse_pytest_log
 """Log parsers by the name a recipe gives (`recipe["log_parser"]`)."""
 
 
-def test_passed(test: str, statuses: StatusMap) -> bool:
+def is_passing(test: str, statuses: StatusMap) -> bool:
     """The test ran and passed (an expected failure counts as passing)."""
     return statuses.get(test) in (PASSED, XFAIL)
 
 
-def test_kept(test: str, statuses: StatusMap) -> bool:
+def is_kept(test: str, statuses: StatusMap) -> bool:
     """A PASS_TO_PASS test is kept when it passes or is skipped."""
-    return test_passed(test, statuses) or statuses.get(test) == SKIPPED
+    return is_passing(test, statuses) or statuses.get(test) == SKIPPED
 
 
 @dataclass(frozen=True)
@@ -77,13 +77,13 @@ def harvest(before: StatusMap, after_runs: list[StatusMap]) -> Harvest:
     if not after_runs:
         raise ValueError("harvest needs at least one run after the solution")
     tests = sorted(set().union(*after_runs))
-    flaky = [t for t in tests if len({test_passed(t, run) for run in after_runs}) > 1]
+    flaky = [t for t in tests if len({is_passing(t, run) for run in after_runs}) > 1]
     f2p, p2p, f2f, p2f = [], [], [], []
     for test in tests:
         if test in flaky:
             continue
-        after = test_passed(test, after_runs[0])
-        before_ok = test_passed(test, before)
+        after = is_passing(test, after_runs[0])
+        before_ok = is_passing(test, before)
         (p2p if before_ok and after else f2p if after else p2f if before_ok else f2f).append(test)
     return Harvest(fail_to_pass=f2p, pass_to_pass=p2p, flaky=flaky, fail_to_fail=f2f, pass_to_fail=p2f)
 
@@ -122,10 +122,10 @@ class Verdict:
 def grade(statuses: StatusMap, fail_to_pass: list[str], pass_to_pass: list[str]) -> Verdict:
     """Grade one run's status map against a task's FAIL_TO_PASS and PASS_TO_PASS lists."""
     return Verdict(
-        f2p_success=[t for t in fail_to_pass if test_passed(t, statuses)],
-        f2p_failure=[t for t in fail_to_pass if not test_passed(t, statuses)],
-        p2p_success=[t for t in pass_to_pass if test_kept(t, statuses)],
-        p2p_failure=[t for t in pass_to_pass if not test_kept(t, statuses)],
+        f2p_success=[t for t in fail_to_pass if is_passing(t, statuses)],
+        f2p_failure=[t for t in fail_to_pass if not is_passing(t, statuses)],
+        p2p_success=[t for t in pass_to_pass if is_kept(t, statuses)],
+        p2p_failure=[t for t in pass_to_pass if not is_kept(t, statuses)],
     )
 
 

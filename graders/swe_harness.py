@@ -35,7 +35,7 @@ INSTALL_TIMEOUT_S = 300.0
 LOG_TAIL_CHARS = 2000
 
 
-class TestBedError(TaskforgeError):
+class BedError(TaskforgeError):
     """The task's own test bed is broken (the project does not install, the test patch does not apply)."""
 
 
@@ -60,7 +60,7 @@ def tail(text: str, chars: int = LOG_TAIL_CHARS) -> str:
 
 
 @dataclass(frozen=True)
-class TestBed:
+class TaskBed:
     """What a task's tests run on: snapshot and environment folders, and how to install and test."""
 
     snapshot: Path
@@ -70,7 +70,7 @@ class TestBed:
     timeout_s: float = 300.0
 
     @classmethod
-    def of(cls, payload: dict[str, Any], grader: dict[str, Any], environment: dict[str, Any]) -> "TestBed":
+    def of(cls, payload: dict[str, Any], grader: dict[str, Any], environment: dict[str, Any]) -> "TaskBed":
         """The test bed a task names (its folders are relative to the cache root)."""
         root = cache_root()
         return cls(snapshot=root / environment["snapshot"], env=root / environment["env"],
@@ -79,7 +79,7 @@ class TestBed:
 
 
 @dataclass(frozen=True)
-class TestRun:
+class SuiteRun:
     """One run of the held-out tests: statuses by test id, exit code, seconds, and the log's tail."""
 
     statuses: StatusMap
@@ -113,16 +113,16 @@ def install_command(recipe: dict[str, Any]) -> str | None:
             f"--no-build-isolation {flags} -e .").replace("  ", " ")
 
 
-def test_command(recipe: dict[str, Any], test_files: tuple[str, ...]) -> str:
+def suite_command(recipe: dict[str, Any], test_files: tuple[str, ...]) -> str:
     """The command running only the given test files with the recipe's runner, from inside `repo/`."""
     runner = recipe["test_cmd"].removeprefix("python ")
     return f"cd {REPO_DIR} && ../{ENV_DIR}/bin/python {runner} {' '.join(map(shlex.quote, test_files))}"
 
 
-class TestSession:
+class GradingSession:
     """A live sandbox session over one test bed: install once, then apply patches and run the tests."""
 
-    def __init__(self, session: Session, bed: TestBed, workspace: Path):
+    def __init__(self, session: Session, bed: TaskBed, workspace: Path):
         self.session = session
         self.bed = bed
         self.workspace = workspace
@@ -176,7 +176,7 @@ class TestSession:
             return False
         self.reset_test_files(test_patch)
         if not self.apply(test_patch_name):
-            raise TestBedError("the test patch does not apply to the base commit")
+            raise BedError("the test patch does not apply to the base commit")
         return True
 
     def collect_tests(self) -> Result:
@@ -184,17 +184,17 @@ class TestSession:
         runner = self.bed.recipe["test_cmd"].removeprefix("python ")
         return self._exec(f"cd {REPO_DIR} && ../{ENV_DIR}/bin/python {runner} --collect-only -q", self.bed.timeout_s)
 
-    def run_tests(self) -> TestRun:
+    def run_tests(self) -> SuiteRun:
         """Run the test files of the test patch once and parse the log with the recipe's parser."""
         started = time.perf_counter()
-        result = self._exec(test_command(self.bed.recipe, self.bed.test_files), self.bed.timeout_s)
+        result = self._exec(suite_command(self.bed.recipe, self.bed.test_files), self.bed.timeout_s)
         log = result.stdout + "\n" + result.stderr
         statuses = LOG_PARSERS[self.bed.recipe["log_parser"]](log) if not result.timed_out else {}
-        return TestRun(statuses=statuses, exit_code=result.exit_code, seconds=time.perf_counter() - started,
+        return SuiteRun(statuses=statuses, exit_code=result.exit_code, seconds=time.perf_counter() - started,
                        log_tail=tail(scrub(log, self.workspace)))
 
 
-def stage_workspace(bed: TestBed, patches: dict[str, str], into: Path) -> Path:
+def stage_workspace(bed: TaskBed, patches: dict[str, str], into: Path) -> Path:
     """Lay out `repo/`, `env/` and `patches/` for a session in a host folder the sandbox copies in."""
     shutil.copytree(bed.snapshot, into / REPO_DIR, symlinks=True)
     shutil.copytree(bed.env, into / ENV_DIR, symlinks=True)
@@ -205,19 +205,19 @@ def stage_workspace(bed: TestBed, patches: dict[str, str], into: Path) -> Path:
 
 
 @contextmanager
-def test_session(bed: TestBed, patches: dict[str, str], label: str = "swe-tests") -> Iterator[TestSession]:
+def grading_session(bed: TaskBed, patches: dict[str, str], label: str = "swe-tests") -> Iterator[GradingSession]:
     """A sandbox session (network off) over a staged test bed, with the project installed."""
     if not bed.snapshot.is_dir() or not bed.env.is_dir():
-        raise TestBedError("the task's snapshot or environment is missing from the SWE cache; rebuild it")
+        raise BedError("the task's snapshot or environment is missing from the SWE cache; rebuild it")
     with tempfile.TemporaryDirectory(prefix="swe-ws-") as tmp:
         workspace = stage_workspace(bed, patches, Path(tmp))
         job = Job(command=("sleep", "infinity"), workspace=workspace, network=False,
                   timeout_s=bed.timeout_s * 12 + INSTALL_TIMEOUT_S, memory_mb=2048, pids=512, label=label)
         with sandbox.session(job) as session:
-            live = TestSession(session, bed, workspace)
+            live = GradingSession(session, bed, workspace)
             installed = live.install()
             if installed is not None and installed.exit_code != 0:
-                raise TestBedError(f"installing the project failed: {tail(live.setup_log, 1500)}")
+                raise BedError(f"installing the project failed: {tail(live.setup_log, 1500)}")
             yield live
 
 
@@ -225,8 +225,8 @@ def test_session(bed: TestBed, patches: dict[str, str], label: str = "swe-tests"
 class Outcomes:
     """The held-out tests run once with the empty patch and `repeats` times with the solution, in one session."""
 
-    empty: TestRun
-    solution: list[TestRun]
+    empty: SuiteRun
+    solution: list[SuiteRun]
     solution_applied: bool
     setup_s: float
     session_s: float
@@ -238,11 +238,11 @@ class Outcomes:
                 "session_s": round(self.session_s, 3)}
 
 
-def run_empty_and_solution(bed: TestBed, patch: str, test_patch: str, repeats: int,
+def run_empty_and_solution(bed: TaskBed, patch: str, test_patch: str, repeats: int,
                            label: str = "swe-tests") -> Outcomes:
     """Grade-time runs of one task: the test patch over the base commit, then over the solution, repeated."""
     started = time.perf_counter()
-    with test_session(bed, {"test": test_patch, "solution": patch}, label=label) as live:
+    with grading_session(bed, {"test": test_patch, "solution": patch}, label=label) as live:
         setup_s = time.perf_counter() - started
         live.submit("test", test_patch, None)
         empty = live.run_tests()

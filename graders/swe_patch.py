@@ -87,7 +87,7 @@ def split_diff(diff: str) -> SplitDiff:
     )
 
 
-def test_directives(test_patch: str) -> list[str]:
+def runnable_test_files(test_patch: str) -> list[str]:
     """The test files to run for a test patch: every file it adds or changes, less data files and deletions."""
     return [f.new_path for f in split_files(test_patch)
             if not f.is_deleted and not f.new_path.endswith(NON_TEST_EXTENSIONS)]

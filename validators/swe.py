@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from graders.swe import Verdict, grade
-from graders.swe_harness import Outcomes, TestBed, run_empty_and_solution
+from graders.swe_harness import Outcomes, TaskBed, run_empty_and_solution
 from schemas import Task, ValidationResult, canonical_json
 
 REFERENCE_REPEATS = 2
@@ -29,7 +29,7 @@ def _executable(task: Task) -> bool:
 def _outcomes(task_json: str) -> Outcomes:
     """One session's runs for a task (memoised on the task's content, so the two checks share it)."""
     task = Task.model_validate_json(task_json)
-    bed = TestBed.of(task.payload, task.grader, task.environment)
+    bed = TaskBed.of(task.payload, task.grader, task.environment)
     return run_empty_and_solution(bed, task.reference["patch"], task.reference["test_patch"], REFERENCE_REPEATS,
                                   label="swe-validate")
 

@@ -24,7 +24,7 @@ from builders.swe.snapshot import make_snapshot
 from builders.swe.source import SourceRepository, open_source
 from builders.swe.versioning import version_at
 from graders.swe import harvest
-from graders.swe_harness import TestBed, TestBedError, cache_root, run_empty_and_solution
+from graders.swe_harness import TaskBed, BedError, cache_root, run_empty_and_solution
 from schemas import InputError, Lineage, PlanItem, Task, content_id, task_id_for
 
 ISSUES_FILE = "issues.jsonl"
@@ -111,7 +111,7 @@ class SweBuilder:
         ensure_snapshot(source, candidate.base_commit)
         harvested = None
         if record.ok:
-            bed = TestBed.of({"environment_recipe": record.recipe}, grader, environment)
+            bed = TaskBed.of({"environment_recipe": record.recipe}, grader, environment)
             try:
                 outcomes = run_empty_and_solution(bed, candidate.diff.patch, candidate.diff.test_patch, repeats,
                                                   label="swe-harvest")
@@ -122,7 +122,7 @@ class SweBuilder:
                                                   PASS_TO_FAIL=harvested.pass_to_fail)
                 else:
                     environment["harvest"]["error"] = "the solution patch does not apply with the test patch"
-            except TestBedError as exc:
+            except BedError as exc:
                 environment["harvest"] = {"error": str(exc)}
         payload = payload_for(source.name, candidate, statement, version, setup_commit, record, harvested)
         return Task(

@@ -26,7 +26,7 @@ from typing import Any, Iterator
 import sandbox
 from builders.swe.recipe import Recipe
 from builders.swe.repair import repair
-from graders.swe_harness import ENV_DIR, TestBed, TestBedError, cache_root, scrub, tail, test_session
+from graders.swe_harness import ENV_DIR, TaskBed, BedError, cache_root, scrub, tail, grading_session
 from sandbox import Job
 from schemas import TaskforgeError, content_id
 
@@ -120,11 +120,11 @@ def install_environment(recipe: Recipe, wheelhouse: Path, out: Path) -> None:
 
 def smoke_test(recipe: Recipe, snapshot: Path, env: Path) -> None:
     """Install the project as a task session will, and collect the whole test suite."""
-    bed = TestBed(snapshot=snapshot, env=env, recipe=recipe.to_dict(), test_files=())
+    bed = TaskBed(snapshot=snapshot, env=env, recipe=recipe.to_dict(), test_files=())
     try:
-        with test_session(bed, {}, label="swe-env-smoke") as live:
+        with grading_session(bed, {}, label="swe-env-smoke") as live:
             result = live.collect_tests()
-    except TestBedError as exc:
+    except BedError as exc:
         raise StageFailed("install_project", str(exc)) from None
     if result.exit_code not in (0, 5):
         raise StageFailed("smoke", scrub(result.stdout + result.stderr))

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import git
 
 from builders.swe.problem import linked_issues, pull_request_number
-from graders.swe_patch import SplitDiff, split_diff, test_directives
+from graders.swe_patch import SplitDiff, split_diff, runnable_test_files
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ def mine(repo: git.Repo, head: str, limits: Limits = Limits()) -> MiningReport:
         base = commit.parents[0].hexsha
         diff = split_diff(repo.git.diff("--full-index", "--no-renames", "--no-color", "--no-ext-diff", base, sha)
                           + "\n")
-        runnable = [p for p in test_directives(diff.test_patch) if p.endswith(".py")]
+        runnable = [p for p in runnable_test_files(diff.test_patch) if p.endswith(".py")]
         reason = _skip_reason(diff, runnable, limits)
         if reason:
             report.skipped[reason] += 1
