@@ -13,18 +13,18 @@ from builders.swe.problem import linked_issues, load_issues, message_statement, 
 from builders.swe.recipe import Recipe, detect_recipe
 from builders.swe.repair import repair
 from builders.swe.snapshot import make_snapshot
-from builders.swe.source import open_source
+from builders.swe.source import materialize_sample, open_source
 from builders.swe.versioning import major_minor, version_at
+from conftest import SAMPLES
 from graders.swe_patch import post_image_blobs
 from schemas import InputError
-from swe_history import scripted_repository
 from validators.swe_leakage import audit_snapshot
 
 
 @pytest.fixture(scope="module")
 def history(tmp_path_factory):
     root = tmp_path_factory.mktemp("history")
-    commits = scripted_repository(root)
+    commits = materialize_sample(SAMPLES / "swe" / "calc_history.py", root / "cache")
     source = open_source(commits["path"], root / "cache")
     return commits, source, mine(source.repo, source.head)
 

@@ -63,7 +63,8 @@ def setup_commits(source: SourceRepository, candidates: list[Candidate]) -> tupl
 
 
 class SweBuilder:
-    """Builds issue-repair tasks from a git repository (`source` option: a local path or a clone URL).
+    """Builds issue-repair tasks from a git repository (`source` option: a local path, a clone URL, or the
+    shipped sample script `data/samples/swe/calc_history.py`, which is the default source).
 
     Options: `source`, `issues` (issues export), `repeats` (runs with the solution, at least 3),
     `max_files`, `max_hunks`, `max_commits`, `test_timeout_s`.
@@ -72,7 +73,7 @@ class SweBuilder:
     family = "swe"
     name = "swe.git_history"
     version = "0.1.0"
-    default_source = None
+    default_source = "swe/calc_history.py"
 
     def __init__(self, rewriter: StatementRewriter | None = None):
         self.rewriter = rewriter

@@ -7,7 +7,7 @@ the project installed as tasks will install it, the whole suite collected).
 A failed stage's log goes to the repair rules; the loop stops after
 `MAX_ATTEMPTS` or when no rule applies, and the failure is recorded with its
 log tail, so a repository that will not build is never retried for the same
-recipe rules.
+recipe rules (a repair that leads back to a recipe already tried ends the loop too).
 """
 
 from __future__ import annotations
@@ -152,7 +152,7 @@ def build_environment(repo: str, version: str, setup_commit: str, detected: Reci
         if record_file.exists():
             return EnvironmentRecord(**json.loads(record_file.read_text()))
         folder.mkdir(parents=True, exist_ok=True)
-        recipe, attempts, failure = detected, 0, None
+        recipe, attempts, failure, tried = detected, 0, None, {detected}
         python = sandbox_python_version()
         while attempts < MAX_ATTEMPTS:
             attempts += 1
@@ -163,9 +163,10 @@ def build_environment(repo: str, version: str, setup_commit: str, detected: Reci
             except StageFailed as exc:
                 failure = exc
                 revised = repair(recipe, exc.stage, exc.log)
-                if revised is None:
+                if revised is None or revised.revised(notes=()) in {r.revised(notes=()) for r in tried}:
                     break
                 recipe = revised
+                tried.add(revised)
         record = EnvironmentRecord(
             key=key, status="ok" if failure is None else "failed", recipe=recipe.to_dict(), attempts=attempts,
             python=python, failed_stage=failure.stage if failure else None,

@@ -1,8 +1,12 @@
-"""The repository a SWE build reads: a local clone, or a clone URL cloned once into the cache."""
+"""The repository a SWE build reads: a local clone, a clone URL cloned once into the cache, or the
+shipped sample script (a `.py` file that creates a repository with a scripted history)."""
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,9 +40,24 @@ def repo_name(repo: git.Repo, fallback: str) -> str:
     return f"{match['owner']}/{match['name']}" if match else f"local/{fallback}"
 
 
+def materialize_sample(script: Path, cache: Path) -> dict[str, str]:
+    """Run a sample script (once per script content) and return what it prints: `path` and commits by role."""
+    folder = cache / "samples" / content_id(script.read_text(encoding="utf-8"), prefix="sample-")
+    made = folder / "made.json"
+    if not made.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run([sys.executable, str(script), str(folder)], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise InputError(script.name, f"the sample script failed: {done.stderr.strip()[-300:]}")
+        made.write_text(done.stdout)
+    return json.loads(made.read_text())
+
+
 def open_source(source: str, cache: Path) -> SourceRepository:
-    """Open a local repository, or clone a URL into `cache/clones/` (once; later builds reuse the clone)."""
+    """Open a local repository, a sample script's repository, or clone a URL into `cache/clones/` (once)."""
     path = Path(source)
+    if path.suffix == ".py" and path.is_file():
+        path = Path(materialize_sample(path, cache)["path"])
     try:
         if path.exists():
             repo = git.Repo(path)

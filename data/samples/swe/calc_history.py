@@ -1,4 +1,9 @@
-"""A real git repository with a scripted history, for the SWE family's tests.
+"""The SWE family's shipped sample: a script that creates a git repository with a scripted history.
+
+A nested `.git` cannot be committed, so the sample repository is made by this
+script (`python calc_history.py DEST` creates DEST/calc and prints the commits
+by role as JSON). The SWE builder runs it when its source is this file; the
+tests use it too.
 
 History on `main`, oldest first:
   1. initial package `calc` with tests for add and sub
@@ -14,6 +19,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 OPS = '''"""Arithmetic."""
@@ -166,3 +172,7 @@ def scripted_repository(root: Path) -> dict[str, str]:
     (repo / ".git" / "issues.jsonl").write_text(json.dumps(ISSUE) + "\n")
     commits["path"] = str(repo)
     return commits
+
+
+if __name__ == "__main__":
+    print(json.dumps(scripted_repository(Path(sys.argv[1]))))
