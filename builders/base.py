@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Protocol
 
-from schemas import PlanItem, Task
+from schemas import PlanItem, Quarantined, Task
 
 
 @dataclass(frozen=True)
@@ -21,6 +21,10 @@ class BuildContext:
 class Builder(Protocol):
     """Turns one plan item into candidate tasks (unvalidated, status `candidate`).
 
+    A candidate that cannot be built (a repository that will not install, a
+    dataset without labels …) is yielded as a `Quarantined` record naming the
+    resource and the problem, and the builder goes on with the next one.
+
     `default_source` names the shipped sample resource (relative to
     `data/samples/`) used when a run gives no `source` option; None when the
     builder generates its own material.
@@ -31,7 +35,7 @@ class Builder(Protocol):
     version: str
     default_source: str | None
 
-    def build(self, item: PlanItem, context: BuildContext) -> Iterator[Task]: ...
+    def build(self, item: PlanItem, context: BuildContext) -> Iterator[Task | Quarantined]: ...
 
 
 def derive_seed(*parts: object) -> int:

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from prefect.artifacts import create_markdown_artifact, create_table_artifact
+import base64
+
+from prefect.artifacts import create_image_artifact, create_markdown_artifact, create_table_artifact
+
+from store.catalog import Catalog
+from store.report import cycle_report
+from store.report_html import charts_for
 
 
 def funnel_rows(families: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
@@ -41,3 +47,10 @@ def publish(summary: dict[str, Any]) -> None:
                              description=f"taskforge {summary['kind']} {summary['cycle_id']}")
     create_table_artifact(key=f"{key}-funnel", table=funnel_rows(summary["families"]),
                           description="candidates / accepted / rejected by failing check, per family")
+
+
+def publish_charts(catalog: Catalog, cycle_id: str) -> None:
+    """Attach the report's charts (the same PNGs `taskforge report --html` writes) as image artifacts."""
+    for chart in charts_for(cycle_report(catalog, cycle_id)):
+        url = "data:image/png;base64," + base64.b64encode(chart.png).decode("ascii")
+        create_image_artifact(image_url=url, key=f"chart-{chart.name}", description=chart.title)

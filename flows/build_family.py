@@ -8,12 +8,11 @@ from typing import Any
 from prefect import flow
 
 from builders.registry import builder_for
-from flows.artifacts import publish
+from flows.artifacts import publish, publish_charts
 from flows.runners import make_task_runner
-from flows.stages import build_stage, family_counts, land_stage, plan_for_family
+from flows.stages import build_stage, family_counts, land_stage, plan_for_family, timed_stage
 from schemas import content_id
-from store.catalog import Catalog
-from store.layout import DEFAULT_DATA_DIR, DataDir
+from store.layout import DEFAULT_DATA_DIR, DataDir, display_source
 
 
 @flow(name="build-family")
@@ -32,17 +31,22 @@ def run_build(family: str, count: int, capability: str, data_dir: str | None, se
     """The build, validate and land stages for one family under the chosen task runner."""
     builder_for(family)
     data = DataDir(Path(data_dir or DEFAULT_DATA_DIR))
-    params = {"family": family, "count": count, "capability": capability, "seed": seed, "options": options}
+    recorded = {**options, **({"source": display_source(options["source"])} if options.get("source") else {})}
+    params = {"family": family, "count": count, "capability": capability, "seed": seed, "options": recorded}
     run_id = run_id or content_id(params, prefix=f"build-{family}-", length=12)
-    with Catalog(data.catalog) as catalog:
+    with data.open_catalog() as catalog:
         catalog.start_cycle(run_id, "build_family", params)
         build_plan = plan_for_family(family, count, capability, run_id)
         catalog.record_plan(run_id, build_plan.items)
-        decided = build_stage(build_plan, data, {"cycle_id": run_id, "seed": seed, "options": options},
-                              {family: options["source"]} if options.get("source") else None)
-        land_stage(decided, data, run_id, catalog)
+        with timed_stage(catalog, run_id, "build and validate"):
+            decided = build_stage(build_plan, data, {"cycle_id": run_id, "seed": seed, "options": options},
+                                  {family: options["source"]} if options.get("source") else None)
+        with timed_stage(catalog, run_id, "land"):
+            land_stage(decided, data, run_id, catalog)
         summary = {"kind": "build_family", "cycle_id": run_id, "families": family_counts(decided),
+                   "quarantine": catalog.quarantine_of(run_id),
                    "shards": catalog.shard_paths(run_id)}
         catalog.finish_cycle(run_id, "completed", summary)
+        publish_charts(catalog, run_id)
     publish(summary)
     return summary

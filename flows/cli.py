@@ -55,8 +55,14 @@ def _parser() -> argparse.ArgumentParser:
     release = commands.add_parser("release", parents=[common], help="export a Hugging Face dataset release")
     release.add_argument("--version", required=True, help="release version, e.g. 2026.11.0")
     release.add_argument("--out", type=Path, help="output folder (default: <data-dir>/releases/<version>)")
+    serve = commands.add_parser("serve", help="run a Prefect server, deploy prefect.yaml and start a worker")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=4200)
+    serve.add_argument("--database-url", help="PostgreSQL URL (postgresql+asyncpg://…); default: SQLite in $PREFECT_HOME")
     report = commands.add_parser("report", parents=[common], help="show diagnoses, gaps and the funnel of a cycle")
     report.add_argument("--cycle", help="cycle id (default: the latest)")
+    report.add_argument("--html", nargs="?", const="", type=str, metavar="DIR",
+                        help="also write an HTML report with PNG charts (default DIR: <data-dir>/reports/<cycle>)")
     return parser
 
 
@@ -148,7 +154,13 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
 
         raise TaskforgeError(f"no catalog at {data.catalog}: run `taskforge cycle` first")
     with Catalog(data.catalog, read_only=True) as catalog:
-        return {"kind": "report", **cycle_report(catalog, args.cycle)}
+        report = cycle_report(catalog, args.cycle)
+        if args.html is not None:
+            from store.report_html import write_html_report
+
+            out_dir = Path(args.html).resolve() if args.html else data.root / "reports" / report["cycle"]["cycle_id"]
+            report["html"] = str(write_html_report(catalog, data.shards, out_dir, report["cycle"]["cycle_id"]))
+        return {"kind": "report", **report}
 
 
 def _print(args: argparse.Namespace, result: dict[str, Any]) -> None:
@@ -156,6 +168,8 @@ def _print(args: argparse.Namespace, result: dict[str, Any]) -> None:
 
     if args.command == "report":
         print_report(out, result)
+        if "html" in result:
+            out.print(f"html report: {result['html']}")
     elif args.command == "validate":
         out.print(table("validation", result["tasks"], ["source", "task_id", "family", "status", "reasons"]))
     elif args.command == "release":
@@ -172,6 +186,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: run one subcommand; on error print a one-line cause and exit non-zero."""
     args = _parser().parse_args(argv)
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    if args.command == "serve":
+        from flows.serve import serve
+
+        return serve(args.host, args.port, args.database_url)
     if args.json:
         os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
     try:

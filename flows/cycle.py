@@ -10,12 +10,12 @@ from prefect import flow
 
 from builders.registry import available_families
 from diagnosis.readers import discover
-from flows.artifacts import publish
+from flows.artifacts import publish, publish_charts
 from flows.runners import make_task_runner
-from flows.stages import build_stage, diagnose_stage, family_counts, land_stage, plan_stage, run_id_for
+from flows.stages import (build_stage, diagnose_stage, family_counts, land_stage, plan_stage, run_id_for,
+                          timed_stage)
 from schemas import TaskforgeError
-from store.catalog import Catalog
-from store.layout import DEFAULT_DATA_DIR, SAMPLES_DIR, DataDir
+from store.layout import DEFAULT_DATA_DIR, SAMPLES_DIR, DataDir, display_source
 
 
 @flow(name="cycle")
@@ -39,15 +39,20 @@ def run_cycle(traces: list[str] | None, data_dir: str | None, budget: int, famil
     unknown = sorted(set(chosen) - set(available_families()))
     if unknown:
         raise TaskforgeError(f"no builder for {', '.join(unknown)}; available: {', '.join(available_families())}")
-    params = {"budget": budget, "families": chosen, "sources": sources, "seed": seed, "target_tokens": target_tokens}
+    params = {"budget": budget, "families": chosen, "seed": seed, "target_tokens": target_tokens,
+              "sources": {family: display_source(source) for family, source in sorted(sources.items())}}
     cycle_id = cycle_id or run_id_for("cycle", trace_files, params)
-    with Catalog(data.catalog) as catalog:
+    with data.open_catalog() as catalog:
         catalog.start_cycle(cycle_id, "cycle", params)
-        diagnosed = diagnose_stage(trace_files, data, cycle_id, catalog)
-        build_plan = plan_stage(diagnosed.gaps, cycle_id, budget, chosen, catalog)
+        with timed_stage(catalog, cycle_id, "diagnose"):
+            diagnosed = diagnose_stage(trace_files, data, cycle_id, catalog)
+        with timed_stage(catalog, cycle_id, "plan"):
+            build_plan = plan_stage(diagnosed.gaps, cycle_id, budget, chosen, catalog)
         context = {"cycle_id": cycle_id, "seed": seed, "options": {"target_tokens": target_tokens}}
-        decided = build_stage(build_plan, data, context, sources)
-        landed = land_stage(decided, data, cycle_id, catalog)
+        with timed_stage(catalog, cycle_id, "build and validate"):
+            decided = build_stage(build_plan, data, context, sources)
+        with timed_stage(catalog, cycle_id, "land"):
+            landed = land_stage(decided, data, cycle_id, catalog)
         summary = {
             "kind": "cycle",
             "cycle_id": cycle_id,
@@ -55,16 +60,16 @@ def run_cycle(traces: list[str] | None, data_dir: str | None, budget: int, famil
             "failed_episodes": diagnosed.failed,
             "diagnoses": len(diagnosed.diagnoses),
             "diagnoses_by_mode": dict(sorted(Counter(d.failure_mode.value for d in diagnosed.diagnoses).items())),
-            "quarantined": len(diagnosed.quarantined),
-            "quarantine": [{"source": q.source, "reason": q.reason} for q in diagnosed.quarantined],
+            "quarantined": len(quarantine := catalog.quarantine_of(cycle_id)),
+            "quarantine": quarantine,
             "gaps": [g.model_dump(include={"family", "capability", "failure_mode", "count", "priority"})
                      for g in diagnosed.gaps],
             "plan": [i.model_dump(include={"family", "capability", "quota"}) for i in build_plan.items],
             "families": family_counts(decided),
-            "newly_landed": {"accepted": landed.accepted, "rejected": landed.rejected},
             "shards": catalog.shard_paths(cycle_id),
         }
         catalog.finish_cycle(cycle_id, "completed", summary)
+        publish_charts(catalog, cycle_id)
     publish(summary)
-    return summary
+    return {**summary, "newly_landed": {"accepted": landed.accepted, "rejected": landed.rejected}}
 

@@ -10,7 +10,6 @@ from prefect import flow
 from diagnosis.readers import discover
 from flows.stages import diagnose_stage, run_id_for
 from schemas import to_row
-from store.catalog import Catalog
 from store.layout import DEFAULT_DATA_DIR, DataDir
 
 
@@ -20,7 +19,7 @@ def diagnose_traces(traces: list[str], data_dir: str | None = None) -> dict[str,
     data = DataDir(Path(data_dir or DEFAULT_DATA_DIR))
     sources = discover(traces)
     run_id = run_id_for("diagnose", sources, {})
-    with Catalog(data.catalog) as catalog:
+    with data.open_catalog() as catalog:
         catalog.start_cycle(run_id, "diagnose", {"files": len(sources)})
         outcome = diagnose_stage(sources, data, run_id, catalog)
         summary = {

@@ -5,9 +5,11 @@ Only this side writes the catalog (DuckDB has one writer); workers return paths.
 
 from __future__ import annotations
 
+import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from builders.registry import builder_for
 from diagnosis.gaps import aggregate, plan
@@ -34,6 +36,14 @@ class DiagnoseOutcome:
     diagnoses: list[Diagnosis] = field(default_factory=list)
     quarantined: list[Quarantined] = field(default_factory=list)
     gaps: list[Gap] = field(default_factory=list)
+
+
+@contextmanager
+def timed_stage(catalog: Catalog, cycle_id: str, stage: str) -> Iterator[None]:
+    """Record the wall time of the enclosed stage in the catalog."""
+    started = time.perf_counter()
+    yield
+    catalog.record_stage_time(cycle_id, stage, time.perf_counter() - started)
 
 
 def run_id_for(kind: str, sources: list[SourceFile], params: dict[str, Any]) -> str:
@@ -112,7 +122,10 @@ def build_stage(build_plan: BuildPlan, data: DataDir, context: dict[str, Any],
 
 
 def land_stage(decided: list[dict[str, Any]], data: DataDir, cycle_id: str, catalog: Catalog) -> LandingResult:
-    """Land every decided batch: accepted tasks into shards, every task into the catalog."""
+    """Land every decided batch: accepted tasks into shards, every task and build failure into the catalog."""
+    with catalog.transaction():
+        for batch in decided:
+            catalog.record_quarantine(cycle_id, read_batch(Path(batch["quarantine"]), Quarantined))
     result = land_files([Path(d["path"]) for d in decided], catalog, data.shards, cycle_id)
     report("land", 1, 1)
     return result

@@ -124,11 +124,10 @@ def _encode_value(item: Any, kind: pa.DataType) -> Any:
 
 def _decode(row: dict[str, Any], model: type[BaseModel]) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for name, info in model.model_fields.items():
+    for (name, _, _, is_json), info in zip(_fields(model), model.model_fields.values()):
         if name not in row:
             continue
         item = row[name]
-        is_json = next(j for n, _, _, j in _fields(model) if n == name)
         if is_json:
             out[name] = None if item is None else json.loads(item)
         else:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from schemas.base import JsonDict, Record
+from schemas.base import JsonDict, Record, content_id
+from schemas.errors import InfrastructureError
 
 
 class Quarantined(Record):
@@ -17,3 +18,13 @@ class Quarantined(Record):
     reason: str
     infrastructure: bool = False
     detail: JsonDict = Field(default_factory=dict)
+
+    @classmethod
+    def from_error(cls, error: Exception, stage: str, source: str) -> "Quarantined":
+        """A record of `error` at `stage` for `source`; the same source and problem always give the same id."""
+        reason = str(error) or type(error).__name__
+        return cls(
+            item_id=content_id({"stage": stage, "source": source, "reason": reason}, prefix="q-"),
+            stage=stage, source=source, error_type=type(error).__name__, reason=reason,
+            infrastructure=isinstance(error, InfrastructureError),
+        )

@@ -14,10 +14,10 @@ from store.files import atomic_path
 M = TypeVar("M", bound=BaseModel)
 
 
-def write_batch(path: Path, records: Iterable[BaseModel], model: type[BaseModel]) -> Path:
+def write_batch(path: Path, records: Iterable[BaseModel], model: type[BaseModel], crash_at: str | None = None) -> Path:
     """Write records to `path` (tmp name, then rename) and return the path."""
     table = to_table(records, model)
-    with atomic_path(Path(path)) as tmp:
+    with atomic_path(Path(path), crash_at) as tmp:
         pq.write_table(table, tmp, compression="zstd")
     return Path(path)
 

@@ -17,6 +17,7 @@ import duckdb
 import pyarrow as pa
 
 from schemas import Diagnosis, Episode, Gap, PlanItem, Quarantined, Task, canonical_json, to_row
+from store.crashpoints import crash_point
 from store.shards import ShardFile
 
 
@@ -80,6 +81,14 @@ class Catalog:
             [status, _now(), canonical_json(summary), cycle_id],
         )
 
+    def record_stage_time(self, cycle_id: str, stage: str, seconds: float) -> None:
+        """How long a stage of a run took (the latest attempt's time is kept)."""
+        self.con.execute(
+            """INSERT INTO stage_times VALUES (?, ?, ?, ?)
+               ON CONFLICT (cycle_id, stage) DO UPDATE SET seconds = excluded.seconds, recorded_at = excluded.recorded_at""",
+            [cycle_id, stage, round(seconds, 6), _now()],
+        )
+
     def record_quarantine(self, cycle_id: str, items: Iterable[Quarantined]) -> int:
         return self._insert("quarantine", [{**to_row(q), "cycle_id": cycle_id} for q in items])
 
@@ -138,6 +147,11 @@ class Catalog:
         rows = self.con.execute("SELECT path, family, rows, bytes, sha256 FROM shards ORDER BY path").fetchall()
         return [ShardFile(*row) for row in rows]
 
+    def quarantine_of(self, cycle_id: str) -> list[dict[str, Any]]:
+        """Every input or candidate a run quarantined: stage, source and reason."""
+        return self.query("SELECT stage, source, reason FROM quarantine WHERE cycle_id = ? ORDER BY stage, source",
+                          [cycle_id])
+
     def shard_paths(self, cycle_id: str) -> list[str]:
         """Shards written by a cycle, relative to the shard root."""
         rows = self.con.execute("SELECT path FROM shards WHERE cycle_id = ? ORDER BY path", [cycle_id]).fetchall()
@@ -172,4 +186,8 @@ class _Transaction:
         self.con.execute("BEGIN TRANSACTION")
 
     def __exit__(self, exc_type: object, *rest: object) -> None:
-        self.con.execute("ROLLBACK" if exc_type else "COMMIT")
+        if exc_type:
+            self.con.execute("ROLLBACK")
+            return
+        crash_point("catalog_commit")
+        self.con.execute("COMMIT")

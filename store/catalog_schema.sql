@@ -100,3 +100,10 @@ CREATE TABLE IF NOT EXISTS shards (
     bytes BIGINT NOT NULL,
     sha256 VARCHAR NOT NULL
 );
+CREATE TABLE IF NOT EXISTS stage_times (
+    cycle_id VARCHAR NOT NULL,
+    stage VARCHAR NOT NULL,
+    seconds DOUBLE NOT NULL,
+    recorded_at TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (cycle_id, stage)
+);

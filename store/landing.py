@@ -10,6 +10,7 @@ from typing import Iterable
 from schemas import Task
 from store.batches import iter_batch
 from store.catalog import Catalog
+from store.crashpoints import crash_point
 from store.manifest import write_manifest
 from store.shards import ShardFile, ShardWriter
 
@@ -47,6 +48,7 @@ def land(tasks: Iterable[Task], catalog: Catalog, shard_root: Path, cycle_id: st
         for shard, task_ids in writer.write(family, family_tasks):
             result.shards.append(shard)
             shard_of.update(dict.fromkeys(task_ids, shard.path))
+    crash_point("land")
     with catalog.transaction():
         catalog.record_tasks(fresh, shard_of)
         catalog.record_shards(cycle_id, result.shards)

@@ -22,7 +22,7 @@ def write_manifest(root: Path, shards: Iterable[ShardFile]) -> Path:
         "files": [vars(s) for s in files],
     }
     path = Path(root) / MANIFEST_NAME
-    write_text_atomic(path, json.dumps(body, indent=2, sort_keys=True) + "\n")
+    write_text_atomic(path, json.dumps(body, indent=2, sort_keys=True) + "\n", crash_at="manifest_write")
     return path
 
 

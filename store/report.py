@@ -26,6 +26,30 @@ def funnel(catalog: Catalog, cycle_id: str) -> list[dict[str, Any]]:
     return rows
 
 
+def gap_trend(catalog: Catalog, limit: int = 12) -> list[dict[str, Any]]:
+    """Capability diagnoses per failure mode in each of the latest `limit` cycles, oldest first."""
+    return catalog.query(
+        """WITH recent AS (SELECT cycle_id, started_at FROM cycles WHERE kind = 'cycle'
+                           ORDER BY started_at DESC LIMIT ?)
+           SELECT r.cycle_id, g.failure_mode, sum(g.count) AS count
+           FROM recent r JOIN gaps g USING (cycle_id)
+           GROUP BY r.cycle_id, r.started_at, g.failure_mode ORDER BY r.started_at, g.failure_mode""", [limit])
+
+
+def rejections(catalog: Catalog, cycle_id: str) -> list[dict[str, Any]]:
+    """Rejected tasks of a cycle counted by family and failing check."""
+    return catalog.query(
+        """SELECT t.family, v."check", count(*) AS count FROM tasks t JOIN validations v USING (task_id)
+           WHERE t.cycle_id = ? AND NOT v.passed GROUP BY t.family, v."check" ORDER BY count DESC, t.family""",
+        [cycle_id])
+
+
+def stage_times(catalog: Catalog, cycle_id: str) -> list[dict[str, Any]]:
+    """Wall seconds per stage of a cycle, in the order the stages ran."""
+    return catalog.query("SELECT stage, seconds FROM stage_times WHERE cycle_id = ? ORDER BY recorded_at",
+                         [cycle_id])
+
+
 def cycle_report(catalog: Catalog, cycle_id: str | None = None) -> dict[str, Any]:
     """Everything `taskforge report` shows for one cycle (the latest by default)."""
     cycle_id = cycle_id or catalog.latest_cycle()
@@ -49,4 +73,7 @@ def cycle_report(catalog: Catalog, cycle_id: str | None = None) -> dict[str, Any
         "funnel": funnel(catalog, cycle_id),
         "quarantine": catalog.query("SELECT stage, source, error_type, reason FROM quarantine "
                                     "WHERE cycle_id = ? ORDER BY source", [cycle_id]),
+        "rejections": rejections(catalog, cycle_id),
+        "stages": stage_times(catalog, cycle_id),
+        "trend": gap_trend(catalog),
     }

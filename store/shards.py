@@ -26,6 +26,15 @@ class ShardFile:
     sha256: str
 
 
+def shard_view(task: Task) -> Task:
+    """The task as a shard stores it: everything but run timings, which belong to the catalog.
+
+    Shard bytes then depend only on the tasks, so a resumed or redistributed run
+    writes the same files as an uninterrupted one.
+    """
+    return task.model_copy(update={"validation": [v.model_copy(update={"duration_s": 0.0}) for v in task.validation]})
+
+
 class ShardWriter:
     """Writes tasks of one family as Parquet shards under `root/<family>/`.
 
@@ -41,7 +50,7 @@ class ShardWriter:
 
     def write(self, family: str, tasks: Sequence[Task]) -> list[tuple[ShardFile, list[str]]]:
         """Write the tasks (sorted by id) and return each shard with the task ids it holds."""
-        rows = [to_row(task) for task in sorted(tasks, key=lambda t: t.task_id)]
+        rows = [to_row(shard_view(task)) for task in sorted(tasks, key=lambda t: t.task_id)]
         return [(self._write_one(family, chunk), [r["task_id"] for r in chunk]) for chunk in self._chunks(rows)]
 
     def _chunks(self, rows: list[dict]) -> list[list[dict]]:
@@ -64,7 +73,7 @@ class ShardWriter:
         name = f"part-{hashlib.sha256(ids.encode()).hexdigest()[:16]}.parquet"
         final = self.root / family / name
         table = pa.Table.from_pylist(rows, schema=arrow_schema(Task))
-        with atomic_path(final) as tmp:
+        with atomic_path(final, crash_at="shard_write") as tmp:
             pq.write_table(table, tmp, compression="zstd", write_statistics=True)
         return ShardFile(
             path=f"{family}/{name}", family=family, rows=len(rows),

@@ -102,6 +102,17 @@ def test_build_family_and_release_export(capsys, data_dir, tmp_path):
     assert loaded.num_rows == 3 and loaded[0]["family"] == "long_context"
 
 
+def test_a_candidate_that_cannot_be_built_is_quarantined_and_the_run_goes_on(capsys, data_dir):
+    built = _cli_json(capsys, "build", "long_context", "--count", "2", "--target-tokens", "300",
+                      "--data-dir", str(data_dir))
+    assert built["families"] == {}
+    (failure,) = built["quarantine"]
+    assert failure["stage"] == "build" and "over the target" in failure["reason"]
+    with Catalog(data_dir / "catalog.duckdb", read_only=True) as catalog:
+        assert catalog.query("SELECT stage, error_type FROM quarantine") == [
+            {"stage": "build", "error_type": "LengthNotMetError"}]
+
+
 def test_validate_command_reports_each_task(capsys, data_dir):
     built = _cli_json(capsys, "build", "long_context", "--count", "2", "--target-tokens", "2048",
                       "--data-dir", str(data_dir))
