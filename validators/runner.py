@@ -10,10 +10,10 @@ from validators.evidence import EvidenceCheck
 from validators.leakage import LeakageCheck
 from validators.noop import NoOpCheck
 from validators.reference import ReferenceCheck
-from validators.swe import SweEnvironmentCheck, SweNoOpCheck, SweReferenceCheck
+from validators.swe import SweNoOpCheck, SweReferenceCheck
 
 DEFAULT_CHECKS: tuple[Check, ...] = (NoOpCheck(), ReferenceCheck(), LeakageCheck(), EvidenceCheck(),
-                                     SweEnvironmentCheck(), SweNoOpCheck(), SweReferenceCheck())
+                                     SweNoOpCheck(), SweReferenceCheck())
 
 
 def validate(task: Task, checks: Iterable[Check] = DEFAULT_CHECKS) -> Task:

@@ -1,4 +1,4 @@
-"""The SWE family's execution checks: environment, no-op and reference, graded in the sandbox (network off).
+"""The SWE family's execution checks: no-op and reference, graded in the sandbox (network off).
 
 The no-op check grades the empty patch and must get zero; the reference check
 grades the solution patch, `repeats` times, and must resolve every time; both
@@ -20,11 +20,6 @@ from schemas import Task, ValidationResult, canonical_json
 REFERENCE_REPEATS = 2
 
 
-def _executable(task: Task) -> bool:
-    build = task.environment.get("build", {})
-    return build.get("status") == "ok" and "error" not in task.environment.get("harvest", {"error": "not run"})
-
-
 @lru_cache(maxsize=4)
 def _outcomes(task_json: str) -> Outcomes:
     """One session's runs for a task (memoised on the task's content, so the two checks share it)."""
@@ -44,35 +39,13 @@ def _verdicts(task: Task, outcomes: Outcomes) -> tuple[Verdict, list[Verdict]]:
     return grade(outcomes.empty.statuses, f2p, p2p), [grade(run.statuses, f2p, p2p) for run in outcomes.solution]
 
 
-class SweEnvironmentCheck:
-    """Fails a task whose repository version would not build, or whose tests could not be run at build time."""
-
-    name = "environment"
-
-    def applies_to(self, task: Task) -> bool:
-        return task.family == "swe"
-
-    def run(self, task: Task) -> ValidationResult:
-        build = task.environment.get("build", {})
-        if build.get("status") != "ok":
-            return ValidationResult(
-                check=self.name, passed=False,
-                reason=f"the environment did not build after {build.get('attempts', 0)} attempt(s) "
-                       f"(stage {build.get('failed_stage')})",
-                detail={"log_tail": build.get("log_tail", ""), "recipe": task.payload.get("environment_recipe")})
-        error = task.environment.get("harvest", {}).get("error")
-        return ValidationResult(check=self.name, passed=error is None, reason=error,
-                                detail={"attempts": build.get("attempts"), "recipe_notes":
-                                        task.payload.get("environment_recipe", {}).get("notes", [])})
-
-
 class SweNoOpCheck:
     """Grades the empty patch: it must not resolve the task (a task with no FAIL_TO_PASS test always fails here)."""
 
     name = "noop"
 
     def applies_to(self, task: Task) -> bool:
-        return task.family == "swe" and _executable(task)
+        return task.family == "swe"
 
     def run(self, task: Task) -> ValidationResult:
         outcomes = outcomes_for(task)
@@ -92,7 +65,7 @@ class SweReferenceCheck:
     name = "reference"
 
     def applies_to(self, task: Task) -> bool:
-        return task.family == "swe" and _executable(task)
+        return task.family == "swe"
 
     def run(self, task: Task) -> ValidationResult:
         outcomes = outcomes_for(task)

@@ -5,8 +5,9 @@ snapshot at the base commit, builds (or reuses) the environment of the
 repository version, runs the held-out tests in the sandbox (network off) once
 at the base commit with the test patch and `repeats` times with the solution
 too, and keeps FAIL_TO_PASS / PASS_TO_PASS with flaky tests dropped. A
-candidate whose environment would not build is still emitted, with the build
-failure, so the catalog records it with its log tail.
+candidate whose environment would not build, or whose tests could not be run
+(the project does not install, a patch does not apply), is yielded as a
+`Quarantined` record with the log tail, and the build goes on.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from builders.swe.snapshot import make_snapshot
 from builders.swe.source import SourceRepository, open_source
 from builders.swe.versioning import version_at
 from graders.swe import harvest
-from graders.swe_harness import TaskBed, BedError, cache_root, run_empty_and_solution
-from schemas import InputError, Lineage, PlanItem, Task, content_id, task_id_for
+from graders.swe_harness import BedError, TaskBed, cache_root, run_empty_and_solution
+from schemas import InputError, Lineage, PlanItem, Quarantined, Task, content_id, task_id_for
 
 ISSUES_FILE = "issues.jsonl"
 DEFAULT_REPEATS = 3
@@ -78,7 +79,7 @@ class SweBuilder:
     def __init__(self, rewriter: StatementRewriter | None = None):
         self.rewriter = rewriter
 
-    def build(self, item: PlanItem, context: BuildContext) -> Iterator[Task]:
+    def build(self, item: PlanItem, context: BuildContext) -> Iterator[Task | Quarantined]:
         options = context.options
         if not options.get("source"):
             raise InputError("swe", "no repository given: run `taskforge build swe --source PATH_OR_URL`")
@@ -97,34 +98,36 @@ class SweBuilder:
             yield self._task(source, candidate, version, setup[version], records[version], issues, item, context)
 
     def _task(self, source: SourceRepository, candidate: Candidate, version: str, setup_commit: str,
-              record: EnvironmentRecord, issues: dict[int, Issue], item: PlanItem, context: BuildContext) -> Task:
+              record: EnvironmentRecord, issues: dict[int, Issue], item: PlanItem,
+              context: BuildContext) -> Task | Quarantined:
         options = context.options
+        where = f"repo:{source.name}@{candidate.fix_commit[:12]}"
+        if not record.ok:
+            return _quarantined(where, f"the environment of {source.name} {version} did not build after "
+                                       f"{record.attempts} attempt(s) (stage {record.failed_stage})",
+                                {"log_tail": record.log_tail, "recipe": record.recipe, "version": version})
         repeats = max(DEFAULT_REPEATS, int(options.get("repeats", DEFAULT_REPEATS)))
-        statement = problem_statement(candidate.message, issues, candidate.diff.patch, source.name,
-                                      candidate.first_commit_at, self.rewriter)
         grader = {"harness": "swe", "log_parser": record.recipe["log_parser"], "test_files": list(candidate.test_files),
                   "timeout_s": float(options.get("test_timeout_s", DEFAULT_TEST_TIMEOUT_S)), "repeats": repeats}
         environment: dict[str, Any] = {
             "snapshot": snapshot_path(source.name, candidate.base_commit), "env": record.env_path,
             "python": record.python, "network": False, "time_budget_s": TIME_BUDGET_S,
-            "build": {k: v for k, v in record.to_dict().items() if k != "recipe"},
+            "build": {"key": record.key, "attempts": record.attempts},
         }
         ensure_snapshot(source, candidate.base_commit)
-        harvested = None
-        if record.ok:
-            bed = TaskBed.of({"environment_recipe": record.recipe}, grader, environment)
-            try:
-                outcomes = run_empty_and_solution(bed, candidate.diff.patch, candidate.diff.test_patch, repeats,
-                                                  label="swe-harvest")
-                environment["harvest"] = outcomes.summary()
-                if outcomes.solution_applied:
-                    harvested = harvest(outcomes.empty.statuses, [run.statuses for run in outcomes.solution])
-                    environment["harvest"].update(flaky=harvested.flaky, FAIL_TO_FAIL=harvested.fail_to_fail,
-                                                  PASS_TO_FAIL=harvested.pass_to_fail)
-                else:
-                    environment["harvest"]["error"] = "the solution patch does not apply with the test patch"
-            except BedError as exc:
-                environment["harvest"] = {"error": str(exc)}
+        bed = TaskBed.of({"environment_recipe": record.recipe}, grader, environment)
+        try:
+            outcomes = run_empty_and_solution(bed, candidate.diff.patch, candidate.diff.test_patch, repeats,
+                                              label="swe-harvest")
+        except BedError as exc:
+            return _quarantined(where, str(exc), {"version": version})
+        if not outcomes.solution_applied:
+            return _quarantined(where, "the solution patch does not apply over the test patch", {"version": version})
+        harvested = harvest(outcomes.empty.statuses, [run.statuses for run in outcomes.solution])
+        environment["harvest"] = {**outcomes.summary(), "flaky": harvested.flaky,
+                                  "FAIL_TO_FAIL": harvested.fail_to_fail, "PASS_TO_FAIL": harvested.pass_to_fail}
+        statement = problem_statement(candidate.message, issues, candidate.diff.patch, source.name,
+                                      candidate.first_commit_at, self.rewriter)
         payload = payload_for(source.name, candidate, statement, version, setup_commit, record, harvested)
         return Task(
             task_id=task_id_for(self.family, KIND, payload), family=self.family, kind=KIND,
@@ -135,3 +138,9 @@ class SweBuilder:
             lineage=Lineage(cycle_id=context.cycle_id, gap_ids=item.gap_ids, resource_id=f"repo:{source.name}",
                             resource_revision=source.head, builder=self.name, builder_version=self.version),
         )
+
+
+def _quarantined(source: str, reason: str, detail: dict[str, Any]) -> Quarantined:
+    """A candidate that could not be built, with why (and the log tail where there is one)."""
+    return Quarantined(item_id=content_id({"stage": "build", "source": source, "reason": reason}, prefix="q-"),
+                       stage="build", source=source, error_type="SweCandidateNotBuilt", reason=reason, detail=detail)

@@ -31,15 +31,14 @@ def user_prompt(repo: str, base_commit: str, statement: str) -> str:
 
 
 def payload_for(repo: str, candidate: Candidate, statement: Statement, version: str, setup_commit: str,
-                record: EnvironmentRecord, harvest: Harvest | None) -> dict[str, Any]:
+                record: EnvironmentRecord, harvest: Harvest) -> dict[str, Any]:
     """The SWE-bench instance fields a solver's harness needs (solution and test patch stay in the reference)."""
     return {
         "instance_id": instance_id(repo, candidate), "repo": repo, "base_commit": candidate.base_commit,
         "problem_statement": statement.text, "hints_text": statement.hints, "statement_origin": statement.origin,
         "created_at": candidate.created_at, "version": version, "environment_setup_commit": setup_commit,
         "pull_number": candidate.pull_number, "issue_numbers": list(candidate.issue_numbers),
-        "FAIL_TO_PASS": harvest.fail_to_pass if harvest else [],
-        "PASS_TO_PASS": harvest.pass_to_pass if harvest else [],
+        "FAIL_TO_PASS": harvest.fail_to_pass, "PASS_TO_PASS": harvest.pass_to_pass,
         "environment_recipe": record.recipe,
     }
 
