@@ -30,6 +30,8 @@ from sandbox import Job, Result, Session
 from schemas import InfrastructureError, TaskforgeError
 
 CACHE_ENV = "TASKFORGE_SWE_CACHE"
+SANDBOX_PYTHON = "python3"
+"""The sandbox's own Python; its pip installs into the task environments, which carry no pip of their own."""
 ENV_DIR, REPO_DIR, PATCH_DIR = "env", "repo", "patches"
 INSTALL_TIMEOUT_S = 300.0
 LOG_TAIL_CHARS = 2000
@@ -98,7 +100,8 @@ def _sh(script: str) -> tuple[str, ...]:
 
 def python_env(recipe: dict[str, Any]) -> tuple[tuple[str, str], ...]:
     """Variables every command in a test bed gets (the source on the path when the project is not installed)."""
-    variables = [("PIP_NO_INDEX", "1"), ("PIP_DISABLE_PIP_VERSION_CHECK", "1"), ("PYTHONDONTWRITEBYTECODE", "1")]
+    variables = [("PIP_NO_INDEX", "1"), ("PIP_DISABLE_PIP_VERSION_CHECK", "1"), ("PIP_CONFIG_FILE", "/dev/null"),
+                 ("PYTHONDONTWRITEBYTECODE", "1")]
     if recipe["install"] == "pythonpath":
         variables.append(("PYTHONPATH", recipe["pythonpath"]))
     return tuple(variables)
@@ -108,9 +111,9 @@ def install_command(recipe: dict[str, Any]) -> str | None:
     """The in-session command installing the project itself into `env/` (None when it runs from its source)."""
     if recipe["install"] != "editable":
         return None
-    flags = " ".join(recipe.get("pip_flags", []))
-    return (f"cd {REPO_DIR} && ../{ENV_DIR}/bin/python -m pip install -q --no-index --no-deps "
-            f"--no-build-isolation {flags} -e .").replace("  ", " ")
+    flags = "".join(f" {flag}" for flag in recipe.get("pip_flags", []))
+    return (f"cd {REPO_DIR} && {SANDBOX_PYTHON} -m pip --python ../{ENV_DIR}/bin/python install -q --no-index "
+            f"--no-deps --no-build-isolation{flags} -e .")
 
 
 def suite_command(recipe: dict[str, Any], test_files: tuple[str, ...]) -> str:
@@ -194,10 +197,18 @@ class GradingSession:
                        log_tail=tail(scrub(log, self.workspace)))
 
 
+def _link_or_copy(source: str, dest: str) -> None:
+    """Hard-link a file (the sandbox copies the workspace in, never writes to it), copying across devices."""
+    try:
+        os.link(source, dest)
+    except OSError:
+        shutil.copy2(source, dest)
+
+
 def stage_workspace(bed: TaskBed, patches: dict[str, str], into: Path) -> Path:
     """Lay out `repo/`, `env/` and `patches/` for a session in a host folder the sandbox copies in."""
-    shutil.copytree(bed.snapshot, into / REPO_DIR, symlinks=True)
-    shutil.copytree(bed.env, into / ENV_DIR, symlinks=True)
+    shutil.copytree(bed.snapshot, into / REPO_DIR, symlinks=True, copy_function=_link_or_copy)
+    shutil.copytree(bed.env, into / ENV_DIR, symlinks=True, copy_function=_link_or_copy)
     (into / PATCH_DIR).mkdir()
     for name, text in patches.items():
         (into / PATCH_DIR / f"{name}.diff").write_text(text, encoding="utf-8")

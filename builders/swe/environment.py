@@ -26,13 +26,13 @@ from typing import Any, Iterator
 import sandbox
 from builders.swe.recipe import Recipe
 from builders.swe.repair import repair
-from graders.swe_harness import ENV_DIR, TaskBed, BedError, cache_root, scrub, tail, grading_session
+from graders.swe_harness import (ENV_DIR, SANDBOX_PYTHON, BedError, TaskBed, cache_root, grading_session,
+                                 python_env, scrub, tail)
 from sandbox import Job
 from schemas import TaskforgeError, content_id
 
 MAX_ATTEMPTS = 4
 RULES_VERSION = "1"
-SANDBOX_PYTHON = "python3"
 DOWNLOAD_TIMEOUT_S = 600
 INSTALL_TIMEOUT_S = 600.0
 
@@ -106,11 +106,13 @@ def download_wheels(recipe: Recipe, python: str, wheelhouse: Path) -> None:
 def install_environment(recipe: Recipe, wheelhouse: Path, out: Path) -> None:
     """Build `out/env` from the wheelhouse inside the sandbox, network off."""
     requirements = " ".join(f"'{r}'" for r in (*recipe.packages, *recipe.build_requires))
-    script = (f"{SANDBOX_PYTHON} -m venv --copies {ENV_DIR} && {ENV_DIR}/bin/python -m pip install -q --no-index "
-              f"--disable-pip-version-check --find-links wheelhouse {' '.join(recipe.pip_flags)} {requirements}")
+    script = (f"{SANDBOX_PYTHON} -m venv --without-pip --copies {ENV_DIR} && {SANDBOX_PYTHON} -m pip --python "
+              f"{ENV_DIR}/bin/python install -q --no-index --find-links wheelhouse {' '.join(recipe.pip_flags)} "
+              f"{requirements}")
     with tempfile.TemporaryDirectory(prefix="swe-envbuild-") as tmp:
         shutil.copytree(wheelhouse, Path(tmp) / "wheelhouse")
         result = sandbox.run(Job(command=("sh", "-c", script), workspace=Path(tmp), network=False,
+                                 env=python_env(recipe.to_dict()),
                                  timeout_s=INSTALL_TIMEOUT_S, memory_mb=2048, pids=512, collect=(ENV_DIR,),
                                  label="swe-env-install"), collect_to=out)
         if not result.ok:
