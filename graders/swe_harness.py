@@ -183,9 +183,10 @@ class GradingSession:
         return True
 
     def collect_tests(self) -> Result:
-        """Collect (not run) the whole test suite with the recipe's runner: does the environment import it?"""
+        """Collect (not run) the whole test suite with the recipe's runner, with the errors' tracebacks."""
         runner = self.bed.recipe["test_cmd"].removeprefix("python ")
-        return self._exec(f"cd {REPO_DIR} && ../{ENV_DIR}/bin/python {runner} --collect-only -q", self.bed.timeout_s)
+        return self._exec(f"cd {REPO_DIR} && ../{ENV_DIR}/bin/python {runner} --collect-only -q --tb=short",
+                          self.bed.timeout_s)
 
     def run_tests(self) -> SuiteRun:
         """Run the test files of the test patch once and parse the log with the recipe's parser."""
@@ -222,7 +223,7 @@ def grading_session(bed: TaskBed, patches: dict[str, str], label: str = "swe-tes
         raise BedError("the task's snapshot or environment is missing from the SWE cache; rebuild it")
     with tempfile.TemporaryDirectory(prefix="swe-ws-") as tmp:
         workspace = stage_workspace(bed, patches, Path(tmp))
-        job = Job(command=("sleep", "infinity"), workspace=workspace, network=False,
+        job = Job(command=(), workspace=workspace, network=False,
                   timeout_s=bed.timeout_s * 12 + INSTALL_TIMEOUT_S, memory_mb=2048, pids=512, label=label)
         with sandbox.session(job) as session:
             live = GradingSession(session, bed, workspace)

@@ -10,8 +10,11 @@ import json
 import os
 import shutil
 import subprocess
+from contextlib import contextmanager
 
 import pytest
+
+import sandbox
 
 from builders.base import BuildContext
 from builders.swe import SweBuilder, ensure_snapshot
@@ -27,6 +30,19 @@ from validators.runner import validate
 
 SAMPLE = SAMPLES / "swe" / "calc_history.py"
 FLAKY = "tests/test_flaky.py::test_sometimes"
+
+
+@contextmanager
+def sandbox_kind(kind: str):
+    """Run the enclosed code on one sandbox backend (the default backend is chosen once per process)."""
+    before = os.environ.get("TASKFORGE_SANDBOX")
+    os.environ["TASKFORGE_SANDBOX"] = kind
+    sandbox.default_sandbox.cache_clear()
+    try:
+        yield
+    finally:
+        os.environ.pop("TASKFORGE_SANDBOX") if before is None else os.environ.update(TASKFORGE_SANDBOX=before)
+        sandbox.default_sandbox.cache_clear()
 
 
 @pytest.fixture(scope="module")
@@ -47,9 +63,10 @@ def built(swe_cache):
     """Every candidate of the sample history, built and validated, by role of its fix commit."""
     commits = materialize_sample(SAMPLE, swe_cache)
     item = PlanItem(family="swe", capability="implementation", quota=10, gap_ids=["gap-1"], priority=1.0)
-    tasks = list(SweBuilder().build(item, BuildContext(cycle_id="test", options={"source": str(SAMPLE)})))
     roles = {sha: role for role, sha in commits.items()}
-    return commits, {roles[t.reference["fix_commit"]]: validate(t) for t in tasks}
+    with sandbox_kind("process"):
+        tasks = list(SweBuilder().build(item, BuildContext(cycle_id="test", options={"source": str(SAMPLE)})))
+        return commits, {roles[t.reference["fix_commit"]]: validate(t) for t in tasks}
 
 
 def failed_checks(task):
@@ -196,3 +213,18 @@ def test_cli_builds_lands_and_exports_swe_tasks(built, capsys, data_dir, tmp_pat
     assert {i["instance_id"] for i in instances} == {t.payload["instance_id"] for t in built[1].values()
                                                      if t.status == "accepted"}
     assert str(data_dir) not in export.read_text() and os.environ[CACHE_ENV] not in export.read_text()
+
+
+@pytest.mark.docker
+def test_a_task_is_built_and_validated_in_docker_containers(built):
+    commits, tasks = built
+    item = PlanItem(family="swe", capability="implementation", quota=1, gap_ids=[], priority=1.0)
+    context = BuildContext(cycle_id="test-docker", first_index=3, options={"source": str(SAMPLE)})
+    with sandbox_kind("docker"):
+        (task,) = SweBuilder().build(item, context)
+        decided = validate(task)
+    assert task.reference["fix_commit"] == commits["div_fix"]
+    assert decided.status == "accepted", decided.reasons
+    assert task.environment["env"] != tasks["div_fix"].environment["env"], "one environment per backend"
+    assert task.payload["FAIL_TO_PASS"] == tasks["div_fix"].payload["FAIL_TO_PASS"]
+    assert task.payload["PASS_TO_PASS"] == tasks["div_fix"].payload["PASS_TO_PASS"]

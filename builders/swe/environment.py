@@ -142,7 +142,8 @@ def _attempt(recipe: Recipe, python: str, snapshot: Path, folder: Path) -> None:
 def environment_key(repo: str, version: str, setup_commit: str, recipe: Recipe) -> str:
     """The cache key of one version's environment (the detected recipe and the repair rules included)."""
     return content_id({"repo": repo, "version": version, "commit": setup_commit, "recipe": recipe.to_dict(),
-                       "rules": RULES_VERSION, "backend": sandbox.get_sandbox("auto").backend}, prefix="env-")
+                       "rules": RULES_VERSION, "backend": sandbox.default_sandbox().backend,
+                       "image": sandbox.BASE_IMAGE}, prefix="env-")
 
 
 def build_environment(repo: str, version: str, setup_commit: str, detected: Recipe, snapshot: Path) -> EnvironmentRecord:
