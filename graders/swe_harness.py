@@ -44,7 +44,8 @@ class BedError(TaskforgeError):
 def cache_root() -> Path:
     """Where SWE builds keep clones, snapshots and environments (`$TASKFORGE_SWE_CACHE`, else the user cache)."""
     configured = os.environ.get(CACHE_ENV)
-    base = Path(configured) if configured else Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "taskforge" / "swe"
+    user_cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    base = Path(configured) if configured else user_cache / "taskforge" / "swe"
     base.mkdir(parents=True, exist_ok=True)
     return base
 

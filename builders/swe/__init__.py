@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from builders.base import BuildContext
+from builders.swe.cachelock import locked
 from builders.swe.assemble import KIND, TIME_BUDGET_S, payload_for, prompt_for
 from builders.swe.environment import EnvironmentRecord, build_environment
 from builders.swe.mining import Candidate, Limits, mine
@@ -41,8 +42,9 @@ def snapshot_path(repo: str, commit: str) -> str:
 def ensure_snapshot(source: SourceRepository, commit: str) -> Path:
     """The solver's snapshot of a commit, made once and kept in the cache."""
     path = cache_root() / snapshot_path(source.name, commit)
-    if not path.exists():
-        make_snapshot(Path(source.repo.git_dir), commit, path)
+    with locked(path):
+        if not path.exists():
+            make_snapshot(Path(source.repo.git_dir), commit, path)
     return path
 
 

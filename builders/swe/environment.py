@@ -12,18 +12,17 @@ recipe rules (a repair that leads back to a recipe already tried ends the loop t
 
 from __future__ import annotations
 
-import fcntl
 import json
 import shutil
 import subprocess
 import sys
 import tempfile
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import sandbox
+from builders.swe.cachelock import locked
 from builders.swe.recipe import Recipe
 from builders.swe.repair import repair
 from graders.swe_harness import (ENV_DIR, SANDBOX_PYTHON, BedError, TaskBed, cache_root, grading_session,
@@ -69,18 +68,6 @@ class StageFailed(TaskforgeError):
         self.stage = stage
         self.log = log
         super().__init__(f"{stage} failed")
-
-
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """Hold an exclusive lock on `path` (builds of one environment in parallel wait for each other)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def sandbox_python_version() -> str:
@@ -151,7 +138,7 @@ def build_environment(repo: str, version: str, setup_commit: str, detected: Reci
     key = environment_key(repo, version, setup_commit, detected)
     folder = cache_root() / "envs" / key
     record_file = folder / "record.json"
-    with _locked(folder.with_suffix(".lock")):
+    with locked(folder):
         if record_file.exists():
             return EnvironmentRecord(**json.loads(record_file.read_text()))
         folder.mkdir(parents=True, exist_ok=True)

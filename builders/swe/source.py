@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import git
 
+from builders.swe.cachelock import locked
 from schemas import InputError, content_id
 
 _FORGE_URL = re.compile(r"(?:github\.com|gitlab\.com|bitbucket\.org)[:/](?P<owner>[^/]+)/(?P<name>[^/]+?)(?:\.git)?/?$")
@@ -44,12 +46,14 @@ def materialize_sample(script: Path, cache: Path) -> dict[str, str]:
     """Run a sample script (once per script content) and return what it prints: `path` and commits by role."""
     folder = cache / "samples" / content_id(script.read_text(encoding="utf-8"), prefix="sample-")
     made = folder / "made.json"
-    if not made.exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run([sys.executable, str(script), str(folder)], capture_output=True, text=True)
-        if done.returncode != 0:
-            raise InputError(script.name, f"the sample script failed: {done.stderr.strip()[-300:]}")
-        made.write_text(done.stdout)
+    with locked(folder):
+        if not made.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir(parents=True)
+            done = subprocess.run([sys.executable, str(script), str(folder)], capture_output=True, text=True)
+            if done.returncode != 0:
+                raise InputError(script.name, f"the sample script failed: {done.stderr.strip()[-300:]}")
+            made.write_text(done.stdout)
     return json.loads(made.read_text())
 
 
@@ -63,8 +67,9 @@ def open_source(source: str, cache: Path) -> SourceRepository:
             repo = git.Repo(path)
             return SourceRepository(repo=repo, name=repo_name(repo, path.resolve().name.removesuffix(".git")))
         clone = cache / "clones" / content_id(source, prefix="clone-")
-        if not clone.exists():
-            git.Repo.clone_from(source, clone, no_checkout=True)
+        with locked(clone):
+            if not clone.exists():
+                git.Repo.clone_from(source, clone, no_checkout=True)
         repo = git.Repo(clone)
         return SourceRepository(repo=repo, name=repo_name(repo, clone.name))
     except (git.InvalidGitRepositoryError, git.NoSuchPathError, git.GitCommandError) as exc:
