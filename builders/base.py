@@ -16,10 +16,13 @@ class BuildContext:
     seed: int = 0
     first_index: int = 0
     options: dict[str, Any] = field(default_factory=dict)
+    data_dir: str | None = None
+    """The run's data dir, for builders that keep resource snapshots there (e.g. paper collections)."""
 
 
 class Builder(Protocol):
-    """Turns one plan item into candidate tasks (unvalidated, status `candidate`).
+    """Turns one plan item into candidate tasks (unvalidated, status `candidate`), and quarantine records
+    for inputs it could not use (a bad record of a resource), which the flow records in the catalog.
 
     A candidate that cannot be built (a repository that will not install, a
     dataset without labels …) is yielded as a `Quarantined` record naming the

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from builders.base import Builder
+from builders.literature import LiteratureBuilder
 from builders.long_context import LongContextBuilder
 from builders.swe import SweBuilder
 from schemas import TaskforgeError
 
+<<<<<<< HEAD
 BUILDERS: dict[str, Builder] = {builder.family: builder for builder in (LongContextBuilder(), SweBuilder())}
+=======
+BUILDERS: dict[str, Builder] = {builder.family: builder for builder in (LongContextBuilder(), LiteratureBuilder())}
+>>>>>>> main
 
 
 class UnknownFamilyError(TaskforgeError):

@@ -10,8 +10,13 @@ from schemas import CAPABILITIES, BuildPlan, Diagnosis, FailureMode, Gap, PlanIt
 EXAMPLES_PER_GAP = 5
 
 
-def aggregate(diagnoses: Iterable[Diagnosis], cycle_id: str) -> list[Gap]:
-    """Capability gaps with counts, shares, severity and priority; infrastructure failures are left out."""
+def aggregate(diagnoses: Iterable[Diagnosis], cycle_id: str, episodes: int) -> list[Gap]:
+    """Capability gaps with counts, shares, rates, severity and priority; infrastructure failures are left out.
+
+    priority = share × severity: how much of what went wrong this gap is,
+    weighed by how much the failure mode costs (the taxonomy's severity).
+    `episodes` (all episodes read, successes included) gives each gap's rate.
+    """
     groups: dict[tuple[str, str, FailureMode], list[Diagnosis]] = defaultdict(list)
     for diagnosis in diagnoses:
         if diagnosis.failure_mode.is_infrastructure or diagnosis.capability is None:
@@ -26,7 +31,7 @@ def aggregate(diagnoses: Iterable[Diagnosis], cycle_id: str) -> list[Gap]:
             gap_id=content_id({"family": family, "capability": capability, "mode": mode.value}, prefix="gap-"),
             cycle_id=cycle_id, family=family, capability=capability, failure_mode=mode.value,
             count=len(members), share=round(share, 6), severity=severity,
-            priority=round(share * severity, 6),
+            priority=round(share * severity, 6), rate=round(len(members) / max(episodes, 1), 6),
             example_episodes=sorted({d.episode_id for d in members})[:EXAMPLES_PER_GAP],
         ))
     return sorted(gaps, key=lambda g: (-g.priority, g.gap_id))

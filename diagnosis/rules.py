@@ -1,117 +1,381 @@
-"""Rule-based diagnosis: deterministic signals computed from an episode's steps.
+"""Rule-based diagnosis: one or more small pure rules per failure mode of the taxonomy.
 
-Each rule is a small function from an episode to a `Finding` (or None). The
-diagnoser runs every rule on a failed, model-caused episode and turns each
-finding into a Diagnosis; successful episodes get none, infrastructure failures
-get an infrastructure diagnosis that never becomes a gap.
+Each rule reads signals from an episode's steps (`diagnosis.signals`) and returns
+a Finding (mode, evidence steps, signal values, confidence) or None. Rules run
+only on failed, graded, model-caused episodes (see `diagnosis.diagnose`);
+`infrastructure_finding` decides first whether the failure was the
+infrastructure's. Confidences are set so that a specific signal (a discarded
+paper, a violated assumption) outranks a generic one (a clean run before a wrong
+answer).
 """
 
 from __future__ import annotations
 
-import json
-from collections import defaultdict
-from dataclasses import dataclass, field
+import re
 from typing import Callable
 
-from schemas import CAPABILITIES, TAXONOMY_VERSION, Diagnosis, Episode, FailureMode, content_id
-
-MIN_REPEATS = 3
-
-
-@dataclass(frozen=True)
-class Finding:
-    """What a rule saw: the failure mode, the steps that show it, the signal values, a confidence."""
-
-    mode: FailureMode
-    steps: list[int]
-    signals: dict = field(default_factory=dict)
-    confidence: float = 0.5
-    explanation: str = ""
-
+from diagnosis.finding import Finding
+from diagnosis.signals import (CHANGE_ACTION, CHECK_ACTION, CODE_TOOL, FULL_TRACEBACK, SUBMIT_TOOL, WARNING_SIGN,
+                               Call, assistant_after, calls, failed, final_answer, has_traceback,
+                               near_identical_groups, reads, searches, source_ids, step_text, task_text,
+                               unreferenced_observations, words)
+from schemas import Episode, FailureMode
 
 Rule = Callable[[Episode], "Finding | None"]
 
+MIN_REPEATS = 3
+FEW_QUERIES = 2
+FEW_SOURCES = 3
+AMPLE_SOURCES = 4
+STUCK_RETRIEVALS = 6
+STUCK_SWITCHES = 3
+DRIFT_STEPS = 3
+ON_TOPIC = 0.3
+OFF_TOPIC = 0.15
+FEW_ACTIONS = 1
 
-def _call_key(name: str, arguments: str) -> str:
-    try:
-        return f"{name}:{json.dumps(json.loads(arguments), sort_keys=True)}"
-    except json.JSONDecodeError:
-        return f"{name}:{arguments.strip()}"
+DISMISSAL = re.compile(r"not relevant|irrelevant|discard|not useful|off[- ]topic|exclude|skip(?:ping)?|ignore|"
+                       r"doesn't (?:help|address)|does not (?:help|address)|unrelated", re.I)
+GIVE_UP = re.compile(r"\b(cannot|can't|could not|couldn't|unable to|give up|giving up|not possible|no way to)\b", re.I)
+FINDING = re.compile(r"\b(result|answer|found|total|mean|average|median|estimate[d]?|half-life|value|count|"
+                     r"p-value|accuracy|rate|first)\b[\w -]{0,30}?\s*(?:\bis\b|\bwas\b|=|:)\s*"
+                     r"([-+]?\d[\d.,]*(?:e[-+]?\d+)?|[A-Za-z][\w.-]+)",
+                     re.I)
+INFRASTRUCTURE_ERROR = re.compile(r"connection (?:refused|reset|error)|no space left|sandbox|container (?:died|exited|"
+                                  r"crashed)|service unavailable|\b50[234]\b|rate limit|out of memory|\boom\b|"
+                                  r"timed? ?out|timeout", re.I)
+CUT_OFF = re.compile(r"limit|exit_cost|exit_context|budget|maximum iteration", re.I)
+TIMEOUT = re.compile(r"timed? ?out|timeout|time limit|execution_time|timeexceeded", re.I)
+ASSUMPTIONS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
+    ("normality", re.compile(r"not normal|non-normal|shapiro[^\n]*p(?:[-_ ]?value)?\s*[=:]\s*0\.0[0-4]|skewed", re.I),
+     re.compile(r"ttest|t_test|f_oneway|anova|pearsonr|zscore", re.I)),
+    ("stationarity", re.compile(r"non-?stationary|unit root|adf[^\n]*p(?:[-_ ]?value)?\s*[=:]\s*0\.(?:[1-9]|0[5-9])",
+                                re.I),
+     re.compile(r"ARIMA|SARIMAX|\bVAR\(|grangercausality", re.I)),
+    ("independence", re.compile(r"autocorrelat|durbin-watson\s*[=:]\s*(?:0\.\d|[3-4]\.\d)", re.I),
+     re.compile(r"\bols\(|linregress|LinearRegression", re.I)),
+    ("class balance", re.compile(r"imbalanced|class imbalance|minority class", re.I),
+     re.compile(r"accuracy_score", re.I)),
+)
 
 
-def repeated_tool_calls(episode: Episode) -> Finding | None:
-    """The same tool called with the same arguments again and again without new information."""
-    calls: dict[str, list[int]] = defaultdict(list)
-    for step in episode.steps:
-        for call in step.tool_calls:
-            calls[_call_key(call.name, call.arguments)].append(step.index)
-    if not calls:
+def repeated_actions(episode: Episode) -> Finding | None:
+    """Near-identical calls (same tool, ≥60 % shared argument tokens) repeated without new information."""
+    best: list[Call] = []
+    for group in near_identical_groups(calls(episode)):
+        if len(group) < MIN_REPEATS:
+            continue
+        observations = [c.observation.content.strip() for c in group if c.observation is not None]
+        distinct = len(set(observations))
+        all_failed = all(failed(c.observation) for c in group if c.observation is not None) and observations
+        if (distinct == 1 or distinct * 2 <= len(observations) or all_failed) and len(group) > len(best):
+            best = group
+    if not best:
         return None
-    key, steps = max(calls.items(), key=lambda item: (len(item[1]), -item[1][0]))
-    if len(steps) < MIN_REPEATS:
-        return None
-    observations = _observations_after(episode, steps)
+    observations = [c.observation.content.strip() for c in best if c.observation is not None]
     distinct = len(set(observations))
-    if distinct > 1 and distinct == len(observations):
-        return None
-    tool = key.split(":", 1)[0]
-    confidence = min(0.95, 0.5 + 0.1 * (len(steps) - MIN_REPEATS + 1) + (0.15 if distinct <= 1 else 0.0))
+    exact = len({c.arguments for c in best}) == 1
+    confidence = min(0.95, 0.5 + 0.1 * (len(best) - MIN_REPEATS + 1) + (0.15 if distinct <= 1 else 0.0))
     return Finding(
-        mode=FailureMode.REPEATS_UNPRODUCTIVE_APPROACH,
-        steps=steps[1:],
-        signals={"tool": tool, "repeats": len(steps), "distinct_observations": distinct},
+        mode=FailureMode.REPEATS_UNPRODUCTIVE_APPROACH, steps=[c.step for c in best[1:]],
+        signals={"tool": best[0].name, "repeats": len(best), "distinct_observations": distinct,
+                 "identical_arguments": exact},
         confidence=round(confidence, 3),
-        explanation=f"called {tool} {len(steps)} times with identical arguments; "
-                    f"{distinct} distinct result(s) came back",
+        explanation=f"called {best[0].name} {len(best)} times with {'identical' if exact else 'near-identical'} "
+                    f"arguments; {distinct} distinct result(s) came back",
     )
 
 
-def _observations_after(episode: Episode, call_steps: list[int]) -> list[str]:
-    """The content of the first tool message after each calling step."""
-    out = []
-    for index in call_steps:
-        for step in episode.steps[index + 1:]:
-            if step.role == "tool":
-                out.append(step.content.strip())
-                break
-    return out
+def _sources_seen(episode: Episode) -> set[str]:
+    """Source ids that appeared in any observation."""
+    return {i for s in episode.steps if s.role == "tool" for i in source_ids(s.content)}
 
 
-RULES: tuple[Rule, ...] = (repeated_tool_calls,)
+def insufficient_exploration(episode: Episode) -> Finding | None:
+    """An answer given after one or two distinct queries that surfaced only a handful of sources."""
+    answer = final_answer(episode)
+    queries = searches(episode)
+    if answer is None or (not queries and episode.family != "literature"):
+        return None
+    distinct_queries = len(near_identical_groups(queries))
+    seen = _sources_seen(episode)
+    if distinct_queries > FEW_QUERIES or len(seen) > FEW_SOURCES:
+        return None
+    return Finding(
+        mode=FailureMode.INSUFFICIENT_EXPLORATION, steps=[answer.step],
+        signals={"queries": len(queries), "distinct_queries": distinct_queries, "sources_seen": len(seen),
+                 "sources_cited": len(source_ids(answer.text))},
+        confidence=0.65 if len(seen) <= 1 else 0.55,
+        explanation=f"answered after {distinct_queries} distinct quer(y/ies) that surfaced {len(seen)} source(s)",
+    )
 
 
-def infrastructure_finding(episode: Episode) -> Finding:
-    """An episode whose failure was the environment's: recorded, never a capability gap."""
-    detail = (episode.outcome.detail or "").lower()
-    mode = FailureMode.INFRA_TIMEOUT if "timeout" in detail or "timed out" in detail else FailureMode.INFRA_ENVIRONMENT_ERROR
-    return Finding(mode=mode, steps=[episode.steps[-1].index] if episode.steps else [],
-                   signals={"outcome_detail": episode.outcome.detail}, confidence=0.9,
-                   explanation="the trace marks this failure as the infrastructure's")
+def premature_discard(episode: Episode) -> Finding | None:
+    """A retrieved source dismissed as irrelevant and never cited, though it was the evidence needed."""
+    answer = final_answer(episode)
+    cited = source_ids(answer.text) if answer else set()
+    gold = {str(g).lower() for g in episode.metadata.get("gold_sources", [])}
+    seen: set[str] = set()
+    for step in episode.steps:
+        if step.role == "tool":
+            seen |= source_ids(step.content)
+        elif step.role == "assistant" and (answer is None or step.index != answer.step) \
+                and DISMISSAL.search(step.content):
+            dropped = sorted((source_ids(step.content) & seen) - cited)
+            if dropped:
+                is_gold = bool(gold & set(dropped))
+                return Finding(
+                    mode=FailureMode.PREMATURE_DISCARD, steps=[step.index],
+                    signals={"discarded": dropped, "sources_seen": len(seen), "sources_cited": len(cited),
+                             "discarded_gold": is_gold},
+                    confidence=0.8 if is_gold else 0.6,
+                    explanation=f"dismissed {', '.join(dropped)} after retrieving it and never cited it",
+                )
+    return None
 
 
-def diagnose(episode: Episode, rules: tuple[Rule, ...] = RULES) -> list[Diagnosis]:
-    """Diagnoses for one episode: none when it succeeded, one per rule that fired otherwise."""
-    if episode.outcome.success:
-        return []
+def poor_evidence_selection(episode: Episode) -> Finding | None:
+    """Many sources retrieved, but the answer cites ones never read, or none of those that were read."""
+    answer = final_answer(episode)
+    if answer is None:
+        return None
+    seen = _sources_seen(episode)
+    opened = {i for c in reads(episode) for i in source_ids(c.text)}
+    cited = source_ids(answer.text)
+    if len(seen) < AMPLE_SOURCES or not cited or not opened:
+        return None
+    cited_unread = sorted(cited - opened)
+    read_uncited = sorted(opened - cited)
+    if not cited_unread and cited & opened:
+        return None
+    return Finding(
+        mode=FailureMode.POOR_EVIDENCE_SELECTION, steps=[answer.step],
+        signals={"sources_seen": len(seen), "sources_read": len(opened), "sources_cited": len(cited),
+                 "cited_unread": cited_unread, "read_uncited": read_uncited},
+        confidence=0.6,
+        explanation=f"of {len(seen)} sources seen and {len(opened)} read, the answer cites "
+                    f"{len(cited_unread)} never read",
+    )
+
+
+def stuck_exploring(episode: Episode) -> Finding | None:
+    """Searching and reading alternate again and again and the episode ends without an answer."""
+    if final_answer(episode) is not None:
+        return None
+    found, opened = searches(episode), reads(episode)
+    retrievals = sorted(found + opened, key=lambda c: c.step)
+    if len(retrievals) < STUCK_RETRIEVALS:
+        return None
+    search_ids = {id(c) for c in found}
+    kinds = ["search" if id(c) in search_ids else "read" for c in retrievals]
+    switches = sum(1 for a, b in zip(kinds, kinds[1:]) if a != b)
+    if switches < STUCK_SWITCHES:
+        return None
+    return Finding(
+        mode=FailureMode.EXPLORE_SELECT_STUCK, steps=[retrievals[-1].step],
+        signals={"searches": kinds.count("search"), "reads": kinds.count("read"), "switches": switches,
+                 "answered": False},
+        confidence=0.6,
+        explanation=f"switched {switches} times between searching and reading over {len(retrievals)} retrievals "
+                    "and never answered",
+    )
+
+
+def method_outside_assumptions(episode: Episode) -> Finding | None:
+    """Output showed an assumption violated (non-normal, non-stationary …), then a method relying on it was run."""
+    violated: dict[str, int] = {}
+    for step in episode.steps:
+        if step.role == "tool":
+            for name, violation, _ in ASSUMPTIONS:
+                if name not in violated and violation.search(step.content):
+                    violated[name] = step.index
+        for call in step.tool_calls:
+            for name, _, method in ASSUMPTIONS:
+                match = method.search(call.arguments)
+                if name in violated and match:
+                    return Finding(
+                        mode=FailureMode.METHOD_OUTSIDE_ASSUMPTIONS, steps=[violated[name], step.index],
+                        signals={"assumption": name, "violation_step": violated[name], "method": match.group(0)},
+                        confidence=0.75,
+                        explanation=f"applied {match.group(0)} after step {violated[name]} showed {name} violated",
+                    )
+    return None
+
+
+def ignored_warning_sign(episode: Episode) -> Finding | None:
+    """A run succeeded but printed a warning sign (NaN, non-convergence …) that no later step mentions."""
+    for call in calls(episode):
+        obs = call.observation
+        if obs is None or failed(obs):
+            continue
+        match = WARNING_SIGN.search(obs.content)
+        if not match:
+            continue
+        later = assistant_after(episode, obs.index)
+        term = match.group(0).lower()
+        if later and not any(term in text or "warning" in text for text in (step_text(s).lower() for s in later)):
+            return Finding(
+                mode=FailureMode.IGNORED_WARNING_SIGN, steps=[obs.index],
+                signals={"warning": match.group(0), "acknowledged": False, "steps_after": len(later)},
+                confidence=0.65,
+                explanation=f"output said {match.group(0)!r} and no later step took it up",
+            )
+    return None
+
+
+def unresolved_traceback(episode: Episode) -> Finding | None:
+    """The last code run raised a traceback and the agent answered anyway."""
+    runs = [c for c in calls(episode) if CODE_TOOL.search(c.name) and c.observation is not None]
+    answer = final_answer(episode)
+    if not runs or answer is None or FULL_TRACEBACK not in runs[-1].observation.content:
+        return None
+    tracebacks = sum(1 for c in runs if FULL_TRACEBACK in c.observation.content)
+    return Finding(
+        mode=FailureMode.IMPLEMENTATION_ERROR, steps=[runs[-1].observation.index],
+        signals={"tracebacks": tracebacks, "code_runs": len(runs), "unresolved": True},
+        confidence=0.7,
+        explanation=f"the last of {len(runs)} code runs ended in a traceback, then the agent answered",
+    )
+
+
+def clean_run_wrong_answer(episode: Episode) -> Finding | None:
+    """The code ran without error and printed output, but the answer built on it failed: the code is wrong."""
+    runs = [c for c in calls(episode) if CODE_TOOL.search(c.name) and c.observation is not None]
+    answer = final_answer(episode)
+    if not runs or answer is None:
+        return None
+    last = runs[-1]
+    if failed(last.observation) or not last.observation.content.strip():
+        return None
+    return Finding(
+        mode=FailureMode.IMPLEMENTATION_ERROR, steps=[last.step],
+        signals={"code_runs": len(runs), "last_run_clean": True,
+                 "tracebacks": sum(1 for c in runs if has_traceback(c.observation.content))},
+        confidence=0.45,
+        explanation="the last code run finished without error, yet the answer it led to failed",
+    )
+
+
+def lost_objective(episode: Episode) -> Finding | None:
+    """Early steps work on the task; from some step on, every step is about something else."""
+    goal = words(task_text(episode))
+    turns = [s for s in episode.steps if s.role == "assistant"]
+    if len(goal) < 3 or len(turns) < 2 * DRIFT_STEPS:
+        return None
+    overlap = [len(goal & words(step_text(s))) / len(goal) for s in turns]
+    early = sum(overlap[:DRIFT_STEPS]) / DRIFT_STEPS
+    drift = len(overlap)
+    while drift > 0 and overlap[drift - 1] < OFF_TOPIC:
+        drift -= 1
+    if early < ON_TOPIC or len(overlap) - drift < DRIFT_STEPS:
+        return None
+    late = sum(overlap[drift:]) / (len(overlap) - drift)
+    return Finding(
+        mode=FailureMode.LOST_OBJECTIVE, steps=[turns[drift].index],
+        signals={"task_keywords": len(goal), "early_overlap": round(early, 3), "late_overlap": round(late, 3),
+                 "off_topic_steps": len(overlap) - drift},
+        confidence=0.6,
+        explanation=f"from step {turns[drift].index} on, {len(overlap) - drift} steps share "
+                    f"{late:.0%} of the task's keywords (first steps: {early:.0%})",
+    )
+
+
+def ignored_intermediate_finding(episode: Episode) -> Finding | None:
+    """An observation stated a result (`total = 42`) that no later step ever used."""
+    if final_answer(episode) is None:
+        return None
+    observations = [s for s in episode.steps if s.role == "tool" and not failed(s)]
+    for step in observations:
+        match = FINDING.search(step.content)
+        if not match:
+            continue
+        value = match.group(2).rstrip(".,")
+        later = assistant_after(episode, step.index)
+        if later and not any(value in step_text(s) for s in later):
+            return Finding(
+                mode=FailureMode.IGNORED_INTERMEDIATE_FINDING, steps=[step.index],
+                signals={"finding": match.group(0), "value": value, "referenced_later": False,
+                         "unreferenced_observations": unreferenced_observations(episode),
+                         "observations": len(observations)},
+                confidence=0.6,
+                explanation=f"step {step.index} found {match.group(0)!r}; no later step used {value!r}",
+            )
+    return None
+
+
+def premature_termination(episode: Episode) -> Finding | None:
+    """The agent stopped early: it gave up, stopped right after an unanswered error, or barely acted.
+
+    A run cut off by a step, cost or context limit did not stop by choice: not this mode.
+    """
+    if CUT_OFF.search(episode.outcome.detail or ""):
+        return None
+    made = calls(episode)
+    work = [c for c in made if not SUBMIT_TOOL.search(c.name) and not SUBMIT_TOOL.search(c.text)]
+    last = episode.steps[-1] if episode.steps else None
+    if last is None:
+        return None
+    tool_steps = [s for s in episode.steps if s.role == "tool"]
+    after_last_tool = assistant_after(episode, tool_steps[-1].index) if tool_steps else []
+    gave_up = last.role == "assistant" and not last.tool_calls and GIVE_UP.search(last.content)
+    unanswered_error = bool(tool_steps) and failed(tool_steps[-1]) and not any(s.tool_calls for s in after_last_tool)
+    few = len(work) <= FEW_ACTIONS
+    if not (gave_up or unanswered_error or few):
+        return None
+    reason = "gave up" if gave_up else "stopped after an unanswered error" if unanswered_error else "barely acted"
+    return Finding(
+        mode=FailureMode.PREMATURE_TERMINATION, steps=[last.index],
+        signals={"tool_calls": len(made), "work_calls": len(work), "gave_up": bool(gave_up),
+                 "unanswered_error": unanswered_error,
+                 "reason": reason},
+        confidence=0.65 if gave_up else 0.6 if unanswered_error else 0.4,
+        explanation=f"the agent {reason} after {len(made)} tool call(s)",
+    )
+
+
+def no_verification(episode: Episode) -> Finding | None:
+    """The agent changed something (edited, wrote) and concluded without running any check afterwards."""
+    made = calls(episode)
+    answer = final_answer(episode)
+    changes = [c for c in made if CHANGE_ACTION.search(c.name) or CHANGE_ACTION.search(c.text)]
+    if not changes or answer is None:
+        return None
+    last_change = changes[-1]
+    checks = [c for c in made if c.step > last_change.step and c.step < answer.step and CHECK_ACTION.search(c.text)
+              and not CHANGE_ACTION.search(c.text)]
+    if checks:
+        return None
+    return Finding(
+        mode=FailureMode.NO_VERIFICATION, steps=[answer.step],
+        signals={"changes": len(changes), "last_change_step": last_change.step, "checks_after_change": 0},
+        confidence=0.55,
+        explanation=f"concluded at step {answer.step} without checking the change made at step {last_change.step}",
+    )
+
+
+RULES: tuple[Rule, ...] = (
+    repeated_actions, insufficient_exploration, premature_discard, poor_evidence_selection, stuck_exploring,
+    method_outside_assumptions, ignored_warning_sign, unresolved_traceback, clean_run_wrong_answer,
+    lost_objective, ignored_intermediate_finding, premature_termination, no_verification,
+)
+"""Every capability rule; each failure mode of the taxonomy has at least one."""
+
+
+def infrastructure_finding(episode: Episode) -> Finding | None:
+    """The infrastructure's failure, from the outcome or from a last tool error the agent could do nothing about."""
     if episode.outcome.failure_origin == "infrastructure":
-        findings = [infrastructure_finding(episode)]
-    else:
-        findings = [f for f in (rule(episode) for rule in rules) if f is not None]
-    return [_diagnosis(episode, finding) for finding in sorted(findings, key=lambda f: -f.confidence)]
-
-
-def _diagnosis(episode: Episode, finding: Finding) -> Diagnosis:
-    target = CAPABILITIES.get(finding.mode)
-    return Diagnosis(
-        diagnosis_id=content_id({"episode": episode.episode_id, "mode": finding.mode.value,
-                                 "version": TAXONOMY_VERSION}, prefix="dx-"),
-        episode_id=episode.episode_id,
-        task_id=episode.task_id,
-        family=episode.family,
-        failure_mode=finding.mode,
-        capability=target.capability if target else None,
-        evidence_steps=finding.steps,
-        signals=finding.signals,
-        confidence=finding.confidence,
-        explanation=finding.explanation,
-    )
+        detail = episode.outcome.detail or ""
+        mode = FailureMode.INFRA_TIMEOUT if TIMEOUT.search(detail) else FailureMode.INFRA_ENVIRONMENT_ERROR
+        return Finding(mode=mode, steps=[episode.steps[-1].index] if episode.steps else [],
+                       signals={"outcome_detail": detail}, confidence=0.9,
+                       explanation="the trace marks this failure as the infrastructure's")
+    tool_steps = [s for s in episode.steps if s.role == "tool"]
+    if not tool_steps or not tool_steps[-1].is_error:
+        return None
+    last = tool_steps[-1]
+    error = last.error or last.content
+    if not INFRASTRUCTURE_ERROR.search(error) or any(s.tool_calls for s in assistant_after(episode, last.index)):
+        return None
+    mode = FailureMode.INFRA_TIMEOUT if TIMEOUT.search(error) else FailureMode.INFRA_TOOL_ERROR
+    return Finding(mode=mode, steps=[last.index], signals={"tool_error": error[:200]}, confidence=0.7,
+                   explanation="the episode ended on a tool error from the environment, not from the agent's action")

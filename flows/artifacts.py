@@ -35,9 +35,26 @@ def summary_markdown(summary: dict[str, Any]) -> str:
         lines += [f"| {g['family']} | {g['capability']} | {g['failure_mode']} | {g['count']} | {g['priority']:.3f} |"
                   for g in summary["gaps"]]
         lines.append("")
+    if summary.get("trends"):
+        lines += ["## Change since the previous cycle", "", "| family | failure mode | before | now | trend |",
+                  "|---|---|---|---|---|"]
+        lines += [f"| {t['family']} | {t['failure_mode']} | {_or_dash(t['previous_count'])} | {t['count']} "
+                  f"| {t['trend']} |" for t in summary["trends"]]
+        lines.append("")
     if summary.get("llm_steps"):
         lines += ["## LLM steps", ""] + [f"- {step}: {state}" for step, state in summary["llm_steps"].items()]
+    if summary.get("llm", {}).get("by_stage"):
+        lines += ["", "| stage | family | step | model | calls | replayed | failed | tokens in | tokens out "
+                      "| cost USD |", "|---|---|---|---|---|---|---|---|---|---|"]
+        lines += [f"| {r['stage']} | {r['family']} | {r['purpose']} | {r['model']} | {r['calls']} | {r['replayed']} | "
+                  f"{r['failed']} | {r['tokens_in']} | {r['tokens_out']} | "
+                  f"{'unknown' if r['cost_usd'] is None else r['cost_usd']} |" for r in summary["llm"]["by_stage"]]
     return "\n".join(lines)
+
+
+def _or_dash(value: object) -> str:
+    """A table cell: the value, or a dash where there is none."""
+    return "-" if value is None else str(value)
 
 
 def publish(summary: dict[str, Any]) -> None:

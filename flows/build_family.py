@@ -7,10 +7,11 @@ from typing import Any
 
 from prefect import flow
 
+from agents.config import AgentsConfig
 from builders.registry import builder_for
 from flows.artifacts import publish, publish_charts
 from flows.runners import make_task_runner
-from flows.stages import build_stage, family_counts, land_stage, plan_for_family, timed_stage
+from flows.stages import build_stage, family_counts, land_stage, llm_section, plan_for_family, timed_stage
 from schemas import content_id
 from store.layout import DEFAULT_DATA_DIR, DataDir, display_source
 
@@ -31,8 +32,10 @@ def run_build(family: str, count: int, capability: str, data_dir: str | None, se
     """The build, validate and land stages for one family under the chosen task runner."""
     builder_for(family)
     data = DataDir(Path(data_dir or DEFAULT_DATA_DIR))
+    llm_config = AgentsConfig.load()
     recorded = {**options, **({"source": display_source(options["source"])} if options.get("source") else {})}
-    params = {"family": family, "count": count, "capability": capability, "seed": seed, "options": recorded}
+    params = {"family": family, "count": count, "capability": capability, "seed": seed, "options": recorded,
+              "llm": llm_config.fingerprint()}
     run_id = run_id or content_id(params, prefix=f"build-{family}-", length=12)
     with data.open_catalog() as catalog:
         catalog.start_cycle(run_id, "build_family", params)
@@ -45,7 +48,7 @@ def run_build(family: str, count: int, capability: str, data_dir: str | None, se
             land_stage(decided, data, run_id, catalog)
         summary = {"kind": "build_family", "cycle_id": run_id, "families": family_counts(decided),
                    "quarantine": catalog.quarantine_of(run_id),
-                   "shards": catalog.shard_paths(run_id)}
+                   "shards": catalog.shard_paths(run_id), **llm_section(catalog, run_id, llm_config)}
         catalog.finish_cycle(run_id, "completed", summary)
         publish_charts(catalog, run_id)
     publish(summary)

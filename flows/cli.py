@@ -63,6 +63,12 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--cycle", help="cycle id (default: the latest)")
     report.add_argument("--html", nargs="?", const="", type=str, metavar="DIR",
                         help="also write an HTML report with PNG charts (default DIR: <data-dir>/reports/<cycle>)")
+    decontam = commands.add_parser("decontam", parents=[common],
+                                   help="register evaluation sets that no task may overlap (ids, 13-grams, canaries)")
+    decontam.add_argument("action", choices=("add", "list"))
+    decontam.add_argument("file", nargs="?", type=Path,
+                          help="records (JSONL/JSON/Parquet) or a list of ids, one a line (for add)")
+    decontam.add_argument("--name", help="the set's name (default: the file's stem)")
     return parser
 
 
@@ -139,7 +145,15 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
     if args.command == "validate":
         from flows.validate import validate_files
 
-        return validate_files(args.paths)
+        return validate_files(args.paths, data.root)
+    if args.command == "decontam":
+        from flows.decontam import add_evalset, list_evalsets
+
+        if args.action == "list":
+            return list_evalsets(data)
+        if args.file is None:
+            raise SystemExit("taskforge: error: decontam add needs a FILE")
+        return add_evalset(args.file, data, args.name)
     if args.command == "release":
         from flows.release_export import release_export
 
@@ -172,6 +186,8 @@ def _print(args: argparse.Namespace, result: dict[str, Any]) -> None:
             out.print(f"html report: {result['html']}")
     elif args.command == "validate":
         out.print(table("validation", result["tasks"], ["source", "task_id", "family", "status", "reasons"]))
+    elif args.command == "decontam":
+        out.print(table("evaluation sets", result["sets"], ["name", "source", "items", "ids", "texts", "canaries"]))
     elif args.command == "release":
         out.print(f"release {result['version']} written to {result['out_dir']}: "
                   + ", ".join(f"{f}={n}" for f, n in result["rows"].items()))

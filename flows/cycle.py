@@ -8,12 +8,13 @@ from typing import Any
 
 from prefect import flow
 
+from agents.config import AgentsConfig
 from builders.registry import available_families
 from diagnosis.readers import discover
 from flows.artifacts import publish, publish_charts
 from flows.runners import make_task_runner
-from flows.stages import (build_stage, diagnose_stage, family_counts, land_stage, plan_stage, run_id_for,
-                          timed_stage)
+from flows.stages import (build_stage, diagnose_stage, family_counts, land_stage, llm_section, plan_stage,
+                          run_id_for, timed_stage)
 from schemas import TaskforgeError
 from store.layout import DEFAULT_DATA_DIR, SAMPLES_DIR, DataDir, display_source
 
@@ -39,8 +40,10 @@ def run_cycle(traces: list[str] | None, data_dir: str | None, budget: int, famil
     unknown = sorted(set(chosen) - set(available_families()))
     if unknown:
         raise TaskforgeError(f"no builder for {', '.join(unknown)}; available: {', '.join(available_families())}")
+    llm_config = AgentsConfig.load()
     params = {"budget": budget, "families": chosen, "seed": seed, "target_tokens": target_tokens,
-              "sources": {family: display_source(source) for family, source in sorted(sources.items())}}
+              "sources": {family: display_source(source) for family, source in sorted(sources.items())},
+              "llm": llm_config.fingerprint()}
     cycle_id = cycle_id or run_id_for("cycle", trace_files, params)
     with data.open_catalog() as catalog:
         catalog.start_cycle(cycle_id, "cycle", params)
@@ -58,15 +61,18 @@ def run_cycle(traces: list[str] | None, data_dir: str | None, budget: int, famil
             "cycle_id": cycle_id,
             "episodes": diagnosed.episodes,
             "failed_episodes": diagnosed.failed,
+            "ungraded_episodes": diagnosed.ungraded,
             "diagnoses": len(diagnosed.diagnoses),
             "diagnoses_by_mode": dict(sorted(Counter(d.failure_mode.value for d in diagnosed.diagnoses).items())),
             "quarantined": len(quarantine := catalog.quarantine_of(cycle_id)),
             "quarantine": quarantine,
-            "gaps": [g.model_dump(include={"family", "capability", "failure_mode", "count", "priority"})
+            "gaps": [g.model_dump(include={"family", "capability", "failure_mode", "count", "share", "priority"})
                      for g in diagnosed.gaps],
+            "trends": diagnosed.trends,
             "plan": [i.model_dump(include={"family", "capability", "quota"}) for i in build_plan.items],
             "families": family_counts(decided),
             "shards": catalog.shard_paths(cycle_id),
+            **llm_section(catalog, cycle_id, llm_config),
         }
         catalog.finish_cycle(cycle_id, "completed", summary)
         publish_charts(catalog, cycle_id)

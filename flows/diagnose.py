@@ -7,9 +7,9 @@ from typing import Any
 
 from prefect import flow
 
+from agents.config import AgentsConfig
 from diagnosis.readers import discover
-from flows.stages import diagnose_stage, run_id_for
-from schemas import to_row
+from flows.stages import diagnose_stage, llm_section, run_id_for
 from store.layout import DEFAULT_DATA_DIR, DataDir
 
 
@@ -18,15 +18,19 @@ def diagnose_traces(traces: list[str], data_dir: str | None = None) -> dict[str,
     """Diagnose every episode in the given files and folders; returns diagnoses, gaps and quarantine."""
     data = DataDir(Path(data_dir or DEFAULT_DATA_DIR))
     sources = discover(traces)
-    run_id = run_id_for("diagnose", sources, {})
+    llm_config = AgentsConfig.load()
+    run_id = run_id_for("diagnose", sources, {"llm": llm_config.fingerprint()})
     with data.open_catalog() as catalog:
         catalog.start_cycle(run_id, "diagnose", {"files": len(sources)})
         outcome = diagnose_stage(sources, data, run_id, catalog)
         summary = {
             "kind": "diagnose", "cycle_id": run_id, "episodes": outcome.episodes, "failed_episodes": outcome.failed,
-            "diagnoses": [to_row(d) for d in outcome.diagnoses],
-            "gaps": [to_row(g) for g in outcome.gaps],
+            "ungraded_episodes": outcome.ungraded,
+            "diagnoses": [d.model_dump(mode="json") for d in outcome.diagnoses],
+            "gaps": [g.model_dump(mode="json") for g in outcome.gaps],
+            "trends": outcome.trends,
             "quarantine": [{"source": q.source, "reason": q.reason} for q in outcome.quarantined],
+            **llm_section(catalog, run_id, llm_config),
         }
         catalog.finish_cycle(run_id, "completed", {k: v for k, v in summary.items() if k != "diagnoses"})
     return summary

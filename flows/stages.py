@@ -8,34 +8,42 @@ from __future__ import annotations
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Any, Iterator
 
+from agents.config import AgentsConfig
+from agents.steps import step_states
 from builders.registry import builder_for
 from diagnosis.gaps import aggregate, plan
 from diagnosis.readers import SourceFile
 from flows.progress import report
 from flows.tasks import build_batch, diagnose_batch, validate_batch
-from schemas import BuildPlan, Diagnosis, Episode, Gap, PlanItem, Quarantined, content_id
+from schemas import BuildPlan, Diagnosis, Episode, Gap, LLMCall, PlanItem, Quarantined, content_id
 from store.batches import iter_batch, read_batch
 from store.catalog import Catalog
 from store.files import sha256_file
 from store.landing import LandingResult, land_files
+from store.report import gap_trends
 from store.layout import SAMPLES_DIR, DataDir
+from store.report import llm_usage
 
 FILES_PER_DIAGNOSE_BATCH = 64
+EPISODES_PER_COMMIT = 1024
 TASKS_PER_BUILD_BATCH = 4
 
 
 @dataclass
 class DiagnoseOutcome:
-    """What the diagnosis stage committed: counts, the diagnoses themselves, the gaps."""
+    """What the diagnosis stage committed: counts, the diagnoses themselves, the gaps and their trends."""
 
     episodes: int = 0
     failed: int = 0
+    ungraded: int = 0
     diagnoses: list[Diagnosis] = field(default_factory=list)
     quarantined: list[Quarantined] = field(default_factory=list)
     gaps: list[Gap] = field(default_factory=list)
+    trends: list[dict[str, Any]] = field(default_factory=list)
 
 
 @contextmanager
@@ -61,26 +69,31 @@ def diagnose_stage(sources: list[SourceFile], data: DataDir, cycle_id: str, cata
     out_dir = data.work(cycle_id, "diagnose")
     batches = _chunks([(str(s.path), s.name) for s in sources], FILES_PER_DIAGNOSE_BATCH)
     futures = [
-        diagnose_batch.submit(batch, str(out_dir), content_id([name for _, name in batch], prefix="b-"))
+        diagnose_batch.submit(batch, str(out_dir), content_id([name for _, name in batch], prefix="b-"),
+                              str(data.llm), cycle_id)
         for batch in batches
     ]
     outcome = DiagnoseOutcome()
     for done, future in enumerate(futures, start=1):
         paths = future.result()
-        episodes = list(iter_batch(Path(paths["episodes"]), Episode))
         diagnoses = read_batch(Path(paths["diagnoses"]), Diagnosis)
         quarantined = read_batch(Path(paths["quarantine"]), Quarantined)
+        episodes = iter_batch(Path(paths["episodes"]), Episode)
         with catalog.transaction():
-            catalog.record_episodes(cycle_id, episodes)
+            while chunk := list(islice(episodes, EPISODES_PER_COMMIT)):
+                catalog.record_episodes(cycle_id, chunk)
+                outcome.episodes += len(chunk)
+                outcome.failed += sum(1 for e in chunk if e.outcome.graded and not e.outcome.success)
+                outcome.ungraded += sum(1 for e in chunk if not e.outcome.graded)
             catalog.record_diagnoses(cycle_id, diagnoses)
             catalog.record_quarantine(cycle_id, quarantined)
-        outcome.episodes += len(episodes)
-        outcome.failed += sum(1 for e in episodes if not e.outcome.success)
+            catalog.record_llm_calls(read_batch(Path(paths["llm_calls"]), LLMCall))
         outcome.diagnoses.extend(diagnoses)
         outcome.quarantined.extend(quarantined)
         report("diagnose", done, len(futures))
-    outcome.gaps = aggregate(outcome.diagnoses, cycle_id)
+    outcome.gaps = aggregate(outcome.diagnoses, cycle_id, outcome.episodes)
     catalog.record_gaps(outcome.gaps)
+    outcome.trends = gap_trends(catalog, cycle_id)
     return outcome
 
 
@@ -112,8 +125,10 @@ def build_stage(build_plan: BuildPlan, data: DataDir, context: dict[str, Any],
             part = item.model_copy(update={"quota": min(TASKS_PER_BUILD_BATCH, item.quota - start)})
             batch_context = {**context, "options": options, "first_index": start}
             name = content_id({"item": part.model_dump(), "context": batch_context}, prefix=f"{item.family}-")
-            built = build_batch.submit(part.model_dump(), batch_context, str(candidates_dir / f"{name}.parquet"))
-            futures.append(validate_batch.submit(built, str(decided_dir / f"{name}.parquet")))
+            built = build_batch.submit(part.model_dump(), {**batch_context, "data_dir": str(data.root)},
+                                       str(candidates_dir / f"{name}.parquet"), str(data.llm))
+            futures.append(validate_batch.submit(built, str(decided_dir / f"{name}.parquet"), str(data.root),
+                                                 str(data.llm), cycle_id))
     results = []
     for done, future in enumerate(futures, start=1):
         results.append(future.result())
@@ -122,13 +137,22 @@ def build_stage(build_plan: BuildPlan, data: DataDir, context: dict[str, Any],
 
 
 def land_stage(decided: list[dict[str, Any]], data: DataDir, cycle_id: str, catalog: Catalog) -> LandingResult:
-    """Land every decided batch: accepted tasks into shards, every task and build failure into the catalog."""
+    """Land every decided batch: accepted tasks into shards; every task, build failure and LLM call into
+    the catalog."""
     with catalog.transaction():
         for batch in decided:
             catalog.record_quarantine(cycle_id, read_batch(Path(batch["quarantine"]), Quarantined))
     result = land_files([Path(d["path"]) for d in decided], catalog, data.shards, cycle_id)
+    catalog.record_llm_calls(call for d in decided for path in d["llm_calls"]
+                             for call in iter_batch(Path(path), LLMCall))
     report("land", 1, 1)
     return result
+
+
+def llm_section(catalog: Catalog, cycle_id: str, config: AgentsConfig) -> dict[str, Any]:
+    """The run summary's LLM part: usage per stage and family from the catalog, and each step's state."""
+    usage = llm_usage(catalog, cycle_id)
+    return {"llm": usage, "llm_steps": step_states(config, usage["by_stage"])}
 
 
 def family_counts(decided: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

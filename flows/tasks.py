@@ -8,33 +8,62 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from prefect import task
 
+from agents.client import Agents
+from agents.session import using
 from builders.base import BuildContext
 from builders.registry import builder_for
+from diagnosis.diagnose import diagnose
+from diagnosis.llm import in_llm_scope, llm_diagnoses
 from diagnosis.readers import SourceFile, read_traces
-from diagnosis.rules import diagnose
-from schemas import Diagnosis, Episode, InfrastructureError, PlanItem, Quarantined, Task
+from schemas import Diagnosis, Episode, InfrastructureError, LLMCall, PlanItem, Quarantined, Task
 from store.batches import iter_batch, write_batch
-from validators.runner import validate_all
+from validators.review import review_accepted
+from validators.runner import default_checks, validate_all
+
+
+def calls_path(batch: Path) -> Path:
+    """Where the LLM calls made while producing a batch file are kept (beside it)."""
+    return batch.with_name(batch.name.removesuffix(".parquet") + ".llm_calls.parquet")
 
 
 @task(name="diagnose-batch")
-def diagnose_batch(sources: list[tuple[str, str]], out_dir: str, batch_id: str) -> dict[str, str]:
-    """Read a batch of trace files into episodes, diagnose them, and quarantine what cannot be read."""
+def diagnose_batch(sources: list[tuple[str, str]], out_dir: str, batch_id: str, llm_dir: str,
+                   cycle_id: str) -> dict[str, str]:
+    """Read a batch of trace files into episodes, diagnose them, and quarantine what cannot be read.
+
+    Episodes stream from the readers through the rule diagnoser into the episodes
+    file one row group at a time; only the diagnoses, the quarantine records and
+    the episodes the LLM diagnoser will read are collected.
+    """
     out = Path(out_dir)
-    paths = {kind: out / f"{batch_id}.{kind}.parquet" for kind in ("episodes", "diagnoses", "quarantine")}
+    paths = {kind: out / f"{batch_id}.{kind}.parquet" for kind in ("episodes", "diagnoses", "llm_calls", "quarantine")}
     if paths["quarantine"].exists():
         return {kind: str(path) for kind, path in paths.items()}
-    episodes: list[Episode] = []
     quarantined: list[Quarantined] = []
-    for item in read_traces(SourceFile(path=Path(p), name=name) for p, name in sources):
-        (quarantined if isinstance(item, Quarantined) else episodes).append(item)
-    diagnoses: list[Diagnosis] = [d for e in episodes for d in diagnose(e)]
-    write_batch(paths["episodes"], episodes, Episode)
+    by_rules: dict[str, list[Diagnosis]] = {}
+    for_llm: list[Episode] = []
+    with Agents.open(llm_dir, cycle_id, "diagnose") as agents:
+
+        def diagnosed() -> Iterator[Episode]:
+            """Episodes as they are read, diagnosed by the rules on the way; quarantine records set aside."""
+            for item in read_traces(SourceFile(path=Path(p), name=name) for p, name in sources):
+                if isinstance(item, Quarantined):
+                    quarantined.append(item)
+                    continue
+                found = by_rules[item.episode_id] = diagnose(item)
+                if in_llm_scope(item, found, agents):
+                    for_llm.append(item)
+                yield item
+
+        write_batch(paths["episodes"], diagnosed(), Episode)
+        diagnoses = [d for found in by_rules.values() for d in found] + llm_diagnoses(for_llm, by_rules, agents)
+        calls = agents.take_calls()
     write_batch(paths["diagnoses"], diagnoses, Diagnosis)
+    write_batch(paths["llm_calls"], calls, LLMCall)
     write_batch(paths["quarantine"], quarantined, Quarantined)
     return {kind: str(path) for kind, path in paths.items()}
 
@@ -51,9 +80,10 @@ def infrastructure_failure(task: object, task_run: object, state: Any) -> bool:
 
 
 @task(name="build-batch", retries=2, retry_delay_seconds=5, retry_condition_fn=infrastructure_failure)
-def build_batch(item: dict[str, Any], context: dict[str, Any], out_path: str) -> dict[str, str]:
+def build_batch(item: dict[str, Any], context: dict[str, Any], out_path: str, llm_dir: str) -> dict[str, str]:
     """Build the candidates of one plan item (or one slice of it) into a batch file.
 
+    Builders reach the LLM roles through `agents.session.current_agents()`.
     Candidates the builder could not build, and a builder that fails outright,
     are written as quarantine records beside the batch; an infrastructure
     failure is raised instead, so Prefect retries the batch a bounded number of times.
@@ -64,26 +94,36 @@ def build_batch(item: dict[str, Any], context: dict[str, Any], out_path: str) ->
         plan_item = PlanItem.model_validate(item)
         built: list[Task] = []
         quarantined: list[Quarantined] = []
-        try:
-            for candidate in builder_for(plan_item.family).build(plan_item, BuildContext(**context)):
-                (quarantined if isinstance(candidate, Quarantined) else built).append(candidate)
-        except InfrastructureError:
-            raise
-        except Exception as exc:  # a builder failing on its resource must not stop the cycle
-            source = f"{plan_item.family}:{plan_item.capability}#{context.get('first_index', 0)}"
-            quarantined.append(Quarantined.from_error(exc, "build", source))
+        with Agents.open(llm_dir, context["cycle_id"], "build") as agents, using(agents):
+            try:
+                for candidate in builder_for(plan_item.family).build(plan_item, BuildContext(**context)):
+                    (quarantined if isinstance(candidate, Quarantined) else built).append(candidate)
+            except InfrastructureError:
+                raise
+            except Exception as exc:  # a builder failing on its resource must not stop the cycle
+                source = f"{plan_item.family}:{plan_item.capability}#{context.get('first_index', 0)}"
+                quarantined.append(Quarantined.from_error(exc, "build", source))
+            write_batch(calls_path(out), agents.take_calls(), LLMCall)
         write_batch(failed, quarantined, Quarantined)
         write_batch(out, built, Task, crash_at="build")
     return {"candidates": str(out), "quarantine": str(failed)}
 
 
 @task(name="validate-batch")
-def validate_batch(built: dict[str, str], out_path: str) -> dict[str, Any]:
-    """Run every check on a batch of candidates; write the decided tasks; return their counts."""
+def validate_batch(built: dict[str, str], out_path: str, data_dir: str, llm_dir: str, cycle_id: str) -> dict[str, Any]:
+    """Run every check (reading `data_dir`'s snapshots and evaluation sets, and the reviewer where
+    configured) on a batch of candidates; write the decided tasks; return their counts, the quarantined
+    candidates and the files of the LLM calls made building and deciding them."""
     out = Path(out_path)
+    candidates = Path(built["candidates"])
     if not out.exists():
-        write_batch(out, validate_all(iter_batch(Path(built["candidates"]), Task)), Task, crash_at="validate")
-    return {"path": str(out), "counts": batch_counts(out), "quarantine": built["quarantine"]}
+        with Agents.open(llm_dir, cycle_id, "validate") as agents:
+            checks = default_checks(Path(data_dir))
+            decided = list(review_accepted(validate_all(iter_batch(candidates, Task), checks), agents))
+            write_batch(calls_path(out), agents.take_calls(), LLMCall)
+        write_batch(out, decided, Task, crash_at="validate")
+    calls = [str(p) for p in (calls_path(candidates), calls_path(out)) if p.exists()]
+    return {"path": str(out), "counts": batch_counts(out), "quarantine": built["quarantine"], "llm_calls": calls}
 
 
 def batch_counts(path: Path) -> dict[str, dict[str, Any]]:

@@ -8,17 +8,19 @@ from typing import Any
 
 from schemas import InputError, Task
 from store.batches import iter_batch
-from validators.runner import validate
+from validators.runner import default_checks, validate
 
 
-def validate_files(paths: list[Path]) -> dict[str, Any]:
-    """Validate each task in the files; returns per-task status and reasons, and counts."""
+def validate_files(paths: list[Path], data_dir: Path | None = None) -> dict[str, Any]:
+    """Validate each task in the files (reading `data_dir`'s collection snapshots and evaluation sets);
+    returns per-task status and reasons, and counts."""
+    checks = default_checks(data_dir)
     rows: list[dict[str, Any]] = []
     problems: list[dict[str, str]] = []
     for path in paths:
         try:
             for task in iter_batch(path, Task):
-                decided = validate(task)
+                decided = validate(task, checks)
                 rows.append({"source": path.name, "task_id": decided.task_id, "family": decided.family,
                              "status": decided.status, "reasons": "; ".join(decided.reasons) or "-"})
         except (InputError, ValueError) as exc:

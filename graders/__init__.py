@@ -8,10 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 from graders.base import Scorer
+from graders.literature import SCORERS as LITERATURE_SCORERS
 from graders.long_context import OrderedLabels
 from schemas import TaskforgeError
 
-SCORERS: dict[str, Scorer] = {scorer.name: scorer for scorer in (OrderedLabels(),)}
+SCORERS: dict[str, Scorer] = {scorer.name: scorer for scorer in (OrderedLabels(), *LITERATURE_SCORERS)}
 
 
 class UnknownScorerError(TaskforgeError):

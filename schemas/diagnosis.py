@@ -9,7 +9,8 @@ from pydantic import Field
 
 from schemas.base import JsonDict, Record
 
-TAXONOMY_VERSION = "1.0.0"
+TAXONOMY_VERSION = "1.1.0"
+"""1.1.0: each capability group names the task families whose episodes it can diagnose (`applies_to`)."""
 
 
 class FailureMode(str, Enum):
@@ -38,6 +39,18 @@ class FailureMode(str, Enum):
     @property
     def is_infrastructure(self) -> bool:
         return self.group == "infrastructure"
+
+    def applies_to(self, family: str) -> bool:
+        """Whether episodes of a task family can fail this way (an episode of unknown family can fail any way)."""
+        families = GROUP_FAMILIES.get(self.group)
+        return family == "unknown" or families is None or family in families
+
+
+GROUP_FAMILIES: dict[str, tuple[str, ...]] = {
+    "literature": ("literature", "long_context"),
+    "coding": ("swe", "mle", "workflow"),
+}
+"""The task families each capability group diagnoses; groups not listed (research, infrastructure) apply to all."""
 
 
 class CapabilityTarget(Record):

@@ -44,12 +44,19 @@ class Segment(Record):
 
 
 class Outcome(Record):
-    """How an episode ended: its score, success, and whose failure it was."""
+    """How an episode ended: its score, success, and whose failure it was.
+
+    `graded` is False when the trace holds no verdict (e.g. a patch was submitted
+    but never evaluated): such an episode is read and stored, but neither counted
+    as a success nor diagnosed as a capability failure; `failure_origin` is then
+    "none" unless the run itself broke.
+    """
 
     score: float | None = None
     success: bool
     failure_origin: FailureOrigin = "none"
     detail: str | None = None
+    graded: bool = True
 
 
 class TokenRecord(Record):

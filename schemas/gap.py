@@ -8,7 +8,12 @@ from schemas.base import Record
 
 
 class Gap(Record):
-    """Failures of one kind in one family, counted and weighted into a training priority."""
+    """Failures of one kind in one family, counted and weighted into a training priority.
+
+    `share` is the gap's part of all capability diagnoses of the cycle (what to
+    train first); `rate` its diagnoses per episode read (comparable across cycles
+    of different sizes: the measure of improvement or regression).
+    """
 
     gap_id: str
     cycle_id: str
@@ -20,6 +25,7 @@ class Gap(Record):
     severity: float
     priority: float
     example_episodes: list[str] = Field(default_factory=list)
+    rate: float = 0.0
 
 
 class PlanItem(Record):

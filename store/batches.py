@@ -3,22 +3,32 @@
 from __future__ import annotations
 
 from pathlib import Path
+from itertools import islice
 from typing import Iterable, Iterator, TypeVar
 
 import pyarrow.parquet as pq
 from pydantic import BaseModel
 
-from schemas import InputError, from_row, to_table
+from schemas import InputError, arrow_schema, from_row, to_table
 from store.files import atomic_path
 
 M = TypeVar("M", bound=BaseModel)
 
 
+ROWS_PER_GROUP = 512
+
+
 def write_batch(path: Path, records: Iterable[BaseModel], model: type[BaseModel], crash_at: str | None = None) -> Path:
-    """Write records to `path` (tmp name, then rename) and return the path."""
-    table = to_table(records, model)
+    """Write records to `path` (tmp name, then rename) and return the path.
+
+    Records are consumed and written one row group at a time, so a generator of
+    records is never held in memory whole.
+    """
+    rows = iter(records)
     with atomic_path(Path(path), crash_at) as tmp:
-        pq.write_table(table, tmp, compression="zstd")
+        with pq.ParquetWriter(tmp, arrow_schema(model), compression="zstd") as writer:
+            while chunk := list(islice(rows, ROWS_PER_GROUP)):
+                writer.write_table(to_table(chunk, model))
     return Path(path)
 
 

@@ -16,7 +16,7 @@ from typing import Any, Iterable, Sequence
 import duckdb
 import pyarrow as pa
 
-from schemas import Diagnosis, Episode, Gap, PlanItem, Quarantined, Task, canonical_json, to_row
+from schemas import Diagnosis, Episode, Gap, LLMCall, PlanItem, Quarantined, Task, canonical_json, to_row
 from store.crashpoints import crash_point
 from store.shards import ShardFile
 
@@ -98,7 +98,7 @@ class Catalog:
                 "episode_id": e.episode_id, "cycle_id": cycle_id, "task_id": e.task_id, "family": e.family,
                 "source_format": e.source_format, "source_file": e.source_file, "n_steps": len(e.steps),
                 "n_segments": len(e.segments), "success": e.outcome.success, "score": e.outcome.score,
-                "failure_origin": e.outcome.failure_origin,
+                "failure_origin": e.outcome.failure_origin, "graded": e.outcome.graded,
             }
             for e in episodes
         ]
@@ -134,6 +134,10 @@ class Catalog:
 
     def record_shards(self, cycle_id: str, shards: Iterable[ShardFile]) -> int:
         return self._insert("shards", [{**vars(s), "cycle_id": cycle_id} for s in shards])
+
+    def record_llm_calls(self, calls: Iterable[LLMCall]) -> int:
+        """Record LLM calls (each carries its cycle, stage and subject); a call already recorded is kept as is."""
+        return self._insert("llm_calls", [to_row(c) for c in calls])
 
     def known_task_ids(self, task_ids: Iterable[str]) -> set[str]:
         """Which of these task ids are already in the catalog (accepted or rejected)."""

@@ -32,6 +32,7 @@ CREATE TABLE IF NOT EXISTS episodes (
     score DOUBLE,
     failure_origin VARCHAR NOT NULL
 );
+ALTER TABLE episodes ADD COLUMN IF NOT EXISTS graded BOOLEAN DEFAULT TRUE;
 CREATE TABLE IF NOT EXISTS diagnoses (
     diagnosis_id VARCHAR PRIMARY KEY,
     cycle_id VARCHAR NOT NULL,
@@ -60,6 +61,7 @@ CREATE TABLE IF NOT EXISTS gaps (
     example_episodes VARCHAR[] NOT NULL,
     PRIMARY KEY (cycle_id, gap_id)
 );
+ALTER TABLE gaps ADD COLUMN IF NOT EXISTS rate DOUBLE DEFAULT 0.0;
 CREATE TABLE IF NOT EXISTS plan (
     cycle_id VARCHAR NOT NULL,
     family VARCHAR NOT NULL,
@@ -107,3 +109,55 @@ CREATE TABLE IF NOT EXISTS stage_times (
     recorded_at TIMESTAMPTZ NOT NULL,
     PRIMARY KEY (cycle_id, stage)
 );
+CREATE TABLE IF NOT EXISTS llm_calls (
+    cycle_id VARCHAR NOT NULL,
+    stage VARCHAR NOT NULL,
+    subject VARCHAR NOT NULL,
+    call_id VARCHAR NOT NULL,
+    family VARCHAR NOT NULL,
+    purpose VARCHAR NOT NULL,
+    role VARCHAR NOT NULL,
+    model VARCHAR NOT NULL,
+    status VARCHAR NOT NULL,
+    requests INTEGER NOT NULL,
+    replayed INTEGER NOT NULL,
+    repairs INTEGER NOT NULL,
+    tokens_in BIGINT NOT NULL,
+    tokens_out BIGINT NOT NULL,
+    cost_usd DOUBLE,
+    duration_s DOUBLE NOT NULL,
+    error VARCHAR,
+    PRIMARY KEY (cycle_id, stage, subject, call_id)
+);
+-- Each cycle's gaps against the previous diagnosing cycle (by start time): what improved, what regressed.
+-- The rate (diagnoses per episode read) is compared, so cycles over different numbers of traces compare fairly;
+-- a gap that disappeared is listed with count 0 as 'resolved'.
+CREATE OR REPLACE VIEW gap_trends AS
+WITH ordered AS (
+    SELECT cycle_id, lag(cycle_id) OVER (ORDER BY started_at, cycle_id) AS previous_cycle
+    FROM cycles WHERE kind IN ('cycle', 'diagnose')
+),
+paired AS (
+    SELECT o.cycle_id, o.previous_cycle, cur.family, cur.capability, cur.failure_mode,
+           cur.count, cur.rate, prev.count AS previous_count, prev.rate AS previous_rate
+    FROM ordered o
+    JOIN gaps cur ON cur.cycle_id = o.cycle_id
+    LEFT JOIN gaps prev ON prev.cycle_id = o.previous_cycle AND prev.family = cur.family
+        AND prev.capability = cur.capability AND prev.failure_mode = cur.failure_mode
+    UNION ALL
+    SELECT o.cycle_id, o.previous_cycle, prev.family, prev.capability, prev.failure_mode,
+           0 AS count, 0.0 AS rate, prev.count AS previous_count, prev.rate AS previous_rate
+    FROM ordered o
+    JOIN gaps prev ON prev.cycle_id = o.previous_cycle
+    WHERE NOT EXISTS (SELECT 1 FROM gaps cur WHERE cur.cycle_id = o.cycle_id AND cur.family = prev.family
+                      AND cur.capability = prev.capability AND cur.failure_mode = prev.failure_mode)
+)
+SELECT cycle_id, previous_cycle, family, capability, failure_mode, count, rate, previous_count, previous_rate,
+       round(rate - coalesce(previous_rate, 0.0), 6) AS change,
+       CASE WHEN previous_cycle IS NULL THEN 'first'
+            WHEN previous_count IS NULL THEN 'new'
+            WHEN count = 0 THEN 'resolved'
+            WHEN rate < previous_rate - 1e-9 THEN 'improved'
+            WHEN rate > previous_rate + 1e-9 THEN 'regressed'
+            ELSE 'unchanged' END AS trend
+FROM paired;

@@ -44,6 +44,11 @@ class DataDir:
     def releases(self) -> Path:
         return self.root / "releases"
 
+    @property
+    def llm(self) -> Path:
+        """The LLM replay cache and the concurrency slots shared by every process using this data dir."""
+        return self.root / "llm"
+
     def open_catalog(self) -> "Catalog":
         """Open the catalog as the data dir's one writer, then clear temporaries a crashed writer left.
 

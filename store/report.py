@@ -26,7 +26,7 @@ def funnel(catalog: Catalog, cycle_id: str) -> list[dict[str, Any]]:
     return rows
 
 
-def gap_trend(catalog: Catalog, limit: int = 12) -> list[dict[str, Any]]:
+def gap_history(catalog: Catalog, limit: int = 12) -> list[dict[str, Any]]:
     """Capability diagnoses per failure mode in each of the latest `limit` cycles, oldest first."""
     return catalog.query(
         """WITH recent AS (SELECT cycle_id, started_at FROM cycles WHERE kind = 'cycle'
@@ -50,6 +50,35 @@ def stage_times(catalog: Catalog, cycle_id: str) -> list[dict[str, Any]]:
                          [cycle_id])
 
 
+def llm_usage(catalog: Catalog, cycle_id: str) -> dict[str, Any]:
+    """LLM calls of a cycle per stage × family × step, and in total: calls, requests, tokens, cost.
+
+    `cost_usd` sums the priced calls; `unpriced` counts calls whose model has
+    no price (their tokens are counted, their cost is unknown).
+    """
+    measures = """count(*) AS calls, count(*) FILTER (WHERE status <> 'ok') AS failed,
+                  count(*) FILTER (WHERE requests = 0) AS replayed, coalesce(sum(requests), 0) AS requests,
+                  coalesce(sum(tokens_in), 0) AS tokens_in, coalesce(sum(tokens_out), 0) AS tokens_out,
+                  round(sum(cost_usd), 6) AS cost_usd, count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced"""
+    rows = catalog.query(f"""SELECT stage, family, purpose, role, model, {measures} FROM llm_calls
+                             WHERE cycle_id = ? GROUP BY ALL ORDER BY stage, family, purpose, role, model""",
+                         [cycle_id])
+    (total,) = catalog.query(f"SELECT {measures} FROM llm_calls WHERE cycle_id = ?", [cycle_id])
+    return {"by_stage": rows, "total": total}
+
+
+
+
+def gap_trends(catalog: Catalog, cycle_id: str) -> list[dict[str, Any]]:
+    """A cycle's gaps against the previous diagnosing cycle: new, improved, regressed, unchanged or resolved."""
+    return catalog.query(
+        """SELECT family, capability, failure_mode, count, previous_count, rate, previous_rate, change, trend,
+                  previous_cycle FROM gap_trends WHERE cycle_id = ?
+           ORDER BY CASE trend WHEN 'regressed' THEN 0 WHEN 'new' THEN 1 WHEN 'improved' THEN 2
+                               WHEN 'resolved' THEN 3 ELSE 4 END, abs(change) DESC, family, failure_mode""",
+        [cycle_id])
+
+
 def cycle_report(catalog: Catalog, cycle_id: str | None = None) -> dict[str, Any]:
     """Everything `taskforge report` shows for one cycle (the latest by default)."""
     cycle_id = cycle_id or catalog.latest_cycle()
@@ -68,6 +97,7 @@ def cycle_report(catalog: Catalog, cycle_id: str | None = None) -> dict[str, Any
         "gaps": catalog.query(
             """SELECT family, capability, failure_mode, count, share, priority FROM gaps
                WHERE cycle_id = ? ORDER BY priority DESC, gap_id""", [cycle_id]),
+        "trends": gap_trends(catalog, cycle_id),
         "plan": catalog.query("SELECT family, capability, quota FROM plan WHERE cycle_id = ? "
                               "ORDER BY quota DESC, family, capability", [cycle_id]),
         "funnel": funnel(catalog, cycle_id),
@@ -75,5 +105,7 @@ def cycle_report(catalog: Catalog, cycle_id: str | None = None) -> dict[str, Any
                                     "WHERE cycle_id = ? ORDER BY source", [cycle_id]),
         "rejections": rejections(catalog, cycle_id),
         "stages": stage_times(catalog, cycle_id),
-        "trend": gap_trend(catalog),
+        "history": gap_history(catalog),
+        "llm": llm_usage(catalog, cycle_id),
+        "llm_steps": (catalog.cycle_summary(cycle_id) or {}).get("llm_steps", {}),
     }

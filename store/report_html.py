@@ -23,7 +23,7 @@ pre{background:#f6f6f6;padding:.5rem;white-space:pre-wrap;font-size:.8rem}"""
 
 def charts_for(report: dict[str, Any]) -> list[Chart]:
     """The report's charts, in page order."""
-    return [gaps_chart(report["gaps"]), trend_chart(report["trend"]), funnel_chart(report["funnel"]),
+    return [gaps_chart(report["gaps"]), trend_chart(report["history"]), funnel_chart(report["funnel"]),
             rejections_chart(report["rejections"]), stages_chart(report["stages"])]
 
 

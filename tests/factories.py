@@ -32,3 +32,64 @@ def long_context_tasks(count: int = 2, target_tokens: int = 2048, cycle_id: str 
     item = PlanItem(family="long_context", capability="history_tracking", quota=count, gap_ids=["gap-x"], priority=1.0)
     context = BuildContext(cycle_id=cycle_id, options={"target_tokens": target_tokens})
     return list(LongContextBuilder().build(item, context))
+
+
+def scripted(*turns: tuple, family: str = "unknown", success: bool = False, origin: str = "model",
+             detail: str | None = None, episode_id: str = "ep-scripted", metadata: dict | None = None) -> Episode:
+    """An episode from a script of turns: ("user", text), ("say", text), ("call", tool, args, observation[, error])."""
+    steps = [Step(index=0, role="system", content="You are a research agent with tools.")]
+    for turn in turns:
+        kind = turn[0]
+        if kind in ("user", "say"):
+            steps.append(Step(index=len(steps), role="user" if kind == "user" else "assistant", content=turn[1]))
+            continue
+        _, tool, arguments, observation, *error = turn
+        call_id = f"c{len(steps)}"
+        steps.append(Step(index=len(steps), role="assistant", content="",
+                          tool_calls=[ToolCall(id=call_id, name=tool, arguments=json.dumps(arguments))]))
+        steps.append(Step(index=len(steps), role="tool", tool_call_id=call_id, content=observation,
+                          is_error=bool(error), error=error[0] if error else None))
+    return Episode(
+        episode_id=episode_id, task_id=f"task-{episode_id}", family=family, source_format="native",
+        source_file="test.jsonl", steps=steps, segments=[Segment(index=0, start_step=0, end_step=len(steps) - 1)],
+        outcome=Outcome(score=1.0 if success else 0.0, success=success,
+                        failure_origin="none" if success else origin, detail=detail),
+        metadata=metadata or {},
+    )
+
+
+def unexplained_episode(episode_id: str = "ep-u") -> Episode:
+    """A failed episode with distinct, answered tool calls that no rule explains (for the LLM diagnoser)."""
+    steps = [Step(index=0, role="system", content="You are an agent."),
+             Step(index=1, role="user", content="Compute the total of the ledger.")]
+    lookups = [("list_files", {}, "ledger.csv notes.txt"), ("read_file", {"path": "ledger.csv"}, "a,1\nb,2\nc,3"),
+               ("read_file", {"path": "notes.txt"}, "totals exclude refunds")]
+    for k, (tool, arguments, observation) in enumerate(lookups):
+        steps.append(Step(index=len(steps), role="assistant", content=f"Step {k}: using what I found so far.",
+                          tool_calls=[ToolCall(id=f"c{k}", name=tool, arguments=json.dumps(arguments))]))
+        steps.append(Step(index=len(steps), role="tool", tool_call_id=f"c{k}", content=observation))
+    steps.append(Step(index=len(steps), role="assistant", content="The total is 6; the notes say refunds are excluded."))
+    return Episode(
+        episode_id=episode_id, task_id=f"task-{episode_id}", family="workflow", source_format="native",
+        source_file="test.jsonl", steps=steps, segments=[Segment(index=0, start_step=0, end_step=len(steps) - 1)],
+        outcome=Outcome(score=0.0, success=False, failure_origin="model"),
+    )
+
+
+def paper_collection(path, count: int = 300, seed: int = 7):
+    """A synthetic paper collection of `count` records written as JSONL at `path`."""
+    from builders.literature.synthetic import generate_records, write_jsonl
+
+    write_jsonl(path, generate_records(count, seed))
+    return path
+
+
+def literature_tasks(source, data_dir, kinds: list[str], per_kind: int = 1, cycle_id: str = "test-cycle") -> list[Task]:
+    """Real literature tasks built from a collection file, `per_kind` of each kind, in kind order."""
+    from builders.literature import LiteratureBuilder
+
+    item = PlanItem(family="literature", capability="general", quota=per_kind * len(kinds), gap_ids=["gap-l"],
+                    priority=1.0)
+    context = BuildContext(cycle_id=cycle_id, options={"source": str(source), "kinds": kinds}, data_dir=str(data_dir))
+    built = [t for t in LiteratureBuilder().build(item, context) if isinstance(t, Task)]
+    return sorted(built, key=lambda t: kinds.index(t.kind))

@@ -36,7 +36,7 @@ def _catalog_rows(data_dir) -> dict[str, list]:
 
 
 def test_cycle_lands_tasks_and_rerun_adds_nothing(capsys, data_dir):
-    summary = _cli_json(capsys, "cycle", "--data-dir", str(data_dir), *SMALL)
+    summary = _cli_json(capsys, "cycle", "--data-dir", str(data_dir), *SMALL, "--family", "long_context")
     assert summary["episodes"] == 14 and summary["failed_episodes"] == 10
     assert summary["diagnoses_by_mode"]["research.repeats_unproductive_approach"] == 9
     assert summary["gaps"][0]["capability"] == "history_tracking"
@@ -46,7 +46,7 @@ def test_cycle_lands_tasks_and_rerun_adds_nothing(capsys, data_dir):
     before = _catalog_rows(data_dir)
     assert len(before["tasks"]) == 4 and all(r["shard"] for r in before["tasks"])
 
-    again = _cli_json(capsys, "cycle", "--data-dir", str(data_dir), *SMALL)
+    again = _cli_json(capsys, "cycle", "--data-dir", str(data_dir), *SMALL, "--family", "long_context")
     assert again["cycle_id"] == summary["cycle_id"]
     assert again["newly_landed"] == {"accepted": 0, "rejected": 0}
     assert _catalog_rows(data_dir) == before
@@ -59,7 +59,7 @@ def test_cycle_lands_tasks_and_rerun_adds_nothing(capsys, data_dir):
     assert report["cycle"]["cycle_id"] == summary["cycle_id"] and report["cycle"]["attempts"] == "2"
     (funnel,) = report["funnel"]
     assert funnel["candidates"] == 4 and funnel["accepted"] == 4
-    assert [c["check"] for c in funnel["checks"]] == ["noop", "reference", "leakage", "evidence"]
+    assert [c["check"] for c in funnel["checks"]] == ["noop", "reference", "leakage", "evidence", "decontamination"]
     assert all(c["passed"] == 4 for c in funnel["checks"])
     assert {d["failure_mode"] for d in report["diagnoses"]} >= {"research.repeats_unproductive_approach"}
 
@@ -120,16 +120,46 @@ def test_validate_command_reports_each_task(capsys, data_dir):
     assert result["accepted"] == 2 and result["rejected"] == 0 and len(result["tasks"]) == 2
 
 
+def test_literature_build_quarantines_bad_records_and_decontamination_removes_heldout_papers(capsys, data_dir,
+                                                                                                 tmp_path):
+    lines = (SAMPLES / "papers" / "synthetic_papers.jsonl").read_text().splitlines()
+    source = tmp_path / "papers.jsonl"
+    source.write_text("\n".join(lines + ['{"title": "cut', '{"id": "x-1", "title": "Only a title"}']) + "\n")
+    built = _cli_json(capsys, "build", "literature", "--count", "4", "--source", str(source),
+                      "--data-dir", str(data_dir))
+    assert built["families"]["literature"] == {"candidates": 4, "accepted": 4, "rejected": 0, "rejected_by_check": {}}
+    with Catalog(data_dir / "catalog.duckdb", read_only=True) as catalog:
+        kinds = catalog.query("SELECT kind FROM tasks ORDER BY kind")
+        quarantined = catalog.query("SELECT source, reason FROM quarantine ORDER BY source")
+    assert [k["kind"] for k in kinds] == ["find_papers", "fulltext_qa", "select_evidence", "table_synthesis"]
+    assert [q["source"] for q in quarantined] == [f"papers.jsonl:{len(lines) + 1}", f"papers.jsonl:{len(lines) + 2}"]
+    assert quarantined[1]["reason"] == f"papers.jsonl:{len(lines) + 2}: no abstract and no full text"
+    revalidated = _cli_json(capsys, "validate", *built["shard_paths"], "--data-dir", str(data_dir))
+    assert revalidated["accepted"] == 4, revalidated["tasks"]
+
+    heldout, other = tmp_path / "heldout.txt", tmp_path / "other"
+    heldout.write_text("\n".join(json.loads(line)["doi"] for line in lines) + "\n")
+    registered = _cli_json(capsys, "decontam", "add", str(heldout), "--data-dir", str(other))
+    assert registered["added"]["items"] == len(lines)
+    rebuilt = _cli_json(capsys, "build", "literature", "--count", "4", "--data-dir", str(other))
+    assert rebuilt["families"]["literature"]["rejected_by_check"] == {"decontamination": 4}
+    with Catalog(other / "catalog.duckdb", read_only=True) as catalog:
+        removed = catalog.query("SELECT reason, detail FROM validations WHERE \"check\" = 'decontamination'")
+    assert len(removed) == 4 and all("evaluation set 'heldout' item" in r["reason"] for r in removed)
+    assert all(json.loads(r["detail"])["matches"][0]["kind"] == "doi" for r in removed)
+
+
 def test_flow_runs_leave_artifacts(capsys, data_dir):
     from prefect.client.orchestration import get_client
 
-    summary = _cli_json(capsys, "build", "long_context", "--count", "1", "--target-tokens", "2048",
+    summary = _cli_json(capsys, "build", "long_context", "--count", "1", "--target-tokens", "4096",
                         "--data-dir", str(data_dir))
     with get_client(sync_client=True) as client:
-        artifacts = client.read_artifacts()
-    keys = {a.key for a in artifacts}
-    assert {"build-family-summary", "build-family-funnel"} <= keys
-    table = next(a for a in artifacts if a.key == "build-family-funnel")
+        artifacts = [a for a in client.read_artifacts() if a.key and a.key.startswith(("build-family", "chart-"))]
+    latest = max(artifacts, key=lambda a: a.created).flow_run_id
+    keys = {a.key for a in artifacts if a.flow_run_id == latest}
+    assert {"build-family-summary", "build-family-funnel", "chart-funnel", "chart-gaps"} <= keys
+    table = next(a for a in artifacts if a.key == "build-family-funnel" and a.flow_run_id == latest)
     assert "long_context" in json.dumps(table.data) and summary["families"]["long_context"]["accepted"] == 1
 
 

@@ -48,7 +48,7 @@ def test_same_seed_same_task_same_id():
 def test_good_task_is_accepted(task):
     decided = validate(task)
     assert decided.status == "accepted", decided.reasons
-    assert [r.check for r in decided.validation] == ["noop", "reference", "leakage", "evidence"]
+    assert [r.check for r in decided.validation] == ["noop", "reference", "leakage", "evidence", "decontamination"]
 
 
 def test_scorer_reference_one_noop_zero_partial_order_between(task):

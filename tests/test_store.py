@@ -5,9 +5,9 @@ from __future__ import annotations
 import datasets
 import pyarrow.parquet as pq
 
-from factories import long_context_tasks
-from schemas import Task
-from store.batches import read_batch
+from factories import episode, long_context_tasks
+from schemas import Episode, Task
+from store.batches import ROWS_PER_GROUP, iter_batch, read_batch, write_batch
 from store.catalog import Catalog
 from store.landing import land
 from store.manifest import verify_manifest
@@ -65,3 +65,18 @@ def test_shards_load_with_datasets(tmp_path):
     assert loaded.num_rows == 2
     assert loaded[0]["prompt"][1]["role"] == "user"
     assert pq.read_schema(files[0]).field("payload").type == "string"
+
+
+def test_write_batch_streams_a_generator_in_row_groups(tmp_path):
+    produced = []
+
+    def episodes():
+        for n in range(ROWS_PER_GROUP * 2 + 3):
+            produced.append(n)
+            yield episode(f"ep-{n}")
+
+    path = write_batch(tmp_path / "episodes.parquet", episodes(), Episode)
+    assert pq.ParquetFile(path).metadata.num_row_groups == 3
+    assert [e.episode_id for e in iter_batch(path, Episode)] == [f"ep-{n}" for n in range(len(produced))]
+    empty = write_batch(tmp_path / "empty.parquet", iter(()), Episode)
+    assert pq.ParquetFile(empty).metadata.num_rows == 0

@@ -9,6 +9,7 @@ import re
 from typing import Callable
 
 from schemas import Task, ValidationResult
+from validators.literature_leaks import literature_leaks
 from validators.swe_leakage import swe_leaks
 
 LeakFinder = Callable[[Task], list[str]]
@@ -47,7 +48,8 @@ def long_context_leaks(task: Task) -> list[str]:
     return leaks
 
 
-LEAK_FINDERS: dict[str, LeakFinder] = {"long_context": long_context_leaks, "swe": swe_leaks}
+LEAK_FINDERS: dict[str, LeakFinder] = {"long_context": long_context_leaks, "literature": literature_leaks,
+                                       "swe": swe_leaks}
 
 
 class LeakageCheck:

@@ -5,14 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from diagnosis.readers import native, openai_messages
+from diagnosis.readers import inspect_log, mini_swe_agent, native, openai_messages, openhands, swe_agent
 from diagnosis.readers.base import Reader, SourceFile
-from schemas import Episode, InputError, Quarantined, UnknownFormatError, content_id
+from schemas import Episode, InputError, Quarantined, UnknownFormatError
 
-READERS: tuple[Reader, ...] = (native, openai_messages)
-"""Readers in detection order: the first whose `sniff` accepts a file reads it."""
-
-TRACE_SUFFIXES = (".jsonl", ".json", ".parquet", ".eval", ".traj")
+READERS: tuple[Reader, ...] = (native, inspect_log, swe_agent, mini_swe_agent, openhands, openai_messages)
+"""Readers in detection order: the first whose `sniff` accepts a file reads it (the most specific first)."""
 
 
 def discover(paths: Iterable[str | Path]) -> list[SourceFile]:
@@ -40,27 +38,27 @@ def detect(source: SourceFile) -> Reader:
     raise UnknownFormatError(source.name, f"unknown trace format (tried {', '.join(r.FORMAT for r in READERS)})")
 
 
-def quarantine(error: Exception, stage: str, source: str) -> Quarantined:
-    """A quarantine record for an input error; its id is stable for the same source and problem."""
-    reason = str(error)
-    return Quarantined(
-        item_id=content_id({"stage": stage, "source": source, "reason": reason}, prefix="q-"),
-        stage=stage, source=source, error_type=type(error).__name__, reason=reason,
-    )
-
-
 def read_traces(sources: Iterable[SourceFile]) -> Iterator[Episode | Quarantined]:
     """Every episode in the files; unreadable files and records come out as quarantine records."""
     for source in sources:
         try:
             reader = detect(source)
         except InputError as exc:
-            yield quarantine(exc, "read", source.name)
+            yield Quarantined.from_error(exc, "read", source.name)
             continue
         try:
             for item in reader.read(source):
-                yield quarantine(item, "read", item.source) if isinstance(item, InputError) else item
+                yield Quarantined.from_error(item, "read", item.source) if isinstance(item, InputError) else item
         except InputError as exc:
-            yield quarantine(exc, "read", source.name)
+            yield Quarantined.from_error(exc, "read", source.name)
         except OSError as exc:
-            yield quarantine(InputError(source.name, f"cannot read ({exc})"), "read", source.name)
+            problem = f"cannot read ({_without_path(exc, source)})"
+            yield Quarantined.from_error(InputError(source.name, problem), "read", source.name)
+        except (KeyError, TypeError, ValueError) as exc:
+            problem = f"does not match the {reader.FORMAT} format ({type(exc).__name__}: {_without_path(exc, source)})"
+            yield Quarantined.from_error(InputError(source.name, problem), "read", source.name)
+
+
+def _without_path(error: Exception, source: SourceFile) -> str:
+    """An error message with the file's host path replaced by its recorded name."""
+    return str(error).replace(str(source.path), source.name)

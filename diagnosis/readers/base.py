@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Protocol
+from typing import Any, Callable, Iterator, NamedTuple, Protocol
 
-from schemas import Episode, InputError, Segment, Step
+from schemas import Episode, InputError, Segment, ToolCall
 
 HEAD_BYTES = 64 * 1024
+TAIL_BYTES = 1024
+_DECODER = json.JSONDecoder()
+
+
+class Cut:
+    """Stands for a JSON value that runs past the head of a file (its key was seen, its value not read)."""
+
+    def __repr__(self) -> str:
+        """Shown as CUT in debugging output."""
+        return "CUT"
+
+
+CUT = Cut()
 
 
 @dataclass(frozen=True)
@@ -20,8 +34,16 @@ class SourceFile:
     name: str
 
     def head(self) -> bytes:
+        """The first bytes of the file, enough to recognise its format."""
         with open(self.path, "rb") as handle:
             return handle.read(HEAD_BYTES)
+
+    def tail(self) -> bytes:
+        """The last bytes of the file (formats that write their marker at the end)."""
+        with open(self.path, "rb") as handle:
+            handle.seek(0, 2)
+            handle.seek(max(handle.tell() - TAIL_BYTES, 0))
+            return handle.read()
 
 
 class Reader(Protocol):
@@ -34,15 +56,85 @@ class Reader(Protocol):
     def read(self, source: SourceFile) -> Iterator[Episode | InputError]: ...
 
 
-def first_json_line(head: bytes) -> Any:
-    """The first non-empty line of a head of bytes parsed as JSON, or None."""
-    for line in head.splitlines():
-        if line.strip():
-            try:
-                return json.loads(line)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                return None
+def json_head(head: bytes) -> dict[str, Any] | list[Any] | None:
+    """The first JSON value in a head of bytes, parsed as far as the head goes.
+
+    An object keeps the members that fit (a member whose value is cut off maps to
+    CUT), a list keeps the items that fit; anything else (or no JSON) gives None.
+    Works for a JSON document and for the first line of a JSON-lines file alike.
+    """
+    text = head.decode("utf-8", errors="ignore")
+    start = _skip_space(text, 0)
+    if text[start:start + 1] == "{":
+        return _members(text, start + 1)
+    if text[start:start + 1] == "[":
+        return _items(text, start + 1)
     return None
+
+
+def _skip_space(text: str, at: int) -> int:
+    """The index of the first non-blank character at or after `at`."""
+    while at < len(text) and text[at] in " \t\r\n":
+        at += 1
+    return at
+
+
+def _members(text: str, at: int) -> dict[str, Any]:
+    """The members of a JSON object from `at` (just past its `{`) as far as the text goes."""
+    members: dict[str, Any] = {}
+    while True:
+        at = _skip_space(text, at)
+        if text[at:at + 1] != '"':
+            return members
+        try:
+            key, at = _DECODER.raw_decode(text, at)
+        except json.JSONDecodeError:
+            return members
+        at = _skip_space(text, at)
+        if text[at:at + 1] != ":":
+            return members
+        try:
+            members[key], at = _DECODER.raw_decode(text, _skip_space(text, at + 1))
+        except json.JSONDecodeError:
+            members[key] = CUT
+            return members
+        at = _skip_space(text, at)
+        if text[at:at + 1] != ",":
+            return members
+        at += 1
+
+
+def _items(text: str, at: int) -> list[Any]:
+    """The items of a JSON array from `at` (just past its `[`) as far as the text goes."""
+    items: list[Any] = []
+    while True:
+        at = _skip_space(text, at)
+        try:
+            item, at = _DECODER.raw_decode(text, at)
+        except json.JSONDecodeError:
+            return items
+        items.append(item)
+        at = _skip_space(text, at)
+        if text[at:at + 1] != ",":
+            return items
+        at += 1
+
+
+class JsonDocument(NamedTuple):
+    """A parsed JSON file and the digest of its bytes (a stable id for one-episode-per-file formats)."""
+
+    data: Any
+    digest: str
+
+
+def load_json(source: SourceFile) -> JsonDocument:
+    """A whole JSON document; a broken one raises an InputError naming the file and the problem."""
+    raw = source.path.read_bytes()
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(source.name, f"not valid JSON ({getattr(exc, 'msg', exc)}); truncated or corrupt file") from exc
+    return JsonDocument(data, hashlib.sha256(raw).hexdigest()[:12])
 
 
 def iter_jsonl(source: SourceFile, parse: Callable[[dict, int], Episode]) -> Iterator[Episode | InputError]:
@@ -68,9 +160,28 @@ def iter_jsonl(source: SourceFile, parse: Callable[[dict, int], Episode]) -> Ite
                 yield InputError(where, f"record does not match the format: {exc}")
 
 
-def single_segment(steps: list[Step]) -> list[Segment]:
-    """One segment spanning all steps (an uncompacted history)."""
-    return [Segment(index=0, start_step=0, end_step=max(len(steps) - 1, 0))]
+def command_call(tool: str, command: str, call_id: str) -> ToolCall:
+    """A tool call for a shell-style command; text-based agents get their command as `{"command": ...}`."""
+    return ToolCall(id=call_id, name=tool, arguments=json.dumps({"command": command}))
+
+
+def openai_tool_calls(calls: list[dict[str, Any]] | None) -> list[ToolCall]:
+    """Tool calls in the OpenAI chat format (`{"id", "function": {"name", "arguments"}}`)."""
+    return [ToolCall(id=str(call.get("id", "")), name=call["function"]["name"],
+                     arguments=json_arguments(call["function"].get("arguments", "{}"))) for call in calls or []]
+
+
+def json_arguments(arguments: Any) -> str:
+    """Tool-call arguments as the JSON string the model emitted (objects are serialised with sorted keys)."""
+    return arguments if isinstance(arguments, str) else json.dumps(arguments, sort_keys=True)
+
+
+def segments_from_starts(starts: list[int], n_steps: int, summaries: dict[int, str] | None = None) -> list[Segment]:
+    """Segments from the first step of each context window (0 first); a compacted history has several."""
+    bounds = sorted(set([0, *starts]))
+    ends = [b - 1 for b in bounds[1:]] + [max(n_steps - 1, 0)]
+    return [Segment(index=i, start_step=start, end_step=end, summary=(summaries or {}).get(start))
+            for i, (start, end) in enumerate(zip(bounds, ends))]
 
 
 def text_of(content: Any) -> str:

@@ -7,20 +7,22 @@ from typing import Iterator
 import pyarrow.parquet as pq
 from pydantic import ValidationError
 
-from diagnosis.readers.base import SourceFile, first_json_line, iter_jsonl
+from diagnosis.readers.base import SourceFile, iter_jsonl, json_head
 from schemas import Episode, InputError, from_row
 
 FORMAT = "native"
 PARQUET_MAGIC = b"PAR1"
 _REQUIRED = {"episode_id", "task_id", "steps", "segments", "outcome"}
+_LEADING = {"episode_id", "task_id", "steps"}
+"""Fields an Episode record starts with: seen in a file's head even when its steps run past it."""
 
 
 def sniff(source: SourceFile) -> bool:
     head = source.head()
     if head.startswith(PARQUET_MAGIC):
         return True
-    record = first_json_line(head)
-    return isinstance(record, dict) and _REQUIRED <= record.keys()
+    record = json_head(head)
+    return isinstance(record, dict) and _LEADING <= record.keys()
 
 
 def read(source: SourceFile) -> Iterator[Episode | InputError]:

@@ -9,11 +9,10 @@ optional token-level fields (`prompt_ids`, `response_ids`, `loss_mask`,
 
 from __future__ import annotations
 
-import json
 from typing import Any, Iterator
 
-from diagnosis.readers.base import SourceFile, first_json_line, iter_jsonl, text_of
-from schemas import Episode, InputError, Outcome, Segment, Step, TokenRecord, ToolCall, content_id
+from diagnosis.readers.base import CUT, SourceFile, iter_jsonl, json_head, openai_tool_calls, text_of
+from schemas import Episode, InputError, Outcome, Segment, Step, TokenRecord, content_id
 
 FORMAT = "openai_messages"
 _ROLES = {"system", "user", "assistant", "tool"}
@@ -21,10 +20,14 @@ _TOKEN_FIELDS = ("prompt_ids", "response_ids", "loss_mask", "rollout_logprobs")
 
 
 def sniff(source: SourceFile) -> bool:
-    record = first_json_line(source.head())
+    record = json_head(source.head())
     if not isinstance(record, dict):
         return False
-    messages = record.get("messages") or (record.get("segments") or [[]])[0]
+    messages = record.get("messages") or record.get("segments")
+    if messages is CUT:
+        return True
+    if isinstance(messages, list) and messages and isinstance(messages[0], list):
+        messages = messages[0]
     return isinstance(messages, list) and bool(messages) and isinstance(messages[0], dict) and "role" in messages[0]
 
 
@@ -64,24 +67,13 @@ def _step(message: dict[str, Any], index: int, segment: int) -> Step:
     role = message.get("role")
     if role not in _ROLES:
         raise ValueError(f"message {index} has role {role!r}; expected one of {sorted(_ROLES)}")
-    calls = [
-        ToolCall(
-            id=str(call.get("id", "")),
-            name=call["function"]["name"],
-            arguments=_arguments(call["function"].get("arguments", "{}")),
-        )
-        for call in message.get("tool_calls") or []
-    ]
+    calls = openai_tool_calls(message.get("tool_calls"))
     error = message.get("error")
     return Step(
         index=index, segment=segment, role=role, content=text_of(message.get("content")), tool_calls=calls,
         tool_call_id=message.get("tool_call_id"), is_error=bool(message.get("is_error") or error),
         error=str(error) if error else None,
     )
-
-
-def _arguments(arguments: Any) -> str:
-    return arguments if isinstance(arguments, str) else json.dumps(arguments, sort_keys=True)
 
 
 def _outcome(field: Any, source: SourceFile) -> Outcome:

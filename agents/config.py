@@ -1,0 +1,178 @@
+"""Where each role's endpoint, model, limits and prices come from: the environment and an optional TOML file.
+
+Every role (`builder`, `reviewer`, `judge`, `diagnoser`) resolves each setting
+from, in order: `TASKFORGE_<ROLE>_<SETTING>`, the file's `[llm.roles.<role>]`
+table, the generic environment variable (`OPENAI_BASE_URL`, `OPENAI_API_KEY`,
+`TASKFORGE_LLM_<SETTING>`), the file's `[llm]` table, the default. The file
+(`TASKFORGE_LLM_CONFIG`) never holds a key: it names the environment variable
+that does (`api_key_env`). Prices are USD per million tokens per model
+(`[llm.prices."<model>"]`, `input_per_mtok` / `output_per_mtok`).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Mapping
+
+from schemas import TaskforgeError
+
+ROLES: tuple[str, ...] = ("builder", "reviewer", "judge", "diagnoser")
+RESPONSE_FORMATS = ("json_schema", "json_object", "none")
+DIAGNOSIS_SCOPES = ("unexplained", "all")
+CONFIG_ENV = "TASKFORGE_LLM_CONFIG"
+NO_ENDPOINT = "no endpoint configured"
+
+_GENERIC_ENV = {"base_url": "OPENAI_BASE_URL", "api_key": "OPENAI_API_KEY"}
+_DEFAULTS: dict[str, Any] = {
+    "timeout_s": 120.0, "max_retries": 4, "repairs": 2, "concurrency": 8, "response_format": "json_schema",
+    "temperature": 0.0, "max_tokens": None, "diagnosis": "unexplained",
+}
+
+
+class ConfigError(TaskforgeError):
+    """The LLM configuration (environment or file) is malformed."""
+
+
+@dataclass(frozen=True)
+class Price:
+    """USD per million input and output tokens of one model."""
+
+    input_per_mtok: float
+    output_per_mtok: float
+
+    def cost(self, tokens_in: int, tokens_out: int) -> float:
+        """The cost of a call that billed these tokens."""
+        return round((tokens_in * self.input_per_mtok + tokens_out * self.output_per_mtok) / 1e6, 8)
+
+
+@dataclass(frozen=True)
+class RoleEndpoint:
+    """One role's endpoint, model and call limits; the key is kept out of repr and never serialised."""
+
+    role: str
+    base_url: str | None
+    model: str | None
+    timeout_s: float
+    max_retries: int
+    repairs: int
+    response_format: Literal["json_schema", "json_object", "none"]
+    temperature: float
+    max_tokens: int | None
+    api_key: str | None = field(default=None, repr=False)
+
+    @property
+    def skip_reason(self) -> str | None:
+        """Why this role cannot run (None when it can)."""
+        if not self.base_url and not self.api_key:
+            return NO_ENDPOINT
+        if not self.model:
+            return f"no model configured (TASKFORGE_{self.role.upper()}_MODEL or TASKFORGE_LLM_MODEL)"
+        return None
+
+
+@dataclass(frozen=True)
+class AgentsConfig:
+    """Every role's endpoint, the price table, the shared concurrency limit and the diagnosis scope."""
+
+    roles: dict[str, RoleEndpoint]
+    prices: dict[str, Price] = field(default_factory=dict)
+    concurrency: int = _DEFAULTS["concurrency"]
+    diagnosis: Literal["unexplained", "all"] = "unexplained"
+
+    @classmethod
+    def load(cls, environ: Mapping[str, str] | None = None) -> "AgentsConfig":
+        """Read the configuration from the environment and the file `TASKFORGE_LLM_CONFIG` names."""
+        env = os.environ if environ is None else environ
+        file = _read_file(env.get(CONFIG_ENV))
+        look = _Lookup(env, file)
+        roles = {role: _endpoint(role, look) for role in ROLES}
+        prices = {model: _price(model, spec) for model, spec in file.get("prices", {}).items()}
+        concurrency = int(look.get("concurrency"))
+        diagnosis = look.get("diagnosis")
+        if concurrency < 1:
+            raise ConfigError(f"LLM concurrency must be at least 1, got {concurrency}")
+        if diagnosis not in DIAGNOSIS_SCOPES:
+            raise ConfigError(f"TASKFORGE_LLM_DIAGNOSIS must be one of {', '.join(DIAGNOSIS_SCOPES)}, "
+                              f"got {diagnosis!r}")
+        return cls(roles=roles, prices=prices, concurrency=concurrency, diagnosis=diagnosis)
+
+    def price(self, model: str) -> Price | None:
+        """The price of a model, None when the table has none (cost is then unknown, not zero)."""
+        return self.prices.get(model)
+
+    def fingerprint(self) -> dict[str, Any]:
+        """What the configuration changes about a run's results (models and scope; no URL, no key)."""
+        return {"models": {role: (e.model if e.skip_reason is None else None) for role, e in self.roles.items()},
+                "diagnosis": self.diagnosis}
+
+
+class _Lookup:
+    """Resolves a setting for a role in the documented order of precedence."""
+
+    def __init__(self, env: Mapping[str, str], file: dict[str, Any]):
+        self.env = env
+        self.file = file
+
+    def get(self, name: str, role: str | None = None) -> Any:
+        """A setting for a role (or the generic one when `role` is None); empty values count as unset."""
+        candidates: list[Any] = []
+        if role:
+            candidates += [self.env.get(f"TASKFORGE_{role.upper()}_{name.upper()}"),
+                           self.file.get("roles", {}).get(role, {}).get(name)]
+        candidates += [self.env.get(_GENERIC_ENV.get(name, f"TASKFORGE_LLM_{name.upper()}")), self.file.get(name)]
+        return next((c for c in candidates if c not in (None, "")), _DEFAULTS.get(name))
+
+    def api_key(self, role: str) -> str | None:
+        """The key from the role's or the generic variable, or from the variable the file names."""
+        direct = self.env.get(f"TASKFORGE_{role.upper()}_API_KEY")
+        if direct:
+            return direct
+        named = self.file.get("roles", {}).get(role, {}).get("api_key_env")
+        if named:
+            return self.env.get(named) or None
+        return self.env.get("OPENAI_API_KEY") or self.env.get(self.file.get("api_key_env", "")) or None
+
+
+def _endpoint(role: str, look: _Lookup) -> RoleEndpoint:
+    """One role's resolved endpoint, with its settings checked."""
+    response_format = look.get("response_format", role)
+    if response_format not in RESPONSE_FORMATS:
+        raise ConfigError(f"response_format of role {role} must be one of {', '.join(RESPONSE_FORMATS)}, "
+                          f"got {response_format!r}")
+    max_tokens = look.get("max_tokens", role)
+    try:
+        return RoleEndpoint(
+            role=role, base_url=look.get("base_url", role), model=look.get("model", role),
+            timeout_s=float(look.get("timeout_s", role)), max_retries=int(look.get("max_retries", role)),
+            repairs=int(look.get("repairs", role)), response_format=response_format,
+            temperature=float(look.get("temperature", role)),
+            max_tokens=int(max_tokens) if max_tokens is not None else None, api_key=look.api_key(role),
+        )
+    except ValueError as exc:
+        raise ConfigError(f"LLM setting of role {role} is not a number: {exc}") from None
+
+
+def _price(model: str, spec: dict[str, Any]) -> Price:
+    """One entry of the price table, checked."""
+    try:
+        return Price(float(spec["input_per_mtok"]), float(spec["output_per_mtok"]))
+    except (KeyError, TypeError, ValueError):
+        raise ConfigError(f"price of model {model!r} needs numeric input_per_mtok and output_per_mtok") from None
+
+
+def _read_file(path: str | None) -> dict[str, Any]:
+    """The `[llm]` table of the configuration file, or nothing when no file is named."""
+    if not path:
+        return {}
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{CONFIG_ENV} names {Path(path).name}, which does not exist") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{Path(path).name}: not valid TOML ({exc})") from None
+    if "api_key" in data.get("llm", {}) or any("api_key" in r for r in data.get("llm", {}).get("roles", {}).values()):
+        raise ConfigError(f"{Path(path).name}: keys do not belong in the file; name their variable with api_key_env")
+    return data.get("llm", {})

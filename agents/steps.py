@@ -1,0 +1,47 @@
+"""The LLM steps of a run and how each went: ran (with its calls), had nothing to do, or skipped and why."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from agents.config import AgentsConfig
+
+
+@dataclass(frozen=True)
+class LLMStep:
+    """One place where a role adds value; `name` is also the `purpose` its calls are recorded under."""
+
+    name: str
+    role: str
+    what: str
+
+
+LLM_STEPS: tuple[LLMStep, ...] = (
+    LLMStep("diagnosis", "diagnoser", "diagnose failed episodes (beside the rules)"),
+    LLMStep("review", "reviewer", "review built tasks against their sources"),
+    LLMStep("swe_problem_statement", "builder", "rewrite SWE problem statements from diff and commit message"),
+    LLMStep("literature_questions", "builder", "write literature questions from papers"),
+    LLMStep("evolution_judge", "judge", "judge evolved tasks against their parents"),
+)
+
+
+def step_states(config: AgentsConfig, usage: Iterable[dict[str, Any]]) -> dict[str, str]:
+    """Each step's state in a run, from the configuration and the run's call rows (`purpose`, `calls` …)."""
+    totals: dict[str, dict[str, int]] = {}
+    for row in usage:
+        total = totals.setdefault(row["purpose"], {"calls": 0, "replayed": 0, "failed": 0})
+        for key in total:
+            total[key] += int(row[key])
+    states = {}
+    for step in LLM_STEPS:
+        reason = config.roles[step.role].skip_reason
+        done = totals.get(step.name)
+        if done:
+            states[step.name] = (f"ran: {done['calls']} call(s), {done['replayed']} replayed from cache, "
+                                 f"{done['failed']} failed")
+        elif reason:
+            states[step.name] = f"skipped: {reason}"
+        else:
+            states[step.name] = "enabled: no calls in this run"
+    return states

@@ -1,0 +1,218 @@
+"""Benchmark of trace reading and rule-based diagnosis on a large synthetic trace set.
+
+Writes N synthetic episodes (default 10,000) in four formats (OpenAI-messages
+JSONL, native JSONL, SWE-agent `.traj`, mini-swe-agent v2 `.traj.json`) into a
+temporary folder, then runs each stage in a fresh subprocess and prints, side by
+side: episodes per second and peak resident memory for the bare cost (plain
+`json.loads` of the same bytes), streaming reads, reading everything into a list,
+reading + diagnosing, the diagnoser alone, and the flow's batch task (read →
+diagnose → Parquet).
+
+    .venv/bin/python bench/diagnose.py [--episodes 10000] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+PER_JSONL_FILE = 500
+STAGES = ("baseline", "read", "read-list", "read-diagnose", "diagnose-only", "batch-task")
+
+TOOLS = ("search_papers", "read_paper", "run_python", "bash")
+OBSERVATIONS = ("0 results", "arXiv:2101.0{n:04d} Graphene aerogels\narXiv:1909.0{n:04d}", "12093.50",
+                "Traceback (most recent call last):\n  File \"x.py\", line 3\nKeyError: 'yhat'",
+                "ConvergenceWarning: lbfgs failed to converge", "first drift: S-{n} at 2021-03-02")
+
+
+def _turns(rng: random.Random, n: int) -> list[tuple[str, dict, str]]:
+    """A random agent trajectory: tool, arguments, observation per turn (some repeated, some failing)."""
+    turns = []
+    for k in range(rng.randint(3, 12)):
+        if turns and rng.random() < 0.3:
+            turns.append(turns[-1])
+            continue
+        tool = rng.choice(TOOLS)
+        arguments = {"query": f"topic {rng.randint(0, 50)} measurement {k}"} if tool == "search_papers" else \
+            {"command": f"python analysis_{rng.randint(0, 9)}.py --step {k}"}
+        turns.append((tool, arguments, rng.choice(OBSERVATIONS).format(n=n % 10000)))
+    return turns
+
+
+def _openai(rng: random.Random, n: int) -> dict:
+    """One OpenAI-messages JSONL record."""
+    messages = [{"role": "system", "content": "You are a research agent."},
+                {"role": "user", "content": f"Estimate the half-life of compound X-{n} from the assay logs."}]
+    for k, (tool, arguments, observation) in enumerate(_turns(rng, n)):
+        messages.append({"role": "assistant", "content": "Working on it.", "tool_calls": [
+            {"id": f"c{k}", "type": "function", "function": {"name": tool, "arguments": json.dumps(arguments)}}]})
+        messages.append({"role": "tool", "tool_call_id": f"c{k}", "content": observation})
+    messages.append({"role": "assistant", "content": f"The half-life is {rng.randint(2, 90)} hours."})
+    success = rng.random() < 0.3
+    return {"id": f"oa-{n}", "task_id": f"task-{n % 500}", "family": rng.choice(["workflow", "literature", "mle"]),
+            "score": 1.0 if success else 0.0, "success": success, "messages": messages}
+
+
+def _native(rng: random.Random, n: int) -> dict:
+    """One native Episode JSONL record."""
+    record = _openai(rng, n)
+    steps = []
+    for index, message in enumerate(record["messages"]):
+        calls = [{"id": c["id"], "name": c["function"]["name"], "arguments": c["function"]["arguments"]}
+                 for c in message.get("tool_calls", [])]
+        steps.append({"index": index, "segment": 0, "role": message["role"], "content": message.get("content") or "",
+                      "tool_calls": calls, "tool_call_id": message.get("tool_call_id"), "is_error": False,
+                      "error": None})
+    return {"episode_id": f"nat-{n}", "task_id": record["task_id"], "family": record["family"],
+            "source_format": "native", "source_file": "x", "steps": steps,
+            "segments": [{"index": 0, "start_step": 0, "end_step": len(steps) - 1, "summary": None}],
+            "outcome": {"score": record["score"], "success": record["success"], "failure_origin":
+                        "none" if record["success"] else "model", "detail": None}}
+
+
+def _swe_agent(rng: random.Random, n: int) -> dict:
+    """One SWE-agent `.traj` document."""
+    history = [{"role": "system", "content": "SETTING: You are an autonomous programmer."},
+               {"role": "user", "content": f"ISSUE: bug {n} in the parser"}]
+    trajectory = []
+    for _, arguments, observation in _turns(rng, n):
+        action = arguments.get("command") or f"search_dir \"{arguments['query']}\""
+        history += [{"role": "assistant", "content": f"Let me run {action}", "action": action},
+                    {"role": "user", "content": observation}]
+        trajectory.append({"action": action, "observation": observation, "response": action, "thought": ""})
+    submitted = rng.random() < 0.5
+    return {"environment": "swe_main", "trajectory": trajectory, "history": history,
+            "info": {"exit_status": "submitted" if submitted else "exit_cost",
+                     "submission": "diff --git a/x b/x\n" if submitted else None}}
+
+
+def _mini(rng: random.Random, n: int) -> dict:
+    """One mini-swe-agent v2 `.traj.json` document."""
+    messages = [{"role": "system", "content": "You are a helpful assistant that can interact with a computer."},
+                {"role": "user", "content": f"Please solve this issue: bug {n}"}]
+    for k, (_, arguments, observation) in enumerate(_turns(rng, n)):
+        command = arguments.get("command") or f"grep -rn '{arguments['query']}' ."
+        messages.append({"role": "assistant", "content": "", "tool_calls": [
+            {"id": f"call_{k}", "type": "function",
+             "function": {"name": "bash", "arguments": json.dumps({"command": command})}}],
+            "extra": {"actions": [{"command": command, "tool_call_id": f"call_{k}"}]}})
+        messages.append({"role": "tool", "tool_call_id": f"call_{k}", "content": observation,
+                         "extra": {"returncode": 1 if "Traceback" in observation else 0}})
+    messages.append({"role": "exit", "content": "LimitsExceeded", "extra": {"exit_status": "LimitsExceeded"}})
+    return {"info": {"mini_version": "2.0.0", "exit_status": "LimitsExceeded", "submission": ""},
+            "messages": messages, "trajectory_format": "mini-swe-agent-1.1"}
+
+
+def write_traces(root: Path, episodes: int, seed: int = 0) -> None:
+    """Write the synthetic trace set: 40 % OpenAI JSONL, 20 % native JSONL, 20 % SWE-agent, 20 % mini-swe-agent."""
+    rng = random.Random(seed)
+    counts = {"openai": episodes * 4 // 10, "native": episodes * 2 // 10, "swe": episodes * 2 // 10}
+    counts["mini"] = episodes - sum(counts.values())
+    for kind, make in (("openai", _openai), ("native", _native)):
+        folder = root / kind
+        folder.mkdir(parents=True)
+        for start in range(0, counts[kind], PER_JSONL_FILE):
+            with open(folder / f"part-{start:06d}.jsonl", "w") as handle:
+                for n in range(start, min(start + PER_JSONL_FILE, counts[kind])):
+                    handle.write(json.dumps(make(rng, n)) + "\n")
+    for kind, make, suffix in (("swe", _swe_agent, ".traj"), ("mini", _mini, ".traj.json")):
+        folder = root / kind
+        folder.mkdir(parents=True)
+        for n in range(counts[kind]):
+            (folder / f"repo__issue-{n:06d}{suffix}").write_text(json.dumps(make(rng, n)))
+
+
+def run_stage(stage: str, root: Path) -> dict:
+    """Run one stage in this process; returns episodes, seconds and peak resident memory."""
+    if stage == "baseline":
+        started, count = time.perf_counter(), 0
+        for path in sorted(p for p in root.rglob("*") if p.is_file()):
+            if path.suffix == ".jsonl":
+                for line in path.read_bytes().splitlines():
+                    json.loads(line)
+                    count += 1
+            else:
+                json.loads(path.read_bytes())
+                count += 1
+        return _result(count, time.perf_counter() - started)
+    from diagnosis.diagnose import diagnose
+    from diagnosis.readers import discover, read_traces
+    from schemas import Episode
+
+    if stage == "batch-task":
+        from flows.tasks import diagnose_batch
+
+        sources = [(str(s.path), s.name) for s in discover([root])]
+        started = time.perf_counter()
+        paths = diagnose_batch.fn(sources, str(root.parent / "batch-out"), "bench")
+        import pyarrow.parquet as pq
+
+        return _result(pq.ParquetFile(paths["episodes"]).metadata.num_rows, time.perf_counter() - started)
+    started, count, diagnosing = time.perf_counter(), 0, 0.0
+    if stage == "read-list":
+        count = sum(1 for item in list(read_traces(discover([root]))) if isinstance(item, Episode))
+        return _result(count, time.perf_counter() - started)
+    for item in read_traces(discover([root])):
+        if not isinstance(item, Episode):
+            continue
+        count += 1
+        if stage in ("read-diagnose", "diagnose-only"):
+            mark = time.perf_counter()
+            diagnose(item)
+            diagnosing += time.perf_counter() - mark
+    return _result(count, diagnosing if stage == "diagnose-only" else time.perf_counter() - started)
+
+
+def _result(episodes: int, seconds: float) -> dict:
+    """A stage's figures with the process's peak resident memory."""
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"episodes": episodes, "seconds": round(seconds, 3), "peak_mb": round(peak_mb, 1)}
+
+
+def main() -> None:
+    """Write the trace set, run every stage in its own process, print the figures side by side."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--episodes", type=int, default=10_000)
+    parser.add_argument("--keep", type=Path, help="write the traces here and keep them")
+    parser.add_argument("--stage", choices=STAGES, help=argparse.SUPPRESS)
+    parser.add_argument("--root", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.stage:
+        print(json.dumps(run_stage(args.stage, args.root)))
+        return
+    workdir = args.keep or Path(tempfile.mkdtemp(prefix="taskforge-bench-"))
+    root = workdir / "traces"
+    started = time.perf_counter()
+    write_traces(root, args.episodes)
+    size = sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) / 2**20
+    files = sum(1 for p in root.rglob("*") if p.is_file())
+    print(f"wrote {args.episodes} episodes in {files} files ({size:.0f} MiB) in {time.perf_counter() - started:.1f} s")
+    print(f"{'stage':<34}{'episodes':>9}{'seconds':>9}{'episodes/s':>12}{'peak RSS MiB':>14}")
+    labels = {"baseline": "bare json.loads (same bytes)", "read": "read (streaming)",
+              "read-list": "read into one list (not streamed)", "read-diagnose": "read + diagnose (streaming)",
+              "diagnose-only": "diagnose alone (rules)", "batch-task": "batch task: read→diagnose→Parquet"}
+    try:
+        for stage in STAGES:
+            out = subprocess.run([sys.executable, __file__, "--stage", stage, "--root", str(root)],
+                                 check=True, capture_output=True, text=True, cwd=REPO)
+            result = json.loads(out.stdout.strip().splitlines()[-1])
+            rate = result["episodes"] / result["seconds"] if result["seconds"] else float("inf")
+            print(f"{labels[stage]:<34}{result['episodes']:>9}{result['seconds']:>9.2f}{rate:>12.0f}"
+                  f"{result['peak_mb']:>14.0f}")
+    finally:
+        if not args.keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

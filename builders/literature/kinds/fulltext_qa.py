@@ -1,0 +1,93 @@
+"""fulltext_qa: a number that only the full text states, asked as a cloze over its sentence; multiple choice.
+
+The key sentence comes from a full-text section, and its number appears
+neither in the title nor in the abstract, so the answer needs the full text.
+Distractors are other numbers of the same paper (near misses a careless reader
+picks), topped up with nearby values; the last option is always
+"Insufficient information", which is never right for a built task.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import string
+
+from builders.literature.cases import Case, key_passage, paper_entry, read_call, search_call
+from builders.literature.prompting import user_message
+from builders.literature.questions import QuestionWriter
+from builders.literature.text import DECIMAL, decimals, sentences
+from graders.literature_env import SearchEnvironment
+from graders.papers import ABSTRACT, Paper, full_text, mentions, passages
+
+KIND = "fulltext_qa"
+DISTRACTORS = 3
+INSUFFICIENT = "Insufficient information"
+TITLE_SEARCH_K = 5
+BLANK = "____"
+
+
+def _keys(paper: Paper) -> list[tuple[str, str, str, str]]:
+    """(passage id, passage, sentence, number) for each full-text sentence whose number the abstract lacks."""
+    front = f"{paper.title}\n{paper.abstract}"
+    found = []
+    for passage_id, text in passages(paper).items():
+        if passage_id.startswith(f"{ABSTRACT}:"):
+            continue
+        for sentence in sentences(text):
+            for value in decimals(sentence):
+                if not mentions(front, value) and DECIMAL.findall(sentence).count(value) == 1:
+                    found.append((passage_id, text, sentence, value))
+    return found
+
+
+def _distractors(value: str, paper: Paper, sentence: str, rng: random.Random) -> list[str]:
+    """Other numbers of the paper closest to the answer, then values near it, none in the key sentence."""
+    excluded = set(decimals(sentence))
+    same_paper = sorted((v for v in decimals(full_text(paper)) if v not in excluded),
+                        key=lambda v: (abs(float(v) - float(value)), v))
+    chosen = same_paper[:DISTRACTORS]
+    places = len(value.split(".")[1])
+    step = 1
+    while len(chosen) < DISTRACTORS:
+        for sign in (1, -1):
+            near = f"{float(value) + sign * step * rng.uniform(0.6, 3.0):.{places}f}"
+            if near not in excluded and near not in chosen and float(near) > 0 and len(chosen) < DISTRACTORS:
+                chosen.append(near)
+        step += 1
+    return chosen
+
+
+def generate(env: SearchEnvironment, rng: random.Random, writer: QuestionWriter) -> Case | None:
+    """One fulltext_qa case from a random paper with a full text, or None when it does not make one."""
+    with_text = [p for p in env.collection.papers if p.sections]
+    if not with_text:
+        return None
+    paper = rng.choice(with_text)
+    keys = _keys(paper)
+    found = [hit["paper_id"] for hit in env.search(paper.title, TITLE_SEARCH_K)["results"]]
+    if not keys or paper.paper_id not in found:
+        return None
+    passage_id, passage, sentence, value = rng.choice(keys)
+    cloze = re.sub(rf"(?<![\w.-]){re.escape(value)}(?![\w-]|\.\w)", BLANK, sentence, count=1)
+    question = writer.phrase(KIND, {"title": paper.title, "cloze": cloze})
+    values = [value, *_distractors(value, paper, sentence, rng)]
+    rng.shuffle(values)
+    letters = string.ascii_uppercase[:len(values) + 1]
+    options = dict(zip(letters, [*values, INSUFFICIENT]))
+    answer = letters[values.index(value)]
+    listing = [f"{letter}. {text}" for letter, text in options.items()]
+    return Case(
+        kind=KIND, question=question, user=user_message(KIND, question, listing),
+        payload={"question": question, "options": options, "insufficient_option": letters[-1],
+                 "question_writer": writer.name,
+                 "difficulty": {"options": len(options), "same_paper_distractors":
+                                sum(1 for v in values if v != value and mentions(full_text(paper), v))}},
+        reference={
+            "answer": answer, "answer_text": value, "gold_ids": [paper.paper_id],
+            "papers": [paper_entry(paper, "gold")], "key_sentence": sentence,
+            "key_passages": [key_passage(paper, passage_id, passage)],
+            "tool_path": [search_call(paper.title, TITLE_SEARCH_K), read_call(paper.paper_id, passage_id)],
+        },
+        grader={"scorer": "literature.multiple_choice", "options": list(letters), "insufficient": letters[-1]},
+    )

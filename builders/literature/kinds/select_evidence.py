@@ -1,0 +1,79 @@
+"""select_evidence: a claim and the papers a search retrieved for it; pick the supporting papers and passages.
+
+The claim is read off one reported result (a number with two named terms in
+one sentence). A passage supports it when it states the number together with
+both terms. The candidates are the search results for the claim: the
+supporting ones are gold, the others are near misses that share words and
+usually terms with the claim but not the result.
+"""
+
+from __future__ import annotations
+
+import random
+
+from builders.literature.cases import Case, key_passage, paper_entry, read_call, search_call
+from builders.literature.prompting import user_message
+from builders.literature.questions import QuestionWriter
+from builders.literature.text import decimals, entity_terms, sentences
+from graders.literature_env import SearchEnvironment
+from graders.papers import ABSTRACT, Paper, full_text, mentions, passages, supports
+
+KIND = "select_evidence"
+RETRIEVED = 8
+MIN_DISTRACTORS, MIN_NEAR_MISSES = 3, 2
+PAPERS_TRIED = 12
+
+
+
+def _facts(paper: Paper) -> list[dict]:
+    """Candidate claims of a paper: a full-text sentence with a figure and two named terms."""
+    found = []
+    for passage_id, text in passages(paper).items():
+        if passage_id.startswith(f"{ABSTRACT}:"):
+            continue
+        for sentence in sentences(text):
+            values, terms = decimals(sentence), entity_terms(sentence)
+            if values and len(terms) >= 2:
+                found.append({"value": values[0], "terms": terms[:2]})
+    return found
+
+
+def generate(env: SearchEnvironment, rng: random.Random, writer: QuestionWriter) -> Case | None:
+    """One select_evidence case from a randomly chosen reported result, or None when it does not make one."""
+    collection = env.collection
+    for paper in rng.sample(collection.papers, min(PAPERS_TRIED, len(collection))):
+        facts = _facts(paper)
+        if not facts:
+            continue
+        support = rng.choice(facts)
+        claim = writer.phrase(KIND, support)
+        retrieved = [collection.by_id[hit["paper_id"]] for hit in env.search(claim, RETRIEVED)["results"]]
+        gold_passages = [key_passage(p, pid, text) for p in retrieved for pid, text in passages(p).items()
+                         if supports(text, support)]
+        gold_ids = sorted({g["paper_id"] for g in gold_passages})
+        distractors = [p for p in retrieved if p.paper_id not in gold_ids]
+        near = [p for p in distractors if any(mentions(full_text(p), t) for t in support["terms"])]
+        if paper.paper_id not in gold_ids or len(distractors) < MIN_DISTRACTORS or len(near) < MIN_NEAR_MISSES:
+            continue
+        candidates = sorted(retrieved, key=lambda p: p.paper_id)
+        listing = ["Candidate papers retrieved for this claim:"] + [
+            f"- {p.paper_id}: {p.title} ({p.year})" for p in candidates]
+        return Case(
+            kind=KIND, question=claim, user=user_message(KIND, claim, listing),
+            payload={"claim": claim, "question_writer": writer.name,
+                     "candidates": [{"paper_id": p.paper_id, "title": p.title, "year": p.year} for p in candidates],
+                     "difficulty": {"candidates": len(candidates), "supporting": len(gold_ids),
+                                    "near_misses": len(near)}},
+            reference={
+                "answer": {"papers": gold_ids,
+                           "passages": [{"paper_id": g["paper_id"], "passage": g["passage"]} for g in gold_passages]},
+                "gold_ids": gold_ids, "support": support,
+                "distractor_ids": [p.paper_id for p in distractors],
+                "papers": [paper_entry(p, "gold" if p.paper_id in gold_ids else "distractor") for p in candidates],
+                "key_passages": gold_passages,
+                "tool_path": [search_call(claim, RETRIEVED)]
+                             + [read_call(g["paper_id"], g["passage"]) for g in gold_passages],
+            },
+            grader={"scorer": "literature.evidence_selection"},
+        )
+    return None

@@ -1,0 +1,54 @@
+"""How a literature question is phrased from the facts a generator computed.
+
+`TemplateQuestions` is the deterministic path and the default. The seam for
+the builder agent is `QuestionWriter`: an implementation that asks an LLM to
+write a natural question from the same facts (and has the reviewer check it
+against the sources) plugs in as `LiteratureBuilder(question_writer=...)`.
+That agent is not wired yet; every task today is phrased by the templates, and
+the writer's name is recorded in the payload.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Protocol
+
+
+class QuestionWriter(Protocol):
+    """Phrases the question of one task from its facts; must not add facts of its own."""
+
+    name: str
+
+    def phrase(self, kind: str, facts: dict[str, Any]) -> str: ...
+
+
+def _find_papers(facts: dict[str, Any]) -> str:
+    after = f", were published after {facts['after']}," if facts.get("after") else ""
+    return (f"Which papers in the collection cite “{facts['anchor_title']}”{after} and mention "
+            f"{facts['term']} in their title, abstract or full text?")
+
+
+def _select_evidence(facts: dict[str, Any]) -> str:
+    terms = " and ".join(facts["terms"])
+    return f"Claim: a paper reports the figure {facts['value']} for {terms}."
+
+
+def _fulltext_qa(facts: dict[str, Any]) -> str:
+    return (f"The full text of the paper “{facts['title']}” contains this sentence with one number blanked out: "
+            f"“{facts['cloze']}” Which number fills the blank?")
+
+
+def _table_synthesis(facts: dict[str, Any]) -> str:
+    return f"Compare these {facts['rows']} papers in a table with one row per paper and the columns below."
+
+
+class TemplateQuestions:
+    """The deterministic question templates, one per kind."""
+
+    name = "templates-v1"
+    templates: dict[str, Callable[[dict[str, Any]], str]] = {
+        "find_papers": _find_papers, "select_evidence": _select_evidence,
+        "fulltext_qa": _fulltext_qa, "table_synthesis": _table_synthesis,
+    }
+
+    def phrase(self, kind: str, facts: dict[str, Any]) -> str:
+        return self.templates[kind](facts)

@@ -1,0 +1,209 @@
+"""Signals computed from an episode's steps: pure functions the diagnosis rules are built from.
+
+Nothing here decides a failure mode; each function measures one thing (the
+calls made, near-identical repeats, queries, sources seen and cited, the final
+answer, tracebacks, warnings, how a step relates to the task) so that rules stay
+small and every number they report can be traced back to steps.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from schemas import Episode, Step
+
+SEARCH_TOOL = re.compile(r"search|query|retriev|lookup|find_paper|scholar|arxiv|pubmed|google|bing", re.I)
+READ_TOOL = re.compile(r"open|read|fetch|get_paper|view|browse|download|full_?text|abstract", re.I)
+SUBMIT_TOOL = re.compile(r"submit|finish|answer|final|done|complete", re.I)
+CHANGE_ACTION = re.compile(r"\b(edit|str_replace|create|write|insert|apply_patch|patch)\b|sed -i|>\s*\S+\.\w+|cat <<",
+                           re.I)
+CHECK_ACTION = re.compile(r"pytest|unittest|\btest|python3? \S+\.py|python3? -c|verify|check|assert|reproduc", re.I)
+CODE_TOOL = re.compile(r"python|ipython|jupyter|run|exec|bash|shell|code|script", re.I)
+FULL_TRACEBACK = "Traceback (most recent call last)"
+TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\w*(Error|Exception): ", re.M)
+WARNING_SIGN = re.compile(
+    r"\b\w*Warning\b|\bnan\b|\binf\b|overflow|divide by zero|did not converge|failed to converge|"
+    r"singular matrix|ill-conditioned|perfect separation|precision loss|degrees of freedom", re.I)
+SOURCE_ID = re.compile(
+    r"\b10\.\d{4,9}/[^\s\"',;)\]]+|\barXiv:\s?\d{4}\.\d{4,5}(?:v\d+)?|\b\d{4}\.\d{4,5}(?:v\d+)?\b|\bPMID:?\s?\d{5,9}|"
+    r"\b(?:paper|doc|source)[-_:]\w+", re.I)
+WORD = re.compile(r"[a-z][a-z0-9_]{3,}")
+TOKEN = re.compile(r"[a-z0-9_.:/-]+")
+NEAR_IDENTICAL = 0.6
+"""Token overlap (Jaccard) from which two calls of one tool count as the same action."""
+STOPWORDS = frozenset(
+    "this that with from have what which when where their there about into your will would could should "
+    "then than them they these those been being were does done make made find give show using used each "
+    "only also more most some such very just like over after before under between answer please task".split())
+_ARGUMENT_KEYS = ("query", "q", "search", "keywords", "term", "command", "cmd", "code", "url", "path", "id")
+
+
+@dataclass(frozen=True)
+class Call:
+    """One tool call with the step that made it and the observation that answered it (if any)."""
+
+    step: int
+    name: str
+    arguments: str
+    text: str
+    observation: Step | None
+
+
+@lru_cache(maxsize=4096)
+def argument_text(arguments: str) -> str:
+    """The meaningful text of call arguments: the query, command or code when present, else all values."""
+    try:
+        parsed = json.loads(arguments)
+    except (json.JSONDecodeError, TypeError):
+        return arguments
+    if not isinstance(parsed, dict):
+        return str(parsed)
+    for key in _ARGUMENT_KEYS:
+        if isinstance(parsed.get(key), str):
+            return parsed[key]
+    return " ".join(str(v) for v in parsed.values())
+
+
+_LAST_CALLS: tuple[Episode | None, list[Call]] = (None, [])
+
+
+def calls(episode: Episode) -> list[Call]:
+    """Every tool call in order, each paired with the tool step answering it (by id, else the next tool step).
+
+    The rules ask for one episode's calls many times in a row: the last episode's calls are kept
+    (the cache holds the episode itself, so identity cannot be mistaken).
+    """
+    global _LAST_CALLS
+    cached_episode, cached = _LAST_CALLS
+    if cached_episode is episode:
+        return cached
+    found = _calls(episode)
+    _LAST_CALLS = (episode, found)
+    return found
+
+
+def _calls(episode: Episode) -> list[Call]:
+    """Calls computed afresh (see `calls`)."""
+    answered: dict[str, Step] = {}
+    for step in episode.steps:
+        if step.role == "tool" and step.tool_call_id and step.tool_call_id not in answered:
+            answered[step.tool_call_id] = step
+    out = []
+    for position, step in enumerate(episode.steps):
+        for call in step.tool_calls:
+            observation = answered.get(call.id) if call.id else None
+            if observation is None:
+                observation = next((s for s in episode.steps[position + 1:] if s.role == "tool"), None)
+                if observation is not None and any(s.tool_calls for s in episode.steps[position + 1:observation.index]):
+                    observation = None
+            out.append(Call(step.index, call.name, call.arguments, argument_text(call.arguments), observation))
+    return out
+
+
+@lru_cache(maxsize=4096)
+def words(text: str) -> frozenset[str]:
+    """Lower-cased content words (4+ characters, no stopwords) of a text."""
+    return frozenset(w for w in WORD.findall(text.lower()) if w not in STOPWORDS)
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    """Overlap of two word sets (1.0 for two empty sets: identical emptiness)."""
+    return len(a & b) / len(a | b) if a or b else 1.0
+
+
+@lru_cache(maxsize=4096)
+def tokens(text: str) -> frozenset[str]:
+    """All lower-cased tokens of a text (short ones and numbers included): the fingerprint of an action."""
+    return frozenset(TOKEN.findall(text.lower()))
+
+
+def near_identical_groups(items: list[Call], threshold: float = NEAR_IDENTICAL) -> list[list[Call]]:
+    """Calls grouped with the first call of the same tool whose argument tokens overlap at least `threshold`."""
+    groups: list[list[Call]] = []
+    for item in items:
+        mine = tokens(item.text)
+        for group in groups:
+            if group[0].name == item.name and jaccard(mine, tokens(group[0].text)) >= threshold:
+                group.append(item)
+                break
+        else:
+            groups.append([item])
+    return groups
+
+
+def searches(episode: Episode) -> list[Call]:
+    """Calls that search (queries to a search engine, index or paper database)."""
+    return [c for c in calls(episode) if SEARCH_TOOL.search(c.name)]
+
+
+def reads(episode: Episode) -> list[Call]:
+    """Calls that open, read or fetch one item (a paper, page or file)."""
+    return [c for c in calls(episode) if READ_TOOL.search(c.name) and not SEARCH_TOOL.search(c.name)]
+
+
+def source_ids(text: str) -> set[str]:
+    """Identifiers of sources mentioned in a text: DOIs, arXiv ids, PMIDs, `paper:`/`doc:` ids (normalised)."""
+    return {re.sub(r"^arxiv:\s?", "", m.lower()).rstrip(".") for m in SOURCE_ID.findall(text)}
+
+
+def task_text(episode: Episode) -> str:
+    """The task as posed: the first user message."""
+    return next((s.content for s in episode.steps if s.role == "user"), "")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The episode's final answer: the step that gave it and its text (message and submit-call arguments)."""
+
+    step: int
+    text: str
+
+
+def final_answer(episode: Episode) -> Answer | None:
+    """The last assistant turn that ends the episode with an answer (plain message or a submit/finish call)."""
+    for step in reversed(episode.steps):
+        if step.role != "assistant":
+            continue
+        submits = [c for c in step.tool_calls
+                   if SUBMIT_TOOL.search(c.name) or SUBMIT_TOOL.search(argument_text(c.arguments))]
+        if not step.tool_calls and step.content.strip():
+            return Answer(step.index, step.content)
+        if submits:
+            return Answer(step.index, "\n".join([step.content, *(c.arguments for c in submits)]))
+        return None
+    return None
+
+
+def step_text(step: Step) -> str:
+    """What an assistant step says and does: its content and its call arguments."""
+    return "\n".join([step.content, *(argument_text(c.arguments) for c in step.tool_calls)])
+
+
+def has_traceback(text: str) -> bool:
+    """Whether a text shows a Python traceback or an `XError: ...` line."""
+    return bool(TRACEBACK.search(text))
+
+
+def failed(step: Step) -> bool:
+    """Whether a tool step reports an error (flagged by the trace, or a traceback in its output)."""
+    return step.is_error or has_traceback(step.content)
+
+
+def assistant_after(episode: Episode, index: int) -> list[Step]:
+    """Assistant steps after a step index."""
+    return [s for s in episode.steps[index + 1:] if s.role == "assistant"]
+
+
+def unreferenced_observations(episode: Episode) -> int:
+    """Successful observations none of whose content words any later assistant step uses."""
+    later: set[str] = set()
+    count = 0
+    for step in reversed(episode.steps):
+        if step.role == "assistant":
+            later |= words(step_text(step))
+        elif step.role == "tool" and not failed(step) and not words(step.content) & later:
+            count += 1
+    return count

@@ -1,0 +1,37 @@
+"""One call to an LLM role, as recorded for accounting: tokens, cost, status, against a stage and family."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from schemas.base import Record
+
+CallStatus = Literal["ok", "invalid", "error"]
+
+
+class LLMCall(Record):
+    """What one role call cost and how it ended; never holds a key, header or endpoint URL.
+
+    `call_id` is the content address of the call's first request (role, model,
+    messages, schema, sampling parameters), so the same question asked twice
+    has one id. Tokens and cost count what was billed: responses replayed
+    from the cache add none.
+    """
+
+    call_id: str
+    cycle_id: str
+    stage: str
+    family: str
+    subject: str
+    purpose: str
+    role: str
+    model: str
+    status: CallStatus
+    requests: int
+    replayed: int
+    repairs: int
+    tokens_in: int
+    tokens_out: int
+    cost_usd: float | None
+    duration_s: float
+    error: str | None = None

@@ -1,0 +1,117 @@
+"""Decontamination: registered evaluation sets (ids, 13-grams, canaries) remove exactly the tasks that overlap
+them, and each removal names the evaluation item it matched."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from builders.literature.kinds import KINDS
+from factories import literature_tasks, long_context_tasks, paper_collection
+from flows.decontam import add_evalset, list_evalsets
+from schemas import InputError
+from store.layout import DataDir
+from validators.evalsets import classify, read_evalset
+from validators.runner import default_checks, validate
+
+
+@pytest.fixture(scope="module")
+def papers(tmp_path_factory):
+    root = tmp_path_factory.mktemp("decontam")
+    source = paper_collection(root / "papers.jsonl", count=200, seed=3)
+    return {"source": source, "root": root}
+
+
+def _data_dir(papers, name):
+    data_dir = papers["root"] / name
+    data_dir.mkdir()
+    return data_dir
+
+
+def _decontam(task, data_dir):
+    return next(r for r in validate(task, default_checks(data_dir)).validation if r.check == "decontamination")
+
+
+def test_ids_are_classified_and_normalised():
+    assert classify("https://doi.org/10.5555/TF.2019.000012") == "doi:10.5555/tf.2019.000012"
+    assert classify("arXiv:2101.01234v3") == "arxiv:2101.01234"
+    assert classify("https://github.com/Django/django/pull/15315") == "pr:django/django#15315"
+    assert classify("astropy__astropy-12907") == "pr:astropy/astropy#12907"
+    assert classify("competition:Spaceship-Titanic") == "competition:spaceship-titanic"
+    assert classify("canary:BENCH CANARY 26b5c67b") == "canary:BENCH CANARY 26b5c67b"
+    with pytest.raises(ValueError, match="cannot tell what kind of id 'titanic' is"):
+        classify("titanic")
+    with pytest.raises(ValueError, match="not a valid doi id"):
+        classify("doi:11.2/x")
+
+
+def test_a_bad_line_fails_the_whole_registration_naming_file_and_line(tmp_path):
+    listing = tmp_path / "ids.txt"
+    listing.write_text("# our eval set\n10.1000/abc\nspaceship-titanic\n")
+    with pytest.raises(InputError, match=r"ids.txt:3: cannot tell what kind of id"):
+        read_evalset(listing)
+    records = tmp_path / "items.jsonl"
+    records.write_text('{"id": "q1", "question": "What is it?"}\n{"id": "q2"}\n')
+    with pytest.raises(InputError, match=r"items.jsonl:2: the record has no id, text or canary"):
+        read_evalset(records)
+
+
+def test_an_evaluation_set_with_dois_rejects_the_tasks_built_on_those_papers(papers):
+    data_dir = _data_dir(papers, "dois")
+    tasks = literature_tasks(papers["source"], data_dir, list(KINDS))
+    target = tasks[0]
+    gold = next(p for p in target.reference["papers"] if p["role"] == "gold")
+    others = [t for t in tasks[1:] if gold["doi"] not in {p["doi"] for p in t.reference["papers"]}]
+    evalset = papers["root"] / "heldout.jsonl"
+    evalset.write_text(json.dumps({"id": "heldout-17", "doi": f"https://doi.org/{gold['doi'].upper()}",
+                                   "question": "an unrelated question"}) + "\n")
+    added = add_evalset(evalset, DataDir(data_dir))
+    assert added["added"] == {"name": "heldout", "source": "heldout.jsonl", "items": 1, "ids": 1, "texts": 1,
+                              "canaries": 0}
+    decided = validate(target, default_checks(data_dir))
+    result = next(r for r in decided.validation if r.check == "decontamination")
+    assert decided.status == "rejected" and not result.passed
+    assert f"doi '{gold['doi']}'" in result.reason and "evaluation set 'heldout' item 'heldout-17'" in result.reason
+    assert result.detail["matches"][0]["item"] == "heldout-17" and result.detail["matches"][0]["kind"] == "doi"
+    assert others and all(_decontam(t, data_dir).passed for t in others)
+    assert all(validate(t, default_checks(data_dir)).status == "accepted" for t in others)
+
+
+def test_arxiv_ids_passages_and_canaries_match_and_name_their_items(papers):
+    data_dir = _data_dir(papers, "mixed")
+    tasks = literature_tasks(papers["source"], data_dir, ["select_evidence", "fulltext_qa"])
+    select, qa = tasks
+    passage = select.reference["key_passages"][0]["text"]
+    with_arxiv = next(p for t in tasks for p in t.reference["papers"] if p["arxiv_id"])
+    (papers["root"] / "passages.jsonl").write_text(
+        json.dumps({"id": "p-1", "passage": f"Preamble words here. {passage}"}) + "\n")
+    (papers["root"] / "ids.txt").write_text(f"arXiv:{with_arxiv['arxiv_id']}v4\ncanary:CANARY-GUID-1234\n")
+    add_evalset(papers["root"] / "passages.jsonl", DataDir(data_dir))
+    add_evalset(papers["root"] / "ids.txt", DataDir(data_dir), name="listed")
+    assert [s["name"] for s in list_evalsets(DataDir(data_dir))["sets"]] == ["listed", "passages"]
+    matches = {(m["set"], m["item"], m["kind"]) for m in _decontam(select, data_dir).detail["matches"]}
+    assert ("passages", "p-1", "13-gram") in matches
+    owner = next(t for t in tasks if with_arxiv in t.reference["papers"])
+    assert ("listed", f"arXiv:{with_arxiv['arxiv_id']}v4", "arxiv") in {
+        (m["set"], m["item"], m["kind"]) for m in _decontam(owner, data_dir).detail["matches"]}
+    lc = long_context_tasks(1, target_tokens=2048)[0]
+    assert _decontam(lc, data_dir).passed
+    canaried = lc.model_copy(update={"payload": {**lc.payload, "note": "xx CANARY-GUID-1234 yy"}})
+    result = _decontam(canaried, data_dir)
+    assert not result.passed and result.detail["matches"] == [
+        {"set": "listed", "item": "canary:CANARY-GUID-1234", "kind": "canary", "value": "CANARY-GUID-1234",
+         "where": "payload.note"}]
+
+
+def test_pull_requests_and_competition_ids_match_anywhere_in_a_task(papers):
+    data_dir = _data_dir(papers, "ids")
+    (papers["root"] / "swe.txt").write_text("django/django#15315\ncompetition:spaceship-titanic\n")
+    add_evalset(papers["root"] / "swe.txt", DataDir(data_dir))
+    lc = long_context_tasks(1, target_tokens=2048)[0]
+    mentioned = lc.model_copy(update={"lineage": lc.lineage.model_copy(update={"resource_id": "django__django-15315"}),
+                                      "payload": {**lc.payload, "note": "like Spaceship-Titanic."}})
+    kinds = {(m["kind"], m["where"]) for m in _decontam(mentioned, data_dir).detail["matches"]}
+    assert kinds == {("pr", "lineage.resource_id"), ("competition", "payload.note")}
+    unrelated = lc.model_copy(update={"payload": {**lc.payload, "note": "titanic django/django#1531"}})
+    assert _decontam(unrelated, data_dir).passed
