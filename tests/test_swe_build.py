@@ -82,7 +82,8 @@ def test_the_right_candidates_are_accepted(built):
     assert div.payload["FAIL_TO_PASS"] == ["tests/test_ops.py::test_div_by_zero"]
     assert div.payload["PASS_TO_PASS"] == ["tests/test_ops.py::test_add", "tests/test_ops.py::test_sub"]
     assert div.payload["statement_origin"] == "issue" and div.payload["hints_text"] == "Confirmed on main."
-    assert [r.check for r in div.validation] == ["leakage", "noop", "reference"]
+    assert [r.check for r in div.validation][-3:] == ["decontamination", "noop", "reference"]
+    assert "leakage" in [r.check for r in div.validation]
     assert tasks["power_merge"].payload["instance_id"] == "local__calc-7"
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
 import git
 import pytest
 
+from agents.client import Agents
 from builders.swe.mining import mine
 from builders.swe.problem import linked_issues, load_issues, message_statement, problem_statement, pull_request_number
 from builders.swe.recipe import Recipe, detect_recipe
@@ -16,9 +18,13 @@ from builders.swe.snapshot import make_snapshot
 from builders.swe.source import materialize_sample, open_source
 from builders.swe.versioning import major_minor, version_at
 from conftest import SAMPLES
+from llm_server import ChatServer
 from graders.swe_patch import post_image_blobs
 from schemas import InputError
+from test_agents import make_agents
 from validators.swe_leakage import audit_snapshot
+
+OFFLINE = Agents.offline("no endpoint configured")
 
 
 @pytest.fixture(scope="module")
@@ -63,8 +69,9 @@ def test_statement_from_the_linked_issue_with_hints_from_earlier_comments(histor
     commits, source, report = history
     div = by_fix(report)[commits["div_fix"]]
     issues = load_issues(Path(source.repo.git_dir) / "issues.jsonl")
-    statement = problem_statement(div.message, issues, div.diff.patch, source.name, div.first_commit_at)
-    assert statement.origin == "issue"
+    statement = problem_statement(div.message, issues, div.diff.patch, source.name, div.first_commit_at, "calc-1",
+                                  OFFLINE)
+    assert statement.origin == "issue" and statement.rewrite == "skipped"
     assert statement.text.startswith("div(1, 0) returns None instead of raising\nDividing by zero")
     assert statement.hints == "Confirmed on main."
 
@@ -72,30 +79,24 @@ def test_statement_from_the_linked_issue_with_hints_from_earlier_comments(histor
 def test_statement_falls_back_to_the_commit_message(history):
     commits, source, report = history
     merge = by_fix(report)[commits["power_merge"]]
-    statement = problem_statement(merge.message, {}, merge.diff.patch, source.name, merge.first_commit_at)
+    statement = problem_statement(merge.message, {}, merge.diff.patch, source.name, merge.first_commit_at, "calc-7",
+                                  OFFLINE)
     assert statement.origin == "commit" and "Merge pull request" not in statement.text
     assert "Fix power with exponent 0" in statement.text
 
 
-class QuotingRewriter:
-    """A rewriter that pastes the fix into the statement (must be refused)."""
-
-    def __init__(self, text: str):
-        self.text = text
-
-    def rewrite(self, statement: str, repo: str) -> str | None:
-        return self.text
-
-
-def test_a_rewrite_is_used_unless_it_quotes_the_fix(history):
+def test_the_builder_agent_rewrites_the_statement_and_a_rewrite_quoting_the_fix_is_sent_back(history, tmp_path):
     commits, source, report = history
     div = by_fix(report)[commits["div_fix"]]
-    good = problem_statement(div.message, {}, div.diff.patch, source.name, div.first_commit_at,
-                             QuotingRewriter("Dividing by zero should fail loudly."))
-    assert good.origin == "rewritten"
-    leaking = problem_statement(div.message, {}, div.diff.patch, source.name, div.first_commit_at,
-                                QuotingRewriter('Use raise ZeroDivisionError("division by zero") in div.'))
-    assert leaking.origin == "commit"
+    leaky = {"title": "div by zero", "statement": 'Make it do raise ZeroDivisionError("division by zero").'}
+    clean = {"title": "div(1, 0) returns None", "statement": "calc.ops.div(1, 0) gives None; expected an error."}
+    with ChatServer() as server:
+        server.queue(json.dumps(leaky), json.dumps(clean))
+        statement = problem_statement(div.message, {}, div.diff.patch + div.diff.test_patch, source.name,
+                                      div.first_commit_at, "calc-1", make_agents(server, tmp_path))
+    assert statement.origin == "rewritten" and statement.rewrite == "ok"
+    assert statement.text == "div(1, 0) returns None\ncalc.ops.div(1, 0) gives None; expected an error."
+    assert "Raise on division by zero" in server.requests[0]["messages"][-1]["content"]
 
 
 def test_message_parsing():

@@ -15,12 +15,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterator
 
+from agents.session import current_agents
 from builders.base import BuildContext
 from builders.swe.cachelock import locked
-from builders.swe.assemble import KIND, TIME_BUDGET_S, payload_for, prompt_for
+from builders.swe.assemble import KIND, TIME_BUDGET_S, instance_id, payload_for, prompt_for
 from builders.swe.environment import EnvironmentRecord, build_environment
 from builders.swe.mining import Candidate, Limits, mine
-from builders.swe.problem import Issue, StatementRewriter, load_issues, problem_statement
+from builders.swe.problem import Issue, load_issues, problem_statement
 from builders.swe.recipe import detect_recipe
 from builders.swe.snapshot import make_snapshot
 from builders.swe.source import SourceRepository, open_source
@@ -78,9 +79,6 @@ class SweBuilder:
     version = "0.1.0"
     default_source = "swe/calc_history.py"
 
-    def __init__(self, rewriter: StatementRewriter | None = None):
-        self.rewriter = rewriter
-
     def build(self, item: PlanItem, context: BuildContext) -> Iterator[Task | Quarantined]:
         options = context.options
         if not options.get("source"):
@@ -128,8 +126,10 @@ class SweBuilder:
         harvested = harvest(outcomes.empty.statuses, [run.statuses for run in outcomes.solution])
         environment["harvest"] = {**outcomes.summary(), "flaky": harvested.flaky,
                                   "FAIL_TO_FAIL": harvested.fail_to_fail, "PASS_TO_FAIL": harvested.pass_to_fail}
-        statement = problem_statement(candidate.message, issues, candidate.diff.patch, source.name,
-                                      candidate.first_commit_at, self.rewriter)
+        statement = problem_statement(candidate.message, issues, candidate.diff.patch + candidate.diff.test_patch,
+                                      source.name, candidate.first_commit_at, instance_id(source.name, candidate),
+                                      current_agents())
+        environment["statement_rewrite"] = {"status": statement.rewrite, "reason": statement.rewrite_reason}
         payload = payload_for(source.name, candidate, statement, version, setup_commit, record, harvested)
         return Task(
             task_id=task_id_for(self.family, KIND, payload), family=self.family, kind=KIND,

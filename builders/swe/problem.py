@@ -5,19 +5,20 @@ commit or pull-request message. Issue texts come from an issues export beside
 the history (JSON lines of `number`, `title`, `body` and optionally `comments`
 with `createdAt` and `body`, as `gh issue list --json` writes them); comments
 made before the fix was first committed become the hints, as in SWE-bench.
-A `StatementRewriter` (the builder agent) may rewrite the text; a rewrite
-that quotes the fix is refused.
+Where an endpoint is configured, the builder agent (`agents.swe`) rewrites the
+text into the issue a user would have filed; a rewrite that quotes the fix is
+sent back, and a rewrite that fails or is skipped leaves the raw text.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Protocol
 
-from graders.swe_patch import quoted_lines
+from agents.client import Agents
+from agents.swe import rewrite_problem_statement
 from schemas import InputError
 
 LINK_KEYWORDS = ("close", "closes", "closed", "fix", "fixes", "fixed", "resolve", "resolves", "resolved")
@@ -81,33 +82,31 @@ def load_issues(path: Path) -> dict[int, Issue]:
     return issues
 
 
-class StatementRewriter(Protocol):
-    """The builder agent's rewrite of a raw statement into an issue a user would file (None: keep the raw one)."""
-
-    def rewrite(self, statement: str, repo: str) -> str | None: ...
-
-
 @dataclass(frozen=True)
 class Statement:
-    """The problem statement, the hints, and where the text came from (`issue`, `commit`, `rewritten`)."""
+    """The problem statement, the hints, where the text came from (`issue`, `commit`, `rewritten`), and how the
+    agent's rewrite went (`ok`, `skipped`, `failed`, with the reason)."""
 
     text: str
     hints: str
     origin: str
+    rewrite: str = "skipped"
+    rewrite_reason: str | None = None
 
 
-def problem_statement(message: str, issues: dict[int, Issue], patch: str, repo: str, first_commit_at: str,
-                      rewriter: StatementRewriter | None = None) -> Statement:
-    """The statement of a candidate: linked issue texts (SWE-bench joins `title\\nbody`), else the message;
-    rewritten by the agent when one is given and its rewrite does not quote the fix. Hints are the linked
-    issues' comments made before `first_commit_at` (ISO 8601, UTC)."""
+def problem_statement(message: str, issues: dict[int, Issue], diff: str, repo: str, first_commit_at: str,
+                      subject: str, agents: Agents) -> Statement:
+    """The statement of a candidate: linked issue texts (SWE-bench joins `title\\nbody`), else the message,
+    rewritten by the builder agent when it answers. Hints are the linked issues' comments made before
+    `first_commit_at` (ISO 8601, UTC). `diff` is the whole change, tests included (the agent's material)."""
     linked = [issues[n] for n in linked_issues(message) if n in issues]
     if linked:
         hints = "\n".join(body for issue in linked for at, body in issue.comments if at and at < first_commit_at)
         raw = Statement("".join(f"{i.title}\n{i.body}\n" for i in linked), hints, "issue")
     else:
         raw = Statement(message_statement(message), "", "commit")
-    rewritten = rewriter.rewrite(raw.text, repo) if rewriter else None
-    if rewritten and not quoted_lines(rewritten, patch):
-        return Statement(rewritten, raw.hints, "rewritten")
-    return raw
+    reply = rewrite_problem_statement(agents, repo=repo, diff=diff, commit_message=message, subject=subject,
+                                      issue_text=raw.text if linked else None)
+    if reply.ok and reply.value is not None:
+        return Statement(f"{reply.value.title}\n{reply.value.statement}", raw.hints, "rewritten", "ok")
+    return replace(raw, rewrite=reply.status, rewrite_reason=reply.reason)
