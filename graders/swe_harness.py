@@ -41,6 +41,14 @@ class BedError(TaskforgeError):
     """The task's own test bed is broken (the project does not install, the test patch does not apply)."""
 
 
+class InstallFailed(BedError):
+    """Installing the project into the environment failed; carries the (scrubbed) log for the repair rules."""
+
+    def __init__(self, log: str):
+        self.log = log
+        super().__init__(f"installing the project failed: {tail(log, 1500)}")
+
+
 def cache_root() -> Path:
     """Where SWE builds keep clones, snapshots and environments (`$TASKFORGE_SWE_CACHE`, else the user cache)."""
     configured = os.environ.get(CACHE_ENV)
@@ -230,7 +238,7 @@ def grading_session(bed: TaskBed, patches: dict[str, str], label: str = "swe-tes
             live = GradingSession(session, bed, workspace)
             installed = live.install()
             if installed is not None and installed.exit_code != 0:
-                raise BedError(f"installing the project failed: {tail(live.setup_log, 1500)}")
+                raise InstallFailed(live.setup_log)
             yield live
 
 

@@ -22,12 +22,13 @@ from builders.swe.assemble import KIND, TIME_BUDGET_S, instance_id, payload_for,
 from builders.swe.environment import EnvironmentRecord, build_environment
 from builders.swe.mining import Candidate, Limits, mine
 from builders.swe.problem import Issue, load_issues, problem_statement
-from builders.swe.recipe import detect_recipe
+from builders.swe.recipe import Recipe, detect_recipe
+from builders.swe.repair import repair
 from builders.swe.snapshot import make_snapshot
 from builders.swe.source import SourceRepository, open_source
 from builders.swe.versioning import version_at
 from graders.swe import harvest
-from graders.swe_harness import BedError, TaskBed, cache_root, run_empty_and_solution
+from graders.swe_harness import BedError, InstallFailed, Outcomes, TaskBed, cache_root, run_empty_and_solution
 from schemas import InputError, Lineage, PlanItem, Quarantined, Task, content_id, task_id_for
 
 ISSUES_FILE = "issues.jsonl"
@@ -115,10 +116,8 @@ class SweBuilder:
             "build": {"key": record.key, "attempts": record.attempts},
         }
         ensure_snapshot(source, candidate.base_commit)
-        bed = TaskBed.of({"environment_recipe": record.recipe}, grader, environment)
         try:
-            outcomes = run_empty_and_solution(bed, candidate.diff.patch, candidate.diff.test_patch, repeats,
-                                              label="swe-harvest")
+            recipe, outcomes = _harvest_runs(record.recipe, grader, environment, candidate, repeats)
         except BedError as exc:
             return _quarantined(where, str(exc), {"version": version})
         if not outcomes.solution_applied:
@@ -130,7 +129,7 @@ class SweBuilder:
                                       source.name, candidate.first_commit_at, instance_id(source.name, candidate),
                                       current_agents())
         environment["statement_rewrite"] = {"status": statement.rewrite, "reason": statement.rewrite_reason}
-        payload = payload_for(source.name, candidate, statement, version, setup_commit, record, harvested)
+        payload = payload_for(source.name, candidate, statement, version, setup_commit, recipe, harvested)
         return Task(
             task_id=task_id_for(self.family, KIND, payload), family=self.family, kind=KIND,
             capability=item.capability, prompt=prompt_for(source.name, candidate, statement), payload=payload,
@@ -140,6 +139,25 @@ class SweBuilder:
             lineage=Lineage(cycle_id=context.cycle_id, gap_ids=item.gap_ids, resource_id=f"repo:{source.name}",
                             resource_revision=source.head, builder=self.name, builder_version=self.version),
         )
+
+
+def _harvest_runs(recipe: dict[str, Any], grader: dict[str, Any], environment: dict[str, Any], candidate: Candidate,
+                  repeats: int) -> tuple[dict[str, Any], Outcomes]:
+    """The harvest runs of a candidate, with the version's recipe or, when the project does not install at this
+    commit, with the recipe the repair rules revise from the install log; returns the recipe that ran too."""
+
+    def runs(with_recipe: dict[str, Any]) -> Outcomes:
+        bed = TaskBed.of({"environment_recipe": with_recipe}, grader, environment)
+        return run_empty_and_solution(bed, candidate.diff.patch, candidate.diff.test_patch, repeats,
+                                      label="swe-harvest")
+
+    try:
+        return recipe, runs(recipe)
+    except InstallFailed as exc:
+        revised = repair(Recipe.from_dict(recipe), "install_project", exc.log)
+        if revised is None:
+            raise
+        return revised.to_dict(), runs(revised.to_dict())
 
 
 def _quarantined(source: str, reason: str, detail: dict[str, Any]) -> Quarantined:

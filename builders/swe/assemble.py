@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from builders.swe.environment import EnvironmentRecord
 from builders.swe.mining import Candidate
 from builders.swe.problem import Statement
 from graders.swe import Harvest
@@ -31,7 +30,7 @@ def user_prompt(repo: str, base_commit: str, statement: str) -> str:
 
 
 def payload_for(repo: str, candidate: Candidate, statement: Statement, version: str, setup_commit: str,
-                record: EnvironmentRecord, harvest: Harvest) -> dict[str, Any]:
+                recipe: dict[str, Any], harvest: Harvest) -> dict[str, Any]:
     """The SWE-bench instance fields a solver's harness needs (solution and test patch stay in the reference)."""
     return {
         "instance_id": instance_id(repo, candidate), "repo": repo, "base_commit": candidate.base_commit,
@@ -39,7 +38,7 @@ def payload_for(repo: str, candidate: Candidate, statement: Statement, version: 
         "created_at": candidate.created_at, "version": version, "environment_setup_commit": setup_commit,
         "pull_number": candidate.pull_number, "issue_numbers": list(candidate.issue_numbers),
         "FAIL_TO_PASS": harvest.fail_to_pass, "PASS_TO_PASS": harvest.pass_to_pass,
-        "environment_recipe": record.recipe,
+        "environment_recipe": recipe,
     }
 
 
