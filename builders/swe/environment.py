@@ -28,7 +28,7 @@ from builders.swe.repair import repair
 from graders.swe_harness import (ENV_DIR, SANDBOX_PYTHON, BedError, TaskBed, cache_root, grading_session,
                                  python_env, scrub, tail)
 from sandbox import Job
-from schemas import TaskforgeError, content_id
+from schemas import InfrastructureError, TaskforgeError, content_id
 
 MAX_ATTEMPTS = 4
 RULES_VERSION = "1"
@@ -50,6 +50,7 @@ class EnvironmentRecord:
 
     @property
     def ok(self) -> bool:
+        """The environment built and passed its smoke test."""
         return self.status == "ok"
 
     @property
@@ -58,6 +59,7 @@ class EnvironmentRecord:
         return f"envs/{self.key}/{ENV_DIR}"
 
     def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready copy (what `record.json` holds)."""
         return dict(self.__dict__)
 
 
@@ -75,17 +77,21 @@ def sandbox_python_version() -> str:
     result = sandbox.run(Job(command=(SANDBOX_PYTHON, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"),
                              timeout_s=60.0, label="swe-python-version"))
     if not result.ok:
-        raise StageFailed("probe", result.stderr or result.infrastructure_error or "no python3 in the sandbox")
+        raise InfrastructureError(f"the sandbox has no usable {SANDBOX_PYTHON}: "
+                                  f"{result.infrastructure_error or result.stderr.strip()[-300:]}")
     return result.stdout.strip()
 
 
 def download_wheels(recipe: Recipe, python: str, wheelhouse: Path) -> None:
     """Download wheels (never sdists: nothing is built or run on the host) for the recipe's packages."""
     wheelhouse.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "--python-version", python,
-         "--dest", str(wheelhouse), *recipe.packages, *recipe.build_requires],
-        capture_output=True, text=True, timeout=DOWNLOAD_TIMEOUT_S)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "--python-version", python,
+             "--dest", str(wheelhouse), *recipe.packages, *recipe.build_requires],
+            capture_output=True, text=True, timeout=DOWNLOAD_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise InfrastructureError(f"downloading wheels took over {DOWNLOAD_TIMEOUT_S} s (is the index reachable?)")
     if done.returncode != 0:
         raise StageFailed("download", done.stdout + done.stderr)
 
@@ -102,9 +108,10 @@ def install_environment(recipe: Recipe, wheelhouse: Path, out: Path) -> None:
                                  env=python_env(recipe.to_dict()),
                                  timeout_s=INSTALL_TIMEOUT_S, memory_mb=2048, pids=512, collect=(ENV_DIR,),
                                  label="swe-env-install"), collect_to=out)
+        if result.infrastructure_error:
+            raise InfrastructureError(f"the sandbox failed while building an environment: {result.infrastructure_error}")
         if not result.ok:
-            raise StageFailed("install", scrub(result.stdout + result.stderr + (result.infrastructure_error or ""),
-                                               Path(tmp)))
+            raise StageFailed("install", scrub(result.stdout + result.stderr, Path(tmp)))
 
 
 def smoke_test(recipe: Recipe, snapshot: Path, env: Path) -> None:
