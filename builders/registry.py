@@ -8,11 +8,8 @@ from builders.long_context import LongContextBuilder
 from builders.swe import SweBuilder
 from schemas import TaskforgeError
 
-<<<<<<< HEAD
-BUILDERS: dict[str, Builder] = {builder.family: builder for builder in (LongContextBuilder(), SweBuilder())}
-=======
-BUILDERS: dict[str, Builder] = {builder.family: builder for builder in (LongContextBuilder(), LiteratureBuilder())}
->>>>>>> main
+BUILDERS: dict[str, Builder] = {builder.family: builder
+                                for builder in (LongContextBuilder(), LiteratureBuilder(), SweBuilder())}
 
 
 class UnknownFamilyError(TaskforgeError):
