@@ -23,7 +23,7 @@ from builders.swe.recipe import detect_recipe
 from builders.swe.source import materialize_sample, open_source
 from conftest import SAMPLES
 from flows.cli import main
-from graders.swe_harness import CACHE_ENV
+from graders.swe_harness import CACHE_ENV, cache_root
 from schemas import Message, PlanItem, Quarantined
 from store.swebench import to_instance
 from validators.runner import validate
@@ -46,16 +46,9 @@ def sandbox_kind(kind: str):
 
 
 @pytest.fixture(scope="module")
-def swe_cache(tmp_path_factory):
-    """A private SWE cache for the module (clones, snapshots, environments)."""
-    path = tmp_path_factory.mktemp("swe-cache")
-    before = os.environ.get(CACHE_ENV)
-    os.environ[CACHE_ENV] = str(path)
-    yield path
-    if before is None:
-        os.environ.pop(CACHE_ENV)
-    else:
-        os.environ[CACHE_ENV] = before
+def swe_cache():
+    """The SWE cache of the test session (conftest points `$TASKFORGE_SWE_CACHE` at a temporary folder)."""
+    return cache_root()
 
 
 @pytest.fixture(scope="module")
