@@ -13,7 +13,7 @@ from agents.client import Agents
 from builders.swe.mining import mine
 from builders.swe.problem import linked_issues, load_issues, message_statement, problem_statement, pull_request_number
 from builders.swe.recipe import Recipe, detect_recipe
-from builders.swe.repair import repair
+from builders.swe.repair import TASK_RULES, repair
 from builders.swe.snapshot import make_snapshot
 from builders.swe.source import materialize_sample, open_source
 from builders.swe.versioning import major_minor, version_at
@@ -153,6 +153,9 @@ def test_repairs_read_the_failure_log():
     assert repair(recipe, "install_project", "ERROR: Package 'x' requires a different Python").pip_flags == (
         "--ignore-requires-python",)
     assert repair(recipe, "install_project", "error: subprocess-exited-with-error").install == "pythonpath"
+    no_pip = "develop.py ... /workspace/env/bin/python: No module named pip"
+    assert "pip" in repair(recipe, "smoke", no_pip).packages, "a new environment may bring what is missing"
+    assert repair(recipe, "install_project", no_pip, TASK_RULES).install == "pythonpath", "a task can only run from source"
     assert repair(cov, "smoke", "pytest: error: unrecognized arguments: --cov") is None, "nothing left to try"
     assert repair(recipe, "smoke", "Segmentation fault") is None
 

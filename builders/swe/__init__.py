@@ -23,7 +23,7 @@ from builders.swe.environment import EnvironmentRecord, build_environment
 from builders.swe.mining import Candidate, Limits, mine
 from builders.swe.problem import Issue, load_issues, problem_statement
 from builders.swe.recipe import Recipe, detect_recipe
-from builders.swe.repair import repair
+from builders.swe.repair import TASK_RULES, repair
 from builders.swe.snapshot import make_snapshot
 from builders.swe.source import SourceRepository, open_source
 from builders.swe.versioning import version_at
@@ -154,7 +154,7 @@ def _harvest_runs(recipe: dict[str, Any], grader: dict[str, Any], environment: d
     try:
         return recipe, runs(recipe)
     except InstallFailed as exc:
-        revised = repair(Recipe.from_dict(recipe), "install_project", exc.log)
+        revised = repair(Recipe.from_dict(recipe), "install_project", exc.log, TASK_RULES)
         if revised is None:
             raise
         return revised.to_dict(), runs(revised.to_dict())

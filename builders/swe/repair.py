@@ -100,11 +100,13 @@ def run_from_source(recipe: Recipe, stage: str, log: str) -> Recipe | None:
 
 RULES: tuple[Rule, ...] = (unpin_unavailable, ignore_python_requirement, add_pytest_plugin, add_missing_module,
                            run_from_source)
+TASK_RULES: tuple[Rule, ...] = (ignore_python_requirement, run_from_source)
+"""The repairs that need no new environment: what a single task may still change about installing the project."""
 
 
-def repair(recipe: Recipe, stage: str, log: str) -> Recipe | None:
-    """The recipe revised by the first rule that recognises the failure, or None."""
-    for rule in RULES:
+def repair(recipe: Recipe, stage: str, log: str, rules: tuple[Rule, ...] = RULES) -> Recipe | None:
+    """The recipe revised by the first of `rules` that recognises the failure, or None."""
+    for rule in rules:
         revised = rule(recipe, stage, log)
         if revised is not None and revised != recipe:
             return revised
