@@ -105,6 +105,8 @@ def test_message_parsing():
     assert pull_request_number("Allow grouping (#221)") == 221
     assert pull_request_number("Plain commit") is None
     assert message_statement("Allow grouping (#221)\n\nSigned-off-by: X <x@y>\nFixes #3") == "Allow grouping"
+    assert message_statement("Merge pull request #9 from a/b\n\nAllow hyphens\nAllow hyphens\n\nDocs") == (
+        "Allow hyphens\n\nDocs")
 
 
 def test_version_is_the_nearest_reachable_tag_else_the_declared_one(history):

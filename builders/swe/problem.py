@@ -45,13 +45,15 @@ def pull_request_number(message: str) -> int | None:
 
 
 def message_statement(message: str) -> str:
-    """A commit message as a problem statement: merge headers, PR suffixes, trailers and link lines removed."""
-    lines = []
+    """A commit message as a problem statement: merge headers, PR suffixes, trailers, link words and repeated
+    lines (a pull request's title is often also its first commit's subject) removed."""
+    lines: list[str] = []
     for line in message.strip().splitlines():
         if _MERGE_LINE.match(line) or _TRAILER.match(line):
             continue
         line = _LINK.sub("", _PR_SUFFIX.sub("", line)).rstrip(" .,;")
-        lines.append(line)
+        if not line.strip() or line not in lines:
+            lines.append(line)
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
