@@ -14,6 +14,7 @@ from typing import Literal, Protocol
 Backend = Literal["docker", "process"]
 BASE_IMAGE = "taskforge/sandbox-base:latest"
 OUTPUT_TAIL_BYTES = 64 * 1024
+WORKSPACE = "/workspace"
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,9 @@ class Job:
     container); `collect` names files or folders (relative to the workspace) to
     copy back out into the folder the caller passes as `collect_to`. `network=True` is only for build steps
     (installing dependencies); solver, test and grading jobs never get it.
+    Limits: `memory_mb` (container memory, or address space per process in the
+    process backend), `cpus` (containers only), `pids` (processes and threads),
+    `file_size_mb` (largest file the job may write), `timeout_s` (wall clock).
     """
 
     command: tuple[str, ...]
@@ -34,6 +38,7 @@ class Job:
     memory_mb: int = 1024
     cpus: float = 1.0
     pids: int = 256
+    file_size_mb: int = 1024
     env: tuple[tuple[str, str], ...] = ()
     collect: tuple[str, ...] = ()
     label: str = "job"
@@ -71,14 +76,25 @@ class Result:
 
 
 class Session(Protocol):
-    """A sandbox kept alive across several commands (one container start for many test runs)."""
+    """A sandbox kept alive across several commands (one container start for many test runs).
+
+    The job's limits and network setting hold for every command; `timeout_s`
+    (default: the job's) is per command, and a command past it is killed with
+    everything it started while the workspace stays.
+    """
 
     def exec(self, command: tuple[str, ...], timeout_s: float | None = None,
-             env: tuple[tuple[str, str], ...] = ()) -> Result: ...
+             env: tuple[tuple[str, str], ...] = ()) -> Result:
+        """Run one command in the workspace; its failures are in the Result, never raised."""
+        ...
 
-    def put(self, source: Path, dest: str) -> None: ...
+    def put(self, source: Path, dest: str) -> None:
+        """Copy a host file or folder to `dest`, relative to (or under) the workspace."""
+        ...
 
-    def get(self, path: str, dest: Path) -> None: ...
+    def get(self, path: str, dest: Path) -> None:
+        """Copy a workspace file or folder into the host folder `dest` (regular files and folders only)."""
+        ...
 
 
 class Sandbox(Protocol):
@@ -87,6 +103,10 @@ class Sandbox(Protocol):
     backend: Backend
     reason: str
 
-    def run(self, job: Job, collect_to: Path | None = None) -> Result: ...
+    def run(self, job: Job, collect_to: Path | None = None) -> Result:
+        """Run a job in a fresh sandbox, copy `job.collect` into `collect_to`, remove the sandbox."""
+        ...
 
-    def session(self, job: Job) -> AbstractContextManager[Session]: ...
+    def session(self, job: Job) -> AbstractContextManager[Session]:
+        """A sandbox for several commands, removed when the context ends; InfrastructureError if it cannot start."""
+        ...

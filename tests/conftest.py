@@ -14,6 +14,8 @@ os.environ["TASKFORGE_SWE_CACHE"] = tempfile.mkdtemp(prefix="taskforge-swe-")
 
 import pytest  # noqa: E402
 
+pytest_plugins = ["sandbox_fixtures"]
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 SAMPLES = REPO / "data" / "samples"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from itertools import islice
 
 from builders.base import BuildContext
 from builders.long_context import LongContextBuilder
@@ -28,10 +29,13 @@ def episode(episode_id: str = "ep-1", *, success: bool = False, origin: str = "m
 
 
 def long_context_tasks(count: int = 2, target_tokens: int = 2048, cycle_id: str = "test-cycle") -> list[Task]:
-    """Real timeline tasks from the long-context builder, small enough for fast tests."""
-    item = PlanItem(family="long_context", capability="history_tracking", quota=count, gap_ids=["gap-x"], priority=1.0)
-    context = BuildContext(cycle_id=cycle_id, options={"target_tokens": target_tokens})
-    return list(LongContextBuilder().build(item, context))
+    """Real hard-pool timeline tasks from the long-context builder (evolved until shortcut solvers fail),
+    small enough for fast tests."""
+    item = PlanItem(family="long_context", capability="history_tracking", quota=4 * count, gap_ids=["gap-x"],
+                    priority=1.0)
+    context = BuildContext(cycle_id=cycle_id, options={"target_tokens": target_tokens, "categories": "timeline"})
+    hard = (t for t in LongContextBuilder().build(item, context) if t.payload["evolution"]["pool"] == "hard")
+    return list(islice(hard, count))
 
 
 def scripted(*turns: tuple, family: str = "unknown", success: bool = False, origin: str = "model",

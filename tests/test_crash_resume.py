@@ -10,15 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from catalog_state import TABLES, data_dir_state
 from conftest import REPO
-from store.catalog import Catalog
-from store.files import sha256_file
 from store.manifest import verify_manifest
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
 CYCLE = ["cycle", "--budget", "6", "--target-tokens", "2048", "--json"]
-VOLATILE = {"cycles": "started_at, finished_at, attempts", "validations": "duration_s"}
-TABLES = ("cycles", "episodes", "diagnoses", "gaps", "plan", "tasks", "validations", "shards", "quarantine")
 
 
 def _cycle(data_dir: Path, crash_at: str | None = None) -> subprocess.CompletedProcess:
@@ -32,24 +29,12 @@ def _cycle(data_dir: Path, crash_at: str | None = None) -> subprocess.CompletedP
                           env=env, capture_output=True, text=True, timeout=600)
 
 
-def _state(data_dir: Path) -> dict:
-    with Catalog(data_dir / "catalog.duckdb", read_only=True) as catalog:
-        tables = {
-            table: catalog.query(f"SELECT * {'EXCLUDE (' + VOLATILE[table] + ')' if table in VOLATILE else ''} "
-                                 f"FROM {table} ORDER BY ALL")
-            for table in TABLES
-        }
-    shards = {p.relative_to(data_dir).as_posix(): sha256_file(p) for p in sorted((data_dir / "shards").rglob("*"))
-              if p.is_file()}
-    return {"tables": tables, "files": shards}
-
-
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory) -> dict:
     data_dir = tmp_path_factory.mktemp("uninterrupted")
     done = _cycle(data_dir)
     assert done.returncode == 0, done.stderr[-3000:]
-    return _state(data_dir)
+    return data_dir_state(data_dir)
 
 
 @pytest.mark.parametrize("crash_at", ["build:2", "validate", "shard_write", "land", "catalog_commit", "catalog_commit:2",
@@ -59,7 +44,7 @@ def test_killed_cycle_resumes_to_the_same_catalog_and_shards(tmp_path, uninterru
     assert killed.returncode == -signal.SIGKILL, f"the crash point {crash_at} was not reached: {killed.stderr[-2000:]}"
     resumed = _cycle(tmp_path)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
-    state = _state(tmp_path)
+    state = data_dir_state(tmp_path)
     assert state["files"] == uninterrupted["files"]
     for table in TABLES:
         assert state["tables"][table] == uninterrupted["tables"][table], f"table {table} differs after {crash_at}"

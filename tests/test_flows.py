@@ -44,7 +44,9 @@ def test_cycle_lands_tasks_and_rerun_adds_nothing(capsys, data_dir):
     assert summary["catalog"] == str(data_dir / "catalog.duckdb")
     assert all(os.path.exists(p) for p in summary["shard_paths"]) and summary["shard_paths"]
     before = _catalog_rows(data_dir)
-    assert len(before["tasks"]) == 4 and all(r["shard"] for r in before["tasks"])
+    accepted = [r for r in before["tasks"] if r["status"] == "accepted"]
+    assert len(accepted) == 4 and all(r["shard"] for r in accepted)
+    assert all(r["reasons"][0].startswith("hardness: too easy") for r in before["tasks"] if r["status"] == "rejected")
 
     again = _cli_json(capsys, "cycle", "--data-dir", str(data_dir), *SMALL, "--family", "long_context")
     assert again["cycle_id"] == summary["cycle_id"]
@@ -58,9 +60,11 @@ def test_cycle_lands_tasks_and_rerun_adds_nothing(capsys, data_dir):
     report = _cli_json(capsys, "report", "--data-dir", str(data_dir))
     assert report["cycle"]["cycle_id"] == summary["cycle_id"] and report["cycle"]["attempts"] == "2"
     (funnel,) = report["funnel"]
-    assert funnel["candidates"] == 4 and funnel["accepted"] == 4
-    assert [c["check"] for c in funnel["checks"]] == ["noop", "reference", "leakage", "evidence", "decontamination"]
-    assert all(c["passed"] == 4 for c in funnel["checks"])
+    assert funnel["accepted"] == 4 and funnel["candidates"] == 4 + funnel["rejected"]
+    checks = {c["check"]: c for c in funnel["checks"]}
+    assert list(checks) == ["noop", "reference", "leakage", "evidence", "determinism", "answerability", "hardness",
+                            "decontamination"]
+    assert all(c["passed"] == funnel["candidates"] for name, c in checks.items() if name != "hardness")
     assert {d["failure_mode"] for d in report["diagnoses"]} >= {"research.repeats_unproductive_approach"}
 
 
@@ -102,15 +106,18 @@ def test_build_family_and_release_export(capsys, data_dir, tmp_path):
     assert loaded.num_rows == 3 and loaded[0]["family"] == "long_context"
 
 
-def test_a_candidate_that_cannot_be_built_is_quarantined_and_the_run_goes_on(capsys, data_dir):
-    built = _cli_json(capsys, "build", "long_context", "--count", "2", "--target-tokens", "300",
-                      "--data-dir", str(data_dir))
+def test_a_candidate_that_cannot_be_built_is_quarantined_and_the_run_goes_on(capsys, data_dir, tmp_path):
+    documents = tmp_path / "undated"
+    documents.mkdir()
+    (documents / "notes.md").write_text("# Notes\n\nNothing here carries a date.\n")
+    built = _cli_json(capsys, "build", "long_context", "--count", "2", "--target-tokens", "4096",
+                      "--source", str(documents), "--data-dir", str(data_dir))
     assert built["families"] == {}
     (failure,) = built["quarantine"]
-    assert failure["stage"] == "build" and "over the target" in failure["reason"]
+    assert failure["stage"] == "build" and failure["reason"].startswith("undated: ")
+    assert "0 usable dated statements" in failure["reason"]
     with Catalog(data_dir / "catalog.duckdb", read_only=True) as catalog:
-        assert catalog.query("SELECT stage, error_type FROM quarantine") == [
-            {"stage": "build", "error_type": "LengthNotMetError"}]
+        assert catalog.query("SELECT stage, error_type FROM quarantine") == [{"stage": "build", "error_type": "InputError"}]
 
 
 def test_validate_command_reports_each_task(capsys, data_dir):

@@ -1,102 +1,246 @@
-"""The timeline builder and its validators: good tasks accepted, planted defects rejected."""
+"""The long-context builder: eight categories, lengths 16K–128K, evolution, and real documents as a source.
+
+Every category's task must score 1 with its reference and 0 with no-op answers,
+pass every check, and be rejected when a defect is planted: the answer in the
+question (leakage), a second solution (answerability), an evidence span that
+does not state its fact (evidence).
+"""
 
 from __future__ import annotations
 
-import datetime as dt
+import random
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
-from builders.long_context import timeline
-from builders.long_context.length import LengthTarget
-from factories import long_context_tasks
+from builders.base import BuildContext
+from builders.long_context import LongContextBuilder, state
+from builders.long_context.axes import root_axes
+from builders.long_context.categories import CATEGORIES, categories_for
+from builders.long_context.compose import assemble_world
+from builders.long_context.length import LengthNotMetError, LengthTarget
+from conftest import SAMPLES
 from graders import scorer_for
-from schemas import Message
+from graders.long_context.derive import DERIVATIONS
+from graders.long_context.solvers import HARD_POOL_THRESHOLD, SHALLOW_SOLVERS
+from schemas import InputError, Message, PlanItem, Task
 from schemas.tokens import count_tokens
-from validators.evidence import dates_in
-from validators.runner import validate
+from validators.runner import DEFAULT_CHECKS, validate
+
+DOCUMENTS = SAMPLES / "documents"
+ALL_BUT_HARDNESS = tuple(c for c in DEFAULT_CHECKS if c.name != "hardness")
+
+
+def build(category: str, tokens: int = 3072, evolve: bool = False, quota: int = 1, **options) -> list[Task]:
+    """Every candidate the builder emits for one category."""
+    item = PlanItem(family="long_context", capability="finding_integration", quota=quota, gap_ids=["gap-t"],
+                    priority=1.0)
+    context = BuildContext(cycle_id="lc-test", options={"target_tokens": tokens, "categories": category,
+                                                        "evolve": evolve, **options})
+    return list(LongContextBuilder().build(item, context))
 
 
 @pytest.fixture(scope="module")
-def task():
-    return long_context_tasks(1, target_tokens=4096)[0]
+def tasks() -> dict[str, Task]:
+    """One root task per world-model category."""
+    return {category: build(category)[0] for category in CATEGORIES}
 
 
-def test_answer_is_the_chronological_order_of_the_world_dates(task):
-    dates = task.reference["dates"]
-    assert task.reference["answer"] == sorted(dates, key=lambda label: dt.date.fromisoformat(dates[label]))
-    assert list(task.payload["items"]) != task.reference["answer"], "listing order must not give the answer away"
+def _failed(task: Task, checks=ALL_BUT_HARDNESS) -> dict[str, str]:
+    decided = validate(task, checks)
+    return {r.check: r.reason for r in decided.validation if not r.passed}
 
 
-def test_evidence_spans_state_each_event_date(task):
-    docs = {d["doc_id"]: d["text"] for d in task.payload["documents"]}
-    for span in task.payload["evidence"]:
-        text = docs[span["doc_id"]][span["start"]:span["end"]]
-        assert dt.date.fromisoformat(task.reference["dates"][span["label"]]) in dates_in(text)
+def _with_question(task: Task, question: str) -> Task:
+    user = task.prompt[1].content.replace(task.payload["question"], question)
+    return task.model_copy(update={"payload": {**task.payload, "question": question},
+                                   "prompt": [task.prompt[0], Message(role="user", content=user)]})
 
 
-def test_length_is_measured_with_the_trainer_tokenizer_and_within_tolerance(task):
-    measured = count_tokens(task.prompt[0].content + task.prompt[1].content)
-    assert measured == task.payload["context_tokens"]
-    assert LengthTarget(tokens=4096).accepts(measured)
+def _evidence_facts(task: Task) -> list[dict]:
+    ids = {e["fact_id"] for e in task.payload["evidence"]}
+    return [f for f in task.reference["facts"] if f["fact_id"] in ids]
+
+
+def _conflicting_copy(task: Task) -> dict:
+    """A second statement of an evidence fact that disagrees with it, so that a second answer is possible."""
+    facts, category = _evidence_facts(task), task.payload["category"]
+    fact = dict(facts[0], fact_id=facts[0]["fact_id"] + "-planted")
+    if category == "timeline":
+        fact["date"] = facts[1]["date"]
+    elif category in ("cross_doc_integration",):
+        fact["object"] = "Nowhere Else"
+    elif category == "evidence_attribution":
+        fact["doc_id"] = next(d["doc_id"] for d in task.payload["documents"] if d["doc_id"] != fact["doc_id"])
+    elif category == "consistency":
+        values = [f["value"] for f in facts]
+        odd = next(f for f in facts if values.count(f["value"]) == 1)
+        fact = dict(odd, fact_id=odd["fact_id"] + "-planted", doc_id="doc-planted")
+    elif category == "rule_induction":
+        fact["outcome"] = next(c for c in task.reference["query"]["classes"] if c != fact["outcome"])
+    elif category == "state_tracking":
+        fact = dict(next(f for f in facts if f["kind"] == "count"))
+        fact.update(fact_id=fact["fact_id"] + "-planted", value=fact["value"] + 11)
+    elif category == "version_impact":
+        fact = dict(next(f for f in facts if f["kind"] == "uses"))
+        fact.update(fact_id=fact["fact_id"] + "-planted", version="9.9.9")
+    elif category == "set_aggregation":
+        fact["funder"] = "Nobody Trust"
+    return fact
+
+
+@pytest.mark.parametrize("category", sorted(CATEGORIES))
+def test_reference_scores_one_and_noop_zero(tasks, category):
+    task = tasks[category]
+    scorer = scorer_for(task.grader)
+    assert scorer.score(scorer.reference_submission(task.reference, task.grader), task.reference, task.grader) == 1.0
+    assert all(scorer.score(text, task.reference, task.grader) == 0.0 for text in ("", "insufficient information"))
+    assert _failed(task) == {}, "a good task passes every check"
+
+
+@pytest.mark.parametrize("category", sorted(CATEGORIES))
+def test_answer_is_derived_from_the_world_model_and_recorded_with_all_axes(tasks, category):
+    task = tasks[category]
+    assert DERIVATIONS[category](task.reference["facts"], task.reference["query"]) == [task.reference["answer"]]
+    assert set(task.payload["difficulty"]) == {
+        "search_space", "answer_scope", "predicate_composition", "positional_nonlocality", "near_miss_strength",
+        "distractor_dispersion", "lexical_gap", "state_transition_depth", "computational_depth", "derivation_depth"}
+    assert len(task.payload["evidence"]) >= 2
+
+
+@pytest.mark.parametrize("category", sorted(CATEGORIES))
+def test_planted_answer_in_the_question_is_rejected(tasks, category):
+    task = tasks[category]
+    leaked = _with_question(task, task.payload["question"] + f"\n(It is {task.reference['answer_text']}.)")
+    assert "leakage" in _failed(leaked)
+
+
+@pytest.mark.parametrize("category", sorted(CATEGORIES))
+def test_planted_second_solution_is_rejected(tasks, category):
+    task = tasks[category]
+    facts = task.reference["facts"] + [_conflicting_copy(task)]
+    ambiguous = task.model_copy(update={"reference": {**task.reference, "facts": facts}})
+    assert "admit" in _failed(ambiguous).get("answerability", "")
+
+
+@pytest.mark.parametrize("category", sorted(CATEGORIES))
+def test_planted_evidence_span_that_does_not_state_its_fact_is_rejected(tasks, category):
+    task = tasks[category]
+    evidence = [dict(e) for e in task.payload["evidence"]]
+    evidence[0].update(start=0, end=30)
+    moved = task.model_copy(update={"payload": {**task.payload, "evidence": evidence}})
+    assert "does not state" in _failed(moved).get("evidence", "")
 
 
 def test_same_seed_same_task_same_id():
-    first, second = long_context_tasks(1)[0], long_context_tasks(1)[0]
+    first, second = build("state_tracking")[0], build("state_tracking")[0]
     assert first.task_id == second.task_id and first.payload == second.payload
 
 
-def test_good_task_is_accepted(task):
-    decided = validate(task)
-    assert decided.status == "accepted", decided.reasons
-    assert [r.check for r in decided.validation] == ["noop", "reference", "leakage", "evidence", "decontamination"]
+@pytest.mark.parametrize("tokens", [16384, 32768, 65536, 131072])
+def test_measured_length_is_within_tolerance(tokens):
+    (task,) = build("timeline", tokens=tokens)
+    measured = count_tokens(task.prompt[0].content + task.prompt[1].content)
+    assert measured == task.payload["context_tokens"]
+    target = LengthTarget(tokens=tokens)
+    assert target.accepts(measured), (measured, target.context_tokens)
+    assert task.payload["target_tokens"] == tokens and task.payload["tolerance"] == 0.02
 
 
-def test_scorer_reference_one_noop_zero_partial_order_between(task):
-    scorer = scorer_for(task.grader)
-    answer = task.reference["answer"]
-    assert scorer.score(f"Answer: {', '.join(answer)}", task.reference, task.grader) == 1.0
-    assert scorer.score("", task.reference, task.grader) == 0.0
-    assert scorer.score("insufficient information", task.reference, task.grader) == 0.0
-    swapped = answer[:-2] + [answer[-1], answer[-2]]
-    assert 0.0 < scorer.score("Answer: " + " ".join(swapped), task.reference, task.grader) < 1.0
-    assert scorer.score("Answer: " + ", ".join(answer[:-1]), task.reference, task.grader) == 0.0
+def test_core_content_longer_than_the_target_is_refused():
+    with pytest.raises(LengthNotMetError, match="over the target"):
+        build("rule_induction", tokens=1024, answer_reserve=600)
 
 
-def _rejected_by(task, check):
-    decided = validate(task)
-    failed = {r.check for r in decided.validation if not r.passed}
-    return decided.status == "rejected" and check in failed
+def test_evolution_makes_an_easy_task_harder_until_shortcuts_fail():
+    emitted = build("timeline", tokens=4096, evolve=True)
+    root, hard = emitted[0], emitted[-1]
+    assert root.payload["evolution"]["pool"] == "seed" and root.lineage.parent_task_id is None
+    assert hard.payload["evolution"]["pool"] == "hard"
+    assert hard.payload["evolution"]["estimate"] <= HARD_POOL_THRESHOLD
+    ids = {t.task_id: t for t in emitted}
+    for child in emitted[1:]:
+        parent = ids[child.lineage.parent_task_id]
+        changed = [axis for axis in child.payload["evolution"]["changed_axes"]
+                   if child.payload["difficulty"][axis] != parent.payload["difficulty"][axis]]
+        assert len(changed) >= 2
+        assert (child.kind, child.lineage.resource_id) == (parent.kind, parent.lineage.resource_id)
+        assert parent.payload["evolution"]["estimate"] > HARD_POOL_THRESHOLD
+    for task in emitted:
+        assert "answerability" not in _failed(task)
+    assert validate(hard).status == "accepted"
+    assert "too easy" in validate(root).reasons[-1]
 
 
-def test_planted_answer_in_question_is_rejected_by_leakage(task):
-    leaked = task.model_copy(update={"prompt": [task.prompt[0], Message(
-        role="user", content=task.prompt[1].content + f"\nHint: the order is {task.reference['answer_text']}.")]})
-    assert _rejected_by(leaked, "leakage")
+def test_shortcut_solvers_expose_an_easy_task():
+    (root,) = build("timeline", tokens=4096)
+    scorer = scorer_for(root.grader)
+    scores = {s.name: scorer.score(s.solve(root), root.reference, root.grader) for s in SHALLOW_SOLVERS}
+    assert scores["keyword_lookup"] == 1.0, "quoted event wording plus one date each: keyword lookup solves it"
 
 
-def test_planted_listing_in_answer_order_is_rejected_by_leakage(task):
-    items = {label: task.payload["items"][label] for label in task.reference["answer"]}
-    assert _rejected_by(task.model_copy(update={"payload": {**task.payload, "items": items}}), "leakage")
+def test_capability_maps_to_categories():
+    assert categories_for("history_tracking", (), documents=False) == ["state_tracking", "timeline"]
+    assert categories_for("objective_tracking", (), documents=False) == ["version_impact", "set_aggregation"]
+    assert categories_for("history_tracking", (), documents=True) == ["timeline"]
+    assert categories_for("something_else", (), documents=False) == sorted(CATEGORIES)
+    with pytest.raises(InputError, match="state_tracking"):
+        categories_for("x", ("state_tracking",), documents=True)
 
 
-def test_planted_wrong_reference_is_rejected_by_reference_check(task):
-    answer = list(reversed(task.reference["answer"]))
-    wrong = {**task.reference, "answer_text": ", ".join(answer)}
-    assert _rejected_by(task.model_copy(update={"reference": wrong}), "reference")
+@pytest.mark.parametrize("category", ["timeline", "cross_doc_integration", "evidence_attribution"])
+def test_tasks_from_real_documents(category):
+    (task,) = build(category, source=str(DOCUMENTS))
+    assert _failed(task) == {}
+    source = task.payload["source"]
+    assert source["kind"] == "documents" and source["synthetic_filler_tokens"] > 0
+    assert all(not Path(name).is_absolute() for name in source["files"]) and str(DOCUMENTS) not in str(source)
+    originals = " ".join(" ".join(p.read_text().split()) for p in DOCUMENTS.iterdir())
+    docs = {d["doc_id"]: d["text"] for d in task.payload["documents"]}
+    for span in task.payload["evidence"]:
+        assert " ".join(docs[span["doc_id"]][span["start"]:span["end"]].split()) in originals
 
 
-def test_planted_empty_answer_that_scores_is_rejected_by_noop_check(task):
-    empty = task.model_copy(update={"reference": {**task.reference, "answer": [], "answer_text": ""},
-                                    "grader": {**task.grader, "labels": []}})
-    assert _rejected_by(empty, "noop")
+def test_real_documents_fill_a_long_target_within_tolerance():
+    (task,) = build("timeline", tokens=16384, source=str(DOCUMENTS))
+    assert LengthTarget(tokens=16384).accepts(count_tokens(task.prompt[0].content + task.prompt[1].content))
 
 
-def test_planted_evidence_span_that_does_not_support_the_answer_is_rejected(task):
-    evidence = [dict(span) for span in task.payload["evidence"]]
-    evidence[0]["start"], evidence[0]["end"] = 0, 20
-    assert _rejected_by(task.model_copy(update={"payload": {**task.payload, "evidence": evidence}}), "evidence")
+def test_unusable_document_folders_are_named_in_the_error(tmp_path):
+    with pytest.raises(InputError, match="no .md"):
+        build("timeline", source=str(tmp_path))
+    (tmp_path / "notes.md").write_bytes(b"caf\xe9 on 5 March 2021")
+    with pytest.raises(InputError, match="notes.md: not UTF-8"):
+        build("timeline", source=str(tmp_path))
+    (tmp_path / "notes.md").write_text("Nothing here is dated at all.")
+    with pytest.raises(InputError, match="usable dated statements"):
+        build("timeline", source=str(tmp_path))
 
 
-def test_core_content_longer_than_target_is_refused():
-    with pytest.raises(ValueError, match="over the target"):
-        timeline.generate(3, timeline.TimelineParams(target=LengthTarget(tokens=600, answer_reserve=100)))
+def test_positional_nonlocality_spreads_the_evidence():
+    spreads = []
+    for level in (0.2, 0.9):
+        axes = replace(root_axes(state.KNOBS), positional_nonlocality=level, state_transition_depth=4)
+        rng = random.Random(11)
+        composition, world = state.compose(11, axes, rng)
+        case = assemble_world(composition, world, LengthTarget(tokens=8192), rng, {"kind": "world_model"})
+        spreads.append(case.payload["measures"]["evidence_spread"])
+    assert spreads[0] < spreads[1]
+
+
+class _SilentJudge:
+    """Stands where a judge-model solver would: answers nothing."""
+
+    name = "judge"
+
+    def solve(self, task: Task) -> str:
+        return ""
+
+
+def test_extra_solvers_plug_into_the_estimate():
+    item = PlanItem(family="long_context", capability="x", quota=1, gap_ids=[], priority=1.0)
+    context = BuildContext(cycle_id="lc-judge", options={"target_tokens": 3072, "categories": "state_tracking"})
+    (task,) = LongContextBuilder(solvers=(*SHALLOW_SOLVERS, _SilentJudge())).build(item, context)
+    assert task.payload["evolution"]["solver_scores"]["judge"] == 0.0
+    assert validate(task).status == "accepted", "scores of solvers the check does not re-run are taken as recorded"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
+from graders.long_context.values import verbatim_in
 from schemas import Task, ValidationResult
 from validators.literature_leaks import literature_leaks
 from validators.swe_leakage import swe_leaks
@@ -28,23 +29,31 @@ def _sequence_pattern(labels: list[str]) -> re.Pattern[str]:
     return re.compile(r"\b" + r"\W{1,4}".join(map(re.escape, labels)) + r"\b")
 
 
+def _shown_question(task: Task) -> str:
+    """What the solver sees after the documents: the tail of the last user message."""
+    users = [m.content for m in task.prompt if m.role == "user"]
+    return users[-1].rsplit("\n---\n", 1)[-1] if users else ""
+
+
 def long_context_leaks(task: Task) -> list[str]:
-    """The answer verbatim in the prompt outside its evidence, or the question listing items in answer order."""
+    """The answer verbatim in the question (as recorded and as shown), an ordering answer verbatim anywhere
+    in the prompt outside its evidence, or the question listing items already in the answer's order."""
     leaks = []
     payload, reference = task.payload, task.reference
     answer = reference.get("answer")
     answer_text = reference.get("answer_text", "")
-    visible = "\n".join(m.content for m in task.prompt)
-    for doc in payload.get("documents", []):
-        spans = [(e["start"], e["end"]) for e in payload.get("evidence", []) if e["doc_id"] == doc["doc_id"]]
-        visible = visible.replace(doc["text"], _mask_spans(doc["text"], spans))
-    if isinstance(answer, list) and len(answer) > 1:
+    for where, question in (("question", payload.get("question", "")), ("question shown", _shown_question(task))):
+        if answer_text and verbatim_in(answer_text, question):
+            leaks.append(f"the answer {answer_text!r} appears verbatim in the {where}")
+    if payload.get("answer_type") == "ordered_labels" and isinstance(answer, list) and len(answer) > 1:
+        visible = "\n".join(m.content for m in task.prompt)
+        for doc in payload.get("documents", []):
+            spans = [(e["start"], e["end"]) for e in payload.get("evidence", []) if e["doc_id"] == doc["doc_id"]]
+            visible = visible.replace(doc["text"], _mask_spans(doc["text"], spans))
         if _sequence_pattern(answer).search(visible):
             leaks.append(f"the answer sequence {answer_text!r} appears verbatim in the prompt")
         if list(payload.get("items", {})) == answer:
             leaks.append("the question lists the items already in the answer's order")
-    elif answer_text and answer_text.lower() in visible.lower():
-        leaks.append(f"the answer {answer_text!r} appears verbatim in the prompt outside its evidence")
     return leaks
 
 

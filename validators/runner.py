@@ -6,10 +6,13 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from schemas import Task, TaskforgeError, ValidationResult
+from validators.answerability import AnswerabilityCheck
 from validators.base import Check, timed
 from validators.decontamination import DecontaminationCheck
+from validators.determinism import DeterminismCheck
 from validators.distractors import DistractorCheck
 from validators.evidence import EvidenceCheck
+from validators.hardness import HardnessCheck
 from validators.leakage import LeakageCheck
 from validators.noop import NoOpCheck
 from validators.reachability import ReachabilityCheck
@@ -20,8 +23,9 @@ from validators.swe import SweNoOpCheck, SweReferenceCheck
 def default_checks(data_dir: Path | None = None) -> tuple[Check, ...]:
     """Every check, in order; those that read the data dir (collection snapshots, registered evaluation sets)
     read `data_dir`. Without one, literature tasks fail reachability and no evaluation set is registered."""
-    return (NoOpCheck(), ReferenceCheck(), LeakageCheck(), EvidenceCheck(), ReachabilityCheck(data_dir),
-            DistractorCheck(data_dir), DecontaminationCheck(data_dir), SweNoOpCheck(), SweReferenceCheck())
+    return (NoOpCheck(), ReferenceCheck(), LeakageCheck(), EvidenceCheck(), DeterminismCheck(), AnswerabilityCheck(),
+            HardnessCheck(), ReachabilityCheck(data_dir), DistractorCheck(data_dir), DecontaminationCheck(data_dir),
+            SweNoOpCheck(), SweReferenceCheck())
 
 
 DEFAULT_CHECKS: tuple[Check, ...] = default_checks()

@@ -2,41 +2,87 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+import random
+from typing import Any, Iterator
 
 from builders.base import BuildContext, derive_seed
-from builders.long_context import timeline
-from builders.long_context.length import LengthTarget
+from builders.long_context.axes import Axes, root_axes
+from builders.long_context.categories import CATEGORIES, categories_for
+from builders.long_context.compose import Case, UnanswerableError, assemble_world
+from builders.long_context.documents import DOCUMENT_CATEGORIES
+from builders.long_context.evolution import evolve
+from builders.long_context.options import LongContextOptions
+from builders.long_context.sources import Corpus, load_corpus
+from graders.long_context.solvers import SHALLOW_SOLVERS, Solver
 from schemas import Lineage, Message, PlanItem, Task, task_id_for
+from schemas.tokens import TOKENIZER_NAME
+
+COMPOSE_ATTEMPTS = 4
+"""How many seeds a composition gets before a setting of the axes is given up as unanswerable."""
 
 
 class LongContextBuilder:
-    """Builds long-context tasks from seeded world models (timeline reconstruction for now)."""
+    """Builds long-context tasks of eight categories from seeded world models or a folder of documents,
+    evolving each until shortcut solvers no longer solve it."""
 
     family = "long_context"
     name = "long_context.world_model"
-    version = "0.1.0"
+    version = "0.2.0"
     default_source = None
 
+    def __init__(self, solvers: tuple[Solver, ...] = SHALLOW_SOLVERS):
+        """`solvers` estimate each candidate's success rate (a judge-model solver can be added here)."""
+        self.solvers = solvers
+
     def build(self, item: PlanItem, context: BuildContext) -> Iterator[Task]:
-        target = LengthTarget(tokens=int(context.options.get("target_tokens", 16384)))
-        params = timeline.TimelineParams(target=target)
+        """For each of `item.quota` roots: the root and its evolved descendants down to a hard one."""
+        options = LongContextOptions.parse(context.options)
+        corpus = load_corpus(options.source) if options.source else None
+        categories = categories_for(item.capability, options.categories, documents=corpus is not None)
         for index in range(context.first_index, context.first_index + item.quota):
+            category = categories[index % len(categories)]
             seed = derive_seed(context.cycle_id, context.seed, item.family, item.capability, index)
-            case = timeline.generate(seed, params)
-            payload = case["payload"]
-            yield Task(
-                task_id=task_id_for(self.family, timeline.CATEGORY, payload),
-                family=self.family,
-                kind=timeline.CATEGORY,
-                capability=item.capability,
-                prompt=[Message(role="system", content=case["system"]), Message(role="user", content=case["user"])],
-                payload=payload,
-                reference=case["reference"],
-                grader=case["grader"],
-                environment={"tools": [], "time_budget_s": 600, "tokenizer": "qwen3.6-35b-a3b"},
-                lineage=Lineage(
-                    cycle_id=context.cycle_id, gap_ids=item.gap_ids, resource_id=f"world-{seed}",
-                    resource_revision=self.version, builder=self.name, builder_version=self.version, seed=seed,
-                ),
+            module = DOCUMENT_CATEGORIES[category] if corpus else CATEGORIES[category]
+            yield from evolve(
+                lambda axes: self._case(category, seed, axes, options, corpus),
+                lambda case, record, parent: self._task(case, record, parent, item, context, seed, corpus),
+                root_axes(module.KNOBS), module.KNOBS, random.Random(seed), options.evolution, self.solvers,
             )
+
+    def _case(self, category: str, seed: int, axes: Axes, options: LongContextOptions,
+              corpus: Corpus | None) -> Case:
+        """The case for one setting of the axes, trying a few composition seeds before giving up."""
+        problems = []
+        for attempt in range(COMPOSE_ATTEMPTS):
+            rng = random.Random(derive_seed(seed, attempt, *axes.as_dict().values()))
+            try:
+                if corpus is not None:
+                    return DOCUMENT_CATEGORIES[category].compose(corpus, axes, rng, options.target)
+                composition, world = CATEGORIES[category].compose(seed, axes, rng)
+                return assemble_world(composition, world, options.target, rng,
+                                      {"kind": "world_model", "world_seed": seed})
+            except UnanswerableError as problem:
+                problems.append(str(problem))
+        raise UnanswerableError(f"no answerable {category} task in {COMPOSE_ATTEMPTS} attempts: {problems[-1]}")
+
+    def _task(self, case: Case, evolution: dict[str, Any], parent: str | None, item: PlanItem,
+              context: BuildContext, seed: int, corpus: Corpus | None) -> Task:
+        """The task envelope of a case, with its evolution record and parent."""
+        payload = {**case.payload, "evolution": evolution}
+        resource = corpus.resource_id if corpus else f"world-{seed}"
+        return Task(
+            task_id=task_id_for(self.family, case.category, payload),
+            family=self.family,
+            kind=case.category,
+            capability=item.capability,
+            prompt=[Message(role="system", content=case.system), Message(role="user", content=case.user)],
+            payload=payload,
+            reference=case.reference,
+            grader=case.grader,
+            environment={"tools": [], "time_budget_s": 600, "tokenizer": TOKENIZER_NAME},
+            lineage=Lineage(
+                cycle_id=context.cycle_id, gap_ids=item.gap_ids, resource_id=resource,
+                resource_revision=corpus.revision if corpus else self.version, builder=self.name,
+                builder_version=self.version, parent_task_id=parent, seed=seed,
+            ),
+        )

@@ -4,21 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from builders.long_context.render import Document
-
 SYSTEM = "You answer questions about long document collections. Base every answer on the documents only."
+QUESTION_SEPARATOR = "\n\n---\n\n"
 
 
-def render_documents(documents: list[Document] | list[dict[str, Any]]) -> str:
+def render_documents(documents: list[dict[str, Any]]) -> str:
     """The documents as the solver reads them, each under a heading with its id."""
-    parts = []
-    for doc in documents:
-        doc_id, title, text = (doc.doc_id, doc.title, doc.text) if isinstance(doc, Document) else (
-            doc["doc_id"], doc["title"], doc["text"])
-        parts.append(f"### {title} [{doc_id}]\n\n{text}")
-    return "\n\n".join(parts)
+    return "\n\n".join(f"### {doc['title']} [{doc['doc_id']}]\n\n{doc['text']}" for doc in documents)
 
 
-def user_message(documents: list[Document] | list[dict[str, Any]], question: str) -> str:
+def user_message(documents: list[dict[str, Any]], question: str) -> str:
     """The whole user turn: the documents and the question."""
-    return f"{render_documents(documents)}\n\n---\n\n{question}"
+    return f"{render_documents(documents)}{QUESTION_SEPARATOR}{question}"
+
+
+def prompt_text(documents: list[dict[str, Any]], question: str) -> str:
+    """System message and user turn as one text: what the context length is measured on."""
+    return SYSTEM + user_message(documents, question)

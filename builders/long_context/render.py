@@ -1,18 +1,17 @@
-"""Rendering a world to varied prose: dated event sentences, filler paragraphs, titled documents."""
+"""Rendering a world to varied prose: dates and numbers in several styles, event sentences, filler
+paragraphs, and documents made of blocks whose fact sentences keep their character offsets."""
 
 from __future__ import annotations
 
 import datetime as dt
 import random
 from dataclasses import dataclass, field
+from string import Formatter
+from typing import Any
 
 from builders.long_context.world import Event, World
+from graders.long_context.values import ORDINAL_WORDS
 
-_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
-             "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
-             "eighteenth", "nineteenth", "twentieth", "twenty-first", "twenty-second", "twenty-third",
-             "twenty-fourth", "twenty-fifth", "twenty-sixth", "twenty-seventh", "twenty-eighth",
-             "twenty-ninth", "thirtieth", "thirty-first")
 _DOC_KINDS = ("Quarterly report", "Meeting minutes", "Correspondence file", "Press digest", "Field notes",
               "Board memorandum", "Project log", "Audit summary")
 _FILLER = (
@@ -30,6 +29,22 @@ _FILLER = (
     "The canteen committee at {place} collected suggestions for a more varied menu.",
     "{person} noted that the shared drive used by {project} was nearly full and proposed an archive policy.",
     "An informal lunch talk at {org} covered the history of {place} and drew a good audience.",
+    "{person} asked colleagues at {org} to send comments on the draft style guide before the next meeting.",
+    "The steering group of {project} agreed that minutes should be circulated within a week.",
+    "Heavy rain closed the access road to {place} for an afternoon, and several visits were rescheduled.",
+    "{org} ran its annual fire drill, which went smoothly apart from a jammed door in the west wing.",
+    "{person} gave a seminar at {place} on the difficulty of keeping field notebooks legible.",
+    "A survey of staff at {org} found broad satisfaction with the new meeting rooms.",
+    "The newsletter of {project} introduced two interns and listed upcoming talks.",
+    "{person} and a colleague from {org} compared notes on how to archive old correspondence.",
+    "Parking at {place} remained difficult, and the site office suggested car sharing.",
+    "The reading group at {org} discussed a history of scientific instruments.",
+    "{project} moved its weekly meeting from Monday to Tuesday to suit the visiting staff.",
+    "The cleaning contract at {place} was renewed on the same terms as before.",
+    "{person} reminded everyone at {org} to back up their laptops before the holidays.",
+    "A photograph of the old laboratory at {place} was hung in the entrance hall.",
+    "{org} published a short guide on writing clear meeting agendas.",
+    "The members of {project} thanked {person} for organising the summer outing.",
 )
 
 
@@ -39,7 +54,7 @@ def format_date(date: dt.date, style: int) -> str:
         lambda d: f"on {d.day} {d:%B} {d.year}",
         lambda d: f"on {d:%B} {d.day}, {d.year}",
         lambda d: f"on {d.isoformat()}",
-        lambda d: f"on the {_ORDINALS[d.day - 1]} of {d:%B} {d.year}",
+        lambda d: f"on the {ORDINAL_WORDS[d.day - 1]} of {d:%B} {d.year}",
         lambda d: f"in {d:%B} {d.year}, on the {d.day}{_suffix(d.day)}",
     )
     return styles[style % len(styles)](date)
@@ -49,37 +64,87 @@ def _suffix(day: int) -> str:
     return "th" if 10 <= day % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
 
 
-def render_event(event: Event, rng: random.Random) -> str:
-    """One sentence stating the event and its date, in a randomly chosen wording and date style."""
-    template = rng.choice(event.renderings)
-    date = format_date(event.date, rng.randrange(5))
+def render_event(event: Event, rng: random.Random, template: str | None = None, date: dt.date | None = None) -> str:
+    """One sentence stating the event and its date (or another date), in a given or random wording and a
+    random date style."""
+    template = template or rng.choice(event.renderings)
+    date = format_date(date or event.date, rng.randrange(5))
     return template.format(date=date, date_cap=date[0].upper() + date[1:])
 
 
+_FILLER_SLOTS = tuple((template, tuple(name for _, name, _, _ in Formatter().parse(template) if name))
+                      for template in _FILLER)
+
+
+def filler_sentences(world: World, rng: random.Random, count: int) -> list[str]:
+    """Plausible, undated sentences about the world that state no fact."""
+    pools = {"place": world.places, "person": world.people, "org": world.organisations, "project": world.projects}
+    sentences = []
+    for _ in range(count):
+        template, names = rng.choice(_FILLER_SLOTS)
+        sentences.append(template.format(**{name: rng.choice(pools[name]) for name in names}))
+    return sentences
+
+
 def filler_paragraph(world: World, rng: random.Random, sentences: int = 4) -> str:
-    """Plausible, undated prose about the world that states no event."""
-    slots = lambda: {"place": rng.choice(world.places), "person": rng.choice(world.people),  # noqa: E731
-                     "org": rng.choice(world.organisations), "project": rng.choice(world.projects)}
-    return " ".join(rng.choice(_FILLER).format(**slots()) for _ in range(sentences))
+    """A paragraph of filler sentences."""
+    return " ".join(filler_sentences(world, rng, sentences))
+
+
+_NUMBER_STYLES = (lambda n: f"{n:,}", lambda n: str(n))
+
+
+def format_number(value: int, style: int) -> str:
+    """A whole number with or without thousands separators (both read the same by the evidence check)."""
+    return _NUMBER_STYLES[style % len(_NUMBER_STYLES)](value)
 
 
 @dataclass
-class Document:
-    """A titled document under construction: paragraphs, and which paragraph states which event."""
+class Block:
+    """A paragraph of a document. `anchors` locate the fact sentences it states (fact id, start, end
+    within the block); a `removable` block is filler that length fitting may drop."""
+
+    text: str
+    anchors: tuple[tuple[str, int, int], ...] = ()
+    removable: bool = False
+    tokens: int = 0
+
+
+def fact_block(fact_id: str, sentence: str, before: str = "", after: str = "") -> Block:
+    """A paragraph stating one fact sentence, optionally between sentences of filler."""
+    prefix = f"{before} " if before else ""
+    text = f"{prefix}{sentence}{' ' + after if after else ''}"
+    return Block(text=text, anchors=((fact_id, len(prefix), len(prefix) + len(sentence)),))
+
+
+@dataclass
+class Doc:
+    """A titled document under construction: an ordered list of blocks. A `synthetic` document holds only
+    generated filler (added to a folder of real documents that is shorter than the target)."""
 
     doc_id: str
     title: str
-    paragraphs: list[str] = field(default_factory=list)
-    event_sentences: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def text(self) -> str:
-        return "\n\n".join(self.paragraphs)
+    blocks: list[Block] = field(default_factory=list)
+    synthetic: bool = False
 
 
-def new_documents(world: World, rng: random.Random, count: int) -> list[Document]:
-    """Empty documents with varied titles."""
-    return [
-        Document(doc_id=f"doc-{i + 1}", title=f"{rng.choice(_DOC_KINDS)} — {rng.choice(world.organisations)}")
-        for i in range(count)
-    ]
+BLOCK_SEPARATOR = "\n\n"
+
+
+def render_docs(docs: list[Doc]) -> tuple[list[dict[str, Any]], dict[str, tuple[str, int, int]]]:
+    """The documents as `{doc_id, title, text}` and where each fact sentence ended up (doc id, start, end)."""
+    rendered, located = [], {}
+    for doc in docs:
+        offset, parts = 0, []
+        for block in doc.blocks:
+            for fact_id, start, end in block.anchors:
+                located[fact_id] = (doc.doc_id, offset + start, offset + end)
+            parts.append(block.text)
+            offset += len(block.text) + len(BLOCK_SEPARATOR)
+        rendered.append({"doc_id": doc.doc_id, "title": doc.title, "text": BLOCK_SEPARATOR.join(parts)})
+    return rendered, located
+
+
+def document_title(world: World, rng: random.Random) -> str:
+    """A varied document title."""
+    return f"{rng.choice(_DOC_KINDS)} — {rng.choice(world.organisations)}"

@@ -2,39 +2,34 @@
 
 The world model holds every event's date; the answer is the order of those
 dates. Each event is stated once, in one document, with its date in one of
-several formats, among distractor events and filler.
+several formats, among distractor events, near-miss statements of planned
+dates for the same events, and filler.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 import string
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import replace
 
-from builders.long_context.length import LengthTarget, fit_length
-from builders.long_context.prompting import SYSTEM, user_message
-from builders.long_context.render import filler_paragraph, new_documents, render_event
-from builders.long_context.world import Event, generate_world
+from builders.long_context.axes import PLACEMENT_KNOBS, Axes
+from builders.long_context.compose import Composition, Statement, capitalised, checks
+from builders.long_context.render import format_date, render_event
+from builders.long_context.world import Event, World, generate_world
 
 CATEGORY = "timeline"
-ANSWER_FORMAT = "Reply with the letters in chronological order, earliest first, on a final line of the form 'Answer: X, Y, Z'."
+ANSWER_FORMAT = ("Reply with the letters in chronological order, earliest first, on a final line of the form "
+                 "'Answer: X, Y, Z'.")
+KNOBS = {"near_miss_strength": (0, 1, 2, 3), "lexical_gap": (0, 1), "search_space": (8, 16, 32, 64),
+         "answer_scope": (4, 5, 6, 8), **PLACEMENT_KNOBS}
 
 
-@dataclass(frozen=True)
-class TimelineParams:
-    """The difficulty knobs of one timeline task."""
-
-    n_asked: int = 5
-    n_distractors: int = 12
-    n_documents: int = 6
-    target: LengthTarget = LengthTarget(tokens=16384)
-
-
-def _question(labelled: list[tuple[str, Event]]) -> str:
-    lines = [f"{label}. {event.description[0].upper()}{event.description[1:]}" for label, event in labelled]
-    return ("The documents above mention many events. Put the following events in the order in which they "
-            "happened:\n" + "\n".join(lines) + "\n\n" + ANSWER_FORMAT)
+def event_record(event: Event, kind: str = "event", date: dt.date | None = None, fact_id: str | None = None) -> dict:
+    """The fact an event sentence states (an event's date, or a planned date that did not hold)."""
+    when = (date or event.date).isoformat()
+    return {"fact_id": fact_id or f"t-{event.event_id}", "kind": kind, "event": event.event_id, "date": when,
+            "checks": checks(texts=tuple(value for _, value in event.slots), dates=(when,))}
 
 
 def _labelled(asked: list[Event], rng: random.Random) -> list[tuple[str, Event]]:
@@ -46,57 +41,51 @@ def _labelled(asked: list[Event], rng: random.Random) -> list[tuple[str, Event]]
             return list(zip(string.ascii_uppercase, order))
 
 
-def generate(seed: int, params: TimelineParams) -> dict[str, Any]:
-    """Generate one timeline case: payload (what defines the task), reference (hidden) and the prompt text."""
-    rng = random.Random(seed)
-    world = generate_world(seed, params.n_asked + params.n_distractors)
-    asked = rng.sample(list(world.events), params.n_asked)
-    labelled = _labelled(asked, rng)
-    documents = new_documents(world, rng, params.n_documents)
-    for event in world.events:
-        document = rng.choice(documents)
-        sentence = render_event(event, rng)
-        document.event_sentences[event.event_id] = sentence
-        paragraph = f"{filler_paragraph(world, rng, 1)} {sentence} {filler_paragraph(world, rng, 1)}"
-        document.paragraphs.insert(rng.randrange(len(document.paragraphs) + 1), paragraph)
-    question = _question(labelled)
-    measured = fit_length(documents, lambda docs: SYSTEM + user_message(docs, question), params.target,
-                          lambda: filler_paragraph(world, rng), rng)
-    evidence = []
+def _near_misses(labelled: list[tuple[str, Event]], wording: dict[str, str], strength: int,
+                 rng: random.Random) -> list[Statement]:
+    """Statements of dates once planned for asked events, worded like the question (so that they match it
+    better than the evidence does): just before each asked event's evidence (1), also just after it (2), and
+    one more anywhere (3). Planned dates fall anywhere in the span of the asked dates, so reading them
+    scrambles the order."""
+    first, last = min(e.date for _, e in labelled), max(e.date for _, e in labelled)
+    sides = {0: (), 1: (-1,), 2: (-1, 1), 3: (-1, 1, 0)}[strength]
+    statements = []
     for label, event in labelled:
-        document = next(d for d in documents if event.event_id in d.event_sentences)
-        sentence = document.event_sentences[event.event_id]
-        start = document.text.index(sentence)
-        evidence.append({"label": label, "doc_id": document.doc_id, "start": start, "end": start + len(sentence)})
-    answer = [label for label, event in sorted(labelled, key=lambda item: item[1].date)]
-    docs_out = [{"doc_id": d.doc_id, "title": d.title, "text": d.text} for d in documents]
-    return {
-        "payload": {
-            "category": CATEGORY,
-            "documents": docs_out,
-            "question": question,
-            "items": {label: event.description for label, event in labelled},
-            "answer_type": "ordered_labels",
-            "evidence": evidence,
-            "context_tokens": measured,
-            "target_tokens": params.target.tokens,
-            "tolerance": params.target.tolerance,
-            "answer_reserve": params.target.answer_reserve,
-            "difficulty": {
-                "search_space": len(world.events),
-                "answer_scope": params.n_asked,
-                "distractors": params.n_distractors,
-                "documents": params.n_documents,
-                "evidence_dispersion": len({e["doc_id"] for e in evidence}),
-            },
-            "world_seed": seed,
-        },
-        "reference": {
-            "answer": answer,
-            "answer_text": ", ".join(answer),
-            "dates": {label: event.date.isoformat() for label, event in labelled},
-        },
-        "grader": {"scorer": "long_context.ordered_labels", "labels": [label for label, _ in labelled]},
-        "system": SYSTEM,
-        "user": user_message(docs_out, question),
-    }
+        for side in sides:
+            planned = first + dt.timedelta(days=rng.randint(0, (last - first).days))
+            if planned == event.date:
+                planned += dt.timedelta(days=1)
+            sentence = (f"Early schedules expected that {wording[label]} "
+                        f"{format_date(planned, rng.randrange(5))}, but that plan did not hold.")
+            statements.append(Statement(event_record(event, "planned", planned, f"p{side + 1}-{event.event_id}"),
+                                        sentence, role="distractor",
+                                        beside=(f"t-{event.event_id}", side) if side else None))
+    return statements
+
+
+def compose(seed: int, axes: Axes, rng: random.Random) -> tuple[Composition, World]:
+    """A timeline task over a world with `answer_scope` asked and `search_space` other events."""
+    world = generate_world(seed, axes.answer_scope + axes.search_space)
+    asked = rng.sample(list(world.events), axes.answer_scope)
+    labelled = _labelled(asked, rng)
+    statements = []
+    for event in world.events:
+        is_asked = event in asked
+        template = event.renderings[0] if is_asked and axes.lexical_gap == 0 else rng.choice(
+            event.renderings[1:] if is_asked else event.renderings)
+        statements.append(Statement(event_record(event), render_event(event, rng, template),
+                                    role="evidence" if is_asked else "distractor"))
+    wording = {label: event.description if axes.lexical_gap == 0 else event.paraphrase for label, event in labelled}
+    items = {label: capitalised(text) for label, text in wording.items()}
+    statements += _near_misses(labelled, wording, axes.near_miss_strength, rng)
+    rng.shuffle(statements)
+    question = ("The documents above mention many events. Put the following events in the order in which they "
+                "happened:\n" + "\n".join(f"{label}. {text}" for label, text in items.items()) + "\n\n" + ANSWER_FORMAT)
+    realised = replace(axes, predicate_composition=1, state_transition_depth=0,
+                       computational_depth=axes.answer_scope - 1, derivation_depth=2)
+    return Composition(
+        category=CATEGORY, statements=statements, question=question,
+        query={"items": {label: event.event_id for label, event in labelled}}, answer_type="ordered_labels",
+        scorer="long_context.ordered_labels", format_answer=", ".join, probes=list(items.values()), axes=realised,
+        items=items, grader={"labels": list(items)},
+    ), world

@@ -1,0 +1,36 @@
+"""Cross-document factual integration: follow a chain of relations whose links are stated in different
+places, e.g. "Name the place where the organisation that funds Project Kavel is based."
+
+The answer is the entity the chain reaches in the world model's relation table.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+from builders.long_context.axes import PLACEMENT_KNOBS, Axes
+from builders.long_context.compose import Composition
+from builders.long_context.relations import chain_statements, noun_phrase, relation_table, walk
+from builders.long_context.world import World, generate_world
+
+CATEGORY = "cross_doc_integration"
+KNOBS = {"near_miss_strength": (0, 1, 2, 3), "lexical_gap": (0, 1), "derivation_depth": (2, 3, 4),
+         "search_space": (8, 16, 32), **PLACEMENT_KNOBS}
+
+
+def compose(seed: int, axes: Axes, rng: random.Random) -> tuple[Composition, World]:
+    """A chain of `derivation_depth` relations from a project, among `search_space` other relation facts."""
+    world = generate_world(seed, 0)
+    table = relation_table(world, random.Random(seed))
+    start, path, _ = walk(table, world, axes.derivation_depth, rng)
+    phrase = noun_phrase(start, path, axes.lexical_gap)
+    question = (f"Name {phrase}. The documents state each link of this chain separately. Reply with the name "
+                "on a final line of the form 'Answer: NAME'.")
+    return Composition(
+        category=CATEGORY, statements=chain_statements(table, world, start, path, axes, rng, group="chain"),
+        question=question,
+        query={"form": "chain", "start": start, "path": path}, answer_type="entity",
+        scorer="long_context.exact_value", format_answer=str, probes=[phrase],
+        axes=replace(axes, answer_scope=1, predicate_composition=len(path), computational_depth=len(path) - 1),
+    ), world

@@ -1,0 +1,357 @@
+"""The answer of each long-context category, derived from world-model facts (never from rendered text).
+
+A fact is a dict with `fact_id`, `kind` and the fields of its kind, plus the
+`doc_id` it is stated in. A `derive_*` function takes any subset of a task's
+facts and its symbolic query and returns every answer the facts admit:
+one answer when they determine it, several when it is ambiguous (conflicting
+statements, ties), and `[None]` when they leave it undetermined. Conflicting
+statements of a functional fact (two values for one key) are explored as
+alternative worlds, so a planted second value shows up as a second answer.
+Builders use these to compute answers; the answerability check uses them to
+test uniqueness and the necessity of every evidence span.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from functools import cache
+from itertools import combinations, islice, permutations, product
+from typing import Any, Callable, Iterable, Iterator
+
+from graders.long_context.values import version_key
+
+Fact = dict[str, Any]
+Solve = Callable[[list[Fact]], list[Any]]
+MAX_WORLDS = 64
+
+
+def canonical(answer: Any) -> str:
+    """A comparable key of an answer (JSON with sorted keys)."""
+    return json.dumps(answer, sort_keys=True)
+
+
+def _distinct(answers: Iterable[Any]) -> list[Any]:
+    """The answers without repeats, in first-seen order."""
+    seen: dict[str, Any] = {}
+    for answer in answers:
+        seen.setdefault(canonical(answer), answer)
+    return list(seen.values())
+
+
+def _worlds(facts: list[Fact], key: Callable[[Fact], Any], value: Callable[[Fact], Any]) -> Iterator[list[Fact]]:
+    """Every way to keep one value per key: alternative worlds when statements conflict (capped)."""
+    groups: dict[Any, dict[Any, Fact]] = {}
+    for fact in facts:
+        groups.setdefault(key(fact), {}).setdefault(value(fact), fact)
+    yield from (list(world) for world in islice(product(*(list(g.values()) for g in groups.values())), MAX_WORLDS))
+
+
+def _over_worlds(facts: list[Fact], key: Callable[[Fact], Any], value: Callable[[Fact], Any],
+                 solve: Solve) -> list[Any]:
+    """The distinct answers over all alternative worlds; `None` where a world leaves the answer open."""
+    return _distinct(answer for world in _worlds(facts, key, value) for answer in (solve(world) or [None]))
+
+
+def _of_kind(facts: list[Fact], *kinds: str) -> list[Fact]:
+    """The facts of the given kinds."""
+    return [fact for fact in facts if fact["kind"] in kinds]
+
+
+def _date(fact: Fact) -> dt.date:
+    """A fact's date."""
+    return dt.date.fromisoformat(fact["date"])
+
+
+def derive_timeline(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
+    """Labels of the asked events in chronological order; a tie of dates gives two orders."""
+
+    def solve(world: list[Fact]) -> list[Any]:
+        dates = {fact["event"]: _date(fact) for fact in world}
+        if any(event not in dates for event in query["items"].values()):
+            return []
+        order = sorted(query["items"], key=lambda label: dates[query["items"][label]])
+        ties = [i for i in range(len(order) - 1)
+                if dates[query["items"][order[i]]] == dates[query["items"][order[i + 1]]]]
+        if not ties:
+            return [order]
+        swapped = list(order)
+        swapped[ties[0]], swapped[ties[0] + 1] = swapped[ties[0] + 1], swapped[ties[0]]
+        return [order, swapped]
+
+    return _over_worlds(_of_kind(facts, "event"), lambda f: f["event"], lambda f: f["date"], solve)
+
+
+def _follow(world: list[Fact], start: str, path: list[str]) -> tuple[str, list[str]] | None:
+    """Walk a chain of functional relations; the entity reached and the documents used, or None."""
+    relation = {(f["subject"], f["relation"]): f for f in world}
+    entity, docs = start, []
+    for step in path:
+        fact = relation.get((entity, step))
+        if fact is None:
+            return None
+        entity = fact["object"]
+        docs.append(fact["doc_id"])
+    return entity, docs
+
+
+def _days_between(world: list[Fact], first: str, second: str) -> tuple[int, dt.date, dt.date] | None:
+    """Days between two events and their dates, or None when either date is unknown."""
+    dates = {fact["event"]: _date(fact) for fact in world}
+    if first not in dates or second not in dates:
+        return None
+    return abs((dates[second] - dates[first]).days), dates[first], dates[second]
+
+
+def derive_integration(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
+    """The entity at the end of a chain of relations across documents, or the days between two dated events."""
+    if query["form"] == "days_between":
+        def solve_days(world: list[Fact]) -> list[Any]:
+            found = _days_between(world, query["first"], query["second"])
+            return [found[0]] if found else []
+
+        return _over_worlds(_of_kind(facts, "event"), lambda f: f["event"], lambda f: f["date"], solve_days)
+
+    def solve(world: list[Fact]) -> list[Any]:
+        reached = _follow(world, query["start"], query["path"])
+        return [reached[0]] if reached else []
+
+    return _over_worlds(_of_kind(facts, "relation"), lambda f: (f["subject"], f["relation"]),
+                        lambda f: f["object"], solve)
+
+
+def derive_attribution(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
+    """The documents that together establish a claim (a chain of relations, one event before another), or
+    that give a date in a month; a fact stated in two documents gives two answers."""
+    if query["form"] == "month":
+        def solve_month(world: list[Fact]) -> list[Any]:
+            docs = sorted({fact["doc_id"] for fact in world if fact["date"].startswith(query["month"] + "-")})
+            return [docs] if docs else []
+
+        return _over_worlds(_of_kind(facts, "event"), lambda f: f["event"], lambda f: (f["date"], f["doc_id"]),
+                            solve_month)
+    if query["form"] == "before":
+        def solve_before(world: list[Fact]) -> list[Any]:
+            docs = {fact["event"]: fact["doc_id"] for fact in world}
+            found = _days_between(world, query["first"], query["second"])
+            if not found or not found[1] < found[2]:
+                return []
+            return [sorted({docs[query["first"]], docs[query["second"]]})]
+
+        return _over_worlds(_of_kind(facts, "event"), lambda f: f["event"], lambda f: (f["date"], f["doc_id"]),
+                            solve_before)
+
+    def solve(world: list[Fact]) -> list[Any]:
+        reached = _follow(world, query["start"], query["path"])
+        return [sorted(set(reached[1]))] if reached and reached[0] == query["end"] else []
+
+    return _over_worlds(_of_kind(facts, "relation"), lambda f: (f["subject"], f["relation"]),
+                        lambda f: (f["object"], f["doc_id"]), solve)
+
+
+def _dissenter(reports: list[tuple[str, float]]) -> list[str]:
+    """For one item: 'none' when all reports agree, the one disagreeing document, or every candidate."""
+    if len(reports) < 2:
+        return []
+    values = [value for _, value in reports]
+    majority = max(set(values), key=values.count)
+    dissent = [doc for doc, value in reports if value != majority]
+    if not dissent:
+        return ["none"]
+    if len(dissent) == 1 and values.count(majority) >= 2:
+        return dissent
+    return sorted({doc for doc, _ in reports})
+
+
+def derive_consistency(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
+    """For each asked item, the document whose figure disagrees with the other sources, or 'none'."""
+    reports = _of_kind(facts, "report")
+    per_item = []
+    for label, item in query["items"].items():
+        found = [(f["doc_id"], f["value"]) for f in reports
+                 if (f["entity"], f["attribute"], f["year"]) == (item["entity"], item["attribute"], item["year"])]
+        candidates = _dissenter(found)
+        if not candidates:
+            return [None]
+        per_item.append([(label, candidate) for candidate in candidates])
+    return _distinct(dict(choice) for choice in islice(product(*per_item), MAX_WORLDS))
+
+
+@cache
+def hypotheses(vocabulary: tuple[tuple[str, tuple[str, ...]], ...], thresholds: tuple[int, ...],
+                max_conditions: int) -> tuple[tuple[tuple[str, str, Any], ...], ...]:
+    """Every conjunction of at most `max_conditions` conditions ('attribute is v', 'weight >= t', 'weight < t')."""
+    literals = [(name, "is", value) for name, values in vocabulary for value in values]
+    literals += [("weight", op, t) for t in thresholds for op in (">=", "<")]
+    return tuple(combo for size in range(1, max_conditions + 1) for combo in combinations(literals, size))
+
+
+def rule_holds(hypothesis: tuple[tuple[str, str, Any], ...], attributes: tuple[tuple[str, str], ...],
+               weight: int) -> bool:
+    """Whether a record meets every condition of a conjunction."""
+    values = dict(attributes)
+    for name, op, target in hypothesis:
+        if op == "is" and values.get(name) != target:
+            return False
+        if (op == ">=" and not weight >= target) or (op == "<" and not weight < target):
+            return False
+    return True
+
+
+def rule_space(query: dict[str, Any]) -> tuple:
+    """The hypothesis family a rule-induction query declares, as a hashable key."""
+    return (tuple((k, tuple(v)) for k, v in sorted(query["vocabulary"].items())), tuple(query["thresholds"]),
+            query["max_conditions"])
+
+
+@cache
+def positive_mask(space: tuple, attributes: tuple[tuple[str, str], ...], weight: int) -> int:
+    """Bit i set when hypothesis i classifies the record as positive."""
+    return sum(1 << i for i, hypothesis in enumerate(hypotheses(*space)) if rule_holds(hypothesis, attributes, weight))
+
+
+def derive_rules(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
+    """The class of each new record under every policy of the declared family consistent with the examples
+    (two statements of one record's outcome that disagree are alternative worlds)."""
+    space = rule_space(query)
+    everything = (1 << len(hypotheses(*space))) - 1
+    positive, negative = query["classes"]
+
+    def solve(world: list[Fact]) -> list[Any]:
+        consistent = everything
+        for fact in world:
+            mask = positive_mask(space, tuple(sorted(fact["attributes"].items())), fact["weight"])
+            consistent &= mask if fact["outcome"] == positive else everything & ~mask
+        if not consistent:
+            return []
+        return [{label: positive if pick & positive_mask(space, tuple(sorted(item["attributes"].items())),
+                                                         item["weight"]) else negative
+                 for label, item in query["items"].items()} for pick in _representatives(consistent, query, space)]
+
+    return _over_worlds(_of_kind(facts, "example"), lambda f: f["record"], lambda f: f["outcome"], solve)
+
+
+def _representatives(consistent: int, query: dict[str, Any], space: tuple) -> list[int]:
+    """One consistent hypothesis (as a one-bit mask), plus one that disagrees on some record if any does."""
+    first = consistent & -consistent
+    for item in query["items"].values():
+        mask = positive_mask(space, tuple(sorted(item["attributes"].items())), item["weight"])
+        inside = consistent & mask
+        if inside and inside != consistent:
+            other = (consistent & ~mask) if first & mask else inside
+            return [first, other & -other]
+    return [first]
+
+
+def _replay(sequence: list[Fact]) -> int | None:
+    """A stock level after a sequence of counts (set the level) and changes (add to it); None before any count."""
+    level = None
+    for fact in sequence:
+        if fact["kind"] == "count":
+            level = fact["value"]
+        elif level is not None:
+            level += fact["delta"]
+    return level
+
+
+def derive_state(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
+    """The stock of one item at one site at the end of a date, replaying counts and changes in date order;
+    statements on the same date that could apply in either order give every resulting level."""
+    until = dt.date.fromisoformat(query["until"])
+    relevant = [f for f in _of_kind(facts, "count", "change")
+                if f["item"] == query["item"] and f["site"] == query["site"] and _date(f) <= until]
+    by_date: dict[dt.date, list[Fact]] = {}
+    for fact in relevant:
+        by_date.setdefault(_date(fact), []).append(fact)
+    orderings = [list(permutations(group))[:6] for _, group in sorted(by_date.items())]
+    choices = islice(product(*orderings), MAX_WORLDS)
+    return _distinct(_replay([fact for group in choice for fact in group]) for choice in choices)
+
+
+def derive_versions(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
+    """The asked components exposed to a defect: a component is affected when it uses a version of the
+    defective library inside the defect's range (and not patched), or uses an affected library, unless it
+    is declared not exposed."""
+
+    def solve(world: list[Fact]) -> list[Any]:
+        defects = [f for f in world if f["kind"] == "defect" and f["defect"] == query["defect"]]
+        if not defects:
+            return []
+        defect = defects[0]
+        first, last = version_key(defect["first"]), version_key(defect["last"])
+        exempt = {f["node"] for f in world if f["kind"] == "exempt" and f["defect"] == query["defect"]}
+        patched = {(f["library"], f["version"]) for f in world if f["kind"] == "patched"
+                   and f["defect"] == query["defect"]}
+        uses: dict[str, list[tuple[str, str]]] = {}
+        for fact in world:
+            if fact["kind"] == "uses":
+                uses.setdefault(fact["user"], []).append((fact["library"], fact["version"]))
+        memo: dict[str, bool] = {}
+
+        def affected(node: str, trail: frozenset[str]) -> bool:
+            if node not in memo:
+                memo[node] = node not in exempt and any(
+                    (library == defect["library"] and first <= version_key(version) <= last
+                     and (library, version) not in patched)
+                    or (library not in trail and affected(library, trail | {library}))
+                    for library, version in uses.get(node, []))
+            return memo[node]
+
+        return [sorted(c for c in query["components"] if affected(c, frozenset({c})))]
+
+    keyed = _of_kind(facts, "uses", "defect", "exempt", "patched")
+    return _over_worlds(keyed, _version_key_of, _version_value_of, solve)
+
+
+def _version_key_of(fact: Fact) -> Any:
+    """Functional keys of the version world: one pinned version per (user, library), one range per defect."""
+    if fact["kind"] == "uses":
+        return ("uses", fact["user"], fact["library"])
+    if fact["kind"] == "defect":
+        return ("defect", fact["defect"])
+    return (fact["kind"], fact["fact_id"])
+
+
+def _version_value_of(fact: Fact) -> Any:
+    """What a functional key of the version world maps to."""
+    if fact["kind"] == "uses":
+        return fact["version"]
+    if fact["kind"] == "defect":
+        return (fact["library"], fact["first"], fact["last"])
+    return fact["fact_id"]
+
+
+def grant_matches(grant: Fact, filters: dict[str, Any]) -> bool:
+    """Whether a grant meets every condition of a filter (funder, purpose, year range)."""
+    return (grant["funder"] == filters.get("funder", grant["funder"])
+            and grant["purpose"] == filters.get("purpose", grant["purpose"])
+            and filters.get("year_from", grant["year"]) <= grant["year"] <= filters.get("year_to", grant["year"]))
+
+
+def derive_aggregation(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
+    """A count or total over the grants that meet every filter (each grant counted once, by its id), or the
+    difference of two such totals."""
+
+    def total(world: list[Fact], filters: dict[str, Any]) -> int:
+        chosen = [g for g in world if grant_matches(g, filters)]
+        return len(chosen) if query["aggregate"] == "count" else sum(g["amount"] for g in chosen)
+
+    def solve(world: list[Fact]) -> list[Any]:
+        value = total(world, query["filters"])
+        return [value - total(world, query["versus"]) if query["aggregate"] == "difference" else value]
+
+    return _over_worlds(_of_kind(facts, "grant"), lambda f: f["grant"],
+                        lambda f: (f["project"], f["funder"], f["amount"], f["year"], f["purpose"]), solve)
+
+
+DERIVATIONS: dict[str, Callable[[list[Fact], dict[str, Any]], list[Any]]] = {
+    "cross_doc_integration": derive_integration,
+    "timeline": derive_timeline,
+    "evidence_attribution": derive_attribution,
+    "consistency": derive_consistency,
+    "rule_induction": derive_rules,
+    "state_tracking": derive_state,
+    "version_impact": derive_versions,
+    "set_aggregation": derive_aggregation,
+}
+"""The derivation of each category's answer, by category name."""

@@ -1,0 +1,122 @@
+"""Reading values out of text: the final answer line, dates, numbers, versions and names.
+
+Shared by the scorers, the evidence check, the shallow solvers and the
+extraction of facts from real documents, so that all of them read a date or a
+number the same way.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+_ANSWER_LINE = re.compile(r"answer\s*:\s*(.*)", re.IGNORECASE)
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+          "november", "december")
+ORDINAL_WORDS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+                 "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
+                 "eighteenth", "nineteenth", "twentieth", "twenty-first", "twenty-second", "twenty-third",
+                 "twenty-fourth", "twenty-fifth", "twenty-sixth", "twenty-seventh", "twenty-eighth",
+                 "twenty-ninth", "thirtieth", "thirty-first")
+_MONTH_NUMBER = {m: i for i, m in enumerate(MONTHS, start=1)}
+_ORDINAL_NUMBER = {w: i for i, w in enumerate(ORDINAL_WORDS, start=1)}
+_MONTH = r"(January|February|March|April|May|June|July|August|September|October|November|December)"
+_DATE_PATTERNS = (
+    (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"), lambda m: (int(m[1]), int(m[2]), int(m[3]))),
+    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH},? (\d{{4}})\b", re.I),
+     lambda m: (int(m[3]), _MONTH_NUMBER[m[2].lower()], int(m[1]))),
+    (re.compile(rf"\b{_MONTH} (\d{{1,2}})(?:st|nd|rd|th)?, (\d{{4}})\b", re.I),
+     lambda m: (int(m[3]), _MONTH_NUMBER[m[1].lower()], int(m[2]))),
+    (re.compile(rf"\bthe ([a-z-]+) of {_MONTH} (\d{{4}})\b", re.I),
+     lambda m: (int(m[3]), _MONTH_NUMBER[m[2].lower()], _ORDINAL_NUMBER.get(m[1].lower(), 0))),
+    (re.compile(rf"\b{_MONTH} (\d{{4}}), on the (\d{{1,2}})(?:st|nd|rd|th)\b", re.I),
+     lambda m: (int(m[2]), _MONTH_NUMBER[m[1].lower()], int(m[3]))),
+)
+_NUMBER = re.compile(r"(?<![\w.\-/])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w.\-/]\d)"
+                     r"|(?<![\w.\-/])-?\d+(?:\.\d+)?(?![\w\-/]|\.\d)")
+_VERSION = re.compile(r"(?<![\w.])v?(\d+\.\d+(?:\.\d+)?(?:-[a-z0-9]+)?)(?![\w.]*\d)", re.I)
+_PUNCT = re.compile(r"[^\w\s-]")
+_DIGIT = re.compile(r"\d")
+
+
+def final_answer(submission: str) -> str:
+    """The text after the last 'Answer:' marker, or the last non-empty line."""
+    matches = _ANSWER_LINE.findall(submission)
+    if matches:
+        return matches[-1].strip()
+    lines = [line.strip() for line in submission.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def date_mentions(text: str) -> list[tuple[int, int, dt.date]]:
+    """Every calendar date written in `text` in a format documents use, with its character span, in order."""
+    if not _DIGIT.search(text):
+        return []
+    found: dict[int, tuple[int, int, dt.date]] = {}
+    for pattern, parts in _DATE_PATTERNS:
+        for match in pattern.finditer(text):
+            try:
+                date = dt.date(*parts(match))
+            except ValueError:
+                continue
+            if not any(s <= match.start() < e for s, e, _ in found.values()):
+                found[match.start()] = (match.start(), match.end(), date)
+    return sorted(found.values())
+
+
+def dates_in(text: str) -> set[dt.date]:
+    """The set of calendar dates written in `text`."""
+    return {date for _, _, date in date_mentions(text)}
+
+
+def number_mentions(text: str) -> list[tuple[int, int, float]]:
+    """Numbers written with digits (thousands separators allowed) outside dates and three-part versions,
+    with their spans."""
+    if not _DIGIT.search(text):
+        return []
+    blocked = [(s, e) for s, e, _ in date_mentions(text)]
+    blocked += [m.span() for m in _VERSION.finditer(text) if m[1].count(".") > 1 or "-" in m[1]]
+    found = []
+    for match in _NUMBER.finditer(text):
+        if any(s <= match.start() < e for s, e in blocked):
+            continue
+        found.append((match.start(), match.end(), float(match[0].replace(",", ""))))
+    return found
+
+
+def numbers_in(text: str) -> list[float]:
+    """The numbers written in `text` (see `number_mentions`), in order."""
+    return [value for _, _, value in number_mentions(text)]
+
+
+def versions_in(text: str) -> list[str]:
+    """Version strings (`1.4`, `2.0.3`, `v1.5.3-p1`) written in `text`, without a leading `v`."""
+    return [m[1].lower() for m in _VERSION.finditer(text) if "." in m[1]]
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """A sortable key of a version string: its numeric parts (a suffix such as `-p1` is not part of the order)."""
+    return tuple(int(part) for part in version.split("-")[0].split("."))
+
+
+def normalise(text: str) -> str:
+    """A name or short answer compared loosely: case, punctuation, a leading article and spacing ignored."""
+    words = _PUNCT.sub(" ", text.casefold()).split()
+    if words and words[0] in ("the", "a", "an"):
+        words = words[1:]
+    return " ".join(words)
+
+
+def parse_number(text: str) -> float | None:
+    """The first number written in `text`, or None."""
+    numbers = numbers_in(text)
+    return numbers[0] if numbers else None
+
+
+def verbatim_in(needle: str, haystack: str) -> bool:
+    """Whether `needle` occurs in `haystack` as whole words, ignoring case and runs of spaces."""
+    words = needle.split()
+    if not words:
+        return False
+    pattern = r"(?<!\w)" + r"\s+".join(map(re.escape, words)) + r"(?!\w)"
+    return re.search(pattern, haystack, re.IGNORECASE) is not None

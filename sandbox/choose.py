@@ -1,0 +1,62 @@
+"""Choosing a backend: docker where an engine answers and the base image is there, else the process backend."""
+
+from __future__ import annotations
+
+import logging
+import os
+from functools import cache
+from pathlib import Path
+
+import docker
+
+from sandbox.api import BASE_IMAGE, Sandbox
+from sandbox.container import ENGINE_ERRORS, DockerSandbox
+from sandbox.process import ProcessSandbox
+from schemas.errors import InfrastructureError
+
+log = logging.getLogger(__name__)
+
+KINDS = ("auto", "docker", "process")
+KIND_VARIABLE = "TASKFORGE_SANDBOX"
+PROBE_TIMEOUT_S = 5
+
+
+def probe_engine() -> tuple[docker.DockerClient | None, str]:
+    """Ask the local Docker engine for its version; the client (or None) and a sentence saying what happened."""
+    try:
+        client = docker.from_env(timeout=PROBE_TIMEOUT_S)
+        version = client.version()["Version"]
+    except ENGINE_ERRORS as error:
+        return None, f"no docker engine answered ({error.__class__.__name__})"
+    client.api.timeout = docker.constants.DEFAULT_TIMEOUT_SECONDS
+    try:
+        client.images.get(BASE_IMAGE)
+    except ENGINE_ERRORS:
+        return None, f"docker engine {version} answered but has no {BASE_IMAGE} (python -m sandbox.images base)"
+    return client, f"docker engine {version} answered and has {BASE_IMAGE}"
+
+
+def get_sandbox(kind: str | None = None, temp_root: Path | None = None, build_network: str = "bridge") -> Sandbox:
+    """The sandbox of the given kind (default: $TASKFORGE_SANDBOX, else auto); the choice is logged with its reason."""
+    kind = kind or os.environ.get(KIND_VARIABLE, "auto")
+    if kind not in KINDS:
+        raise ValueError(f"unknown sandbox kind {kind!r}: one of {', '.join(KINDS)}")
+    if kind == "process":
+        sandbox: Sandbox = ProcessSandbox(reason="process backend asked for", temp_root=temp_root)
+    else:
+        client, finding = probe_engine()
+        if client is not None:
+            sandbox = DockerSandbox(client=client, reason=f"{kind}: {finding}", build_network=build_network,
+                                    temp_root=temp_root)
+        elif kind == "docker":
+            raise InfrastructureError(f"docker backend asked for, but {finding}")
+        else:
+            sandbox = ProcessSandbox(reason=f"auto: {finding}; using the process backend", temp_root=temp_root)
+    log.info("sandbox backend %s (%s)", sandbox.backend, sandbox.reason)
+    return sandbox
+
+
+@cache
+def default_sandbox() -> Sandbox:
+    """The sandbox that `sandbox.run` and `sandbox.session` use, chosen once per process."""
+    return get_sandbox()

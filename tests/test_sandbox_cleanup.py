@@ -1,0 +1,80 @@
+"""Nothing is left behind: 50 jobs, failures included, leave no container, temporary folder or process."""
+
+from __future__ import annotations
+
+import secrets
+import subprocess
+
+import pytest
+
+from sandbox.api import Job
+from sandbox.container import SANDBOX_LABEL
+from sandbox.process import ProcessSandbox
+
+JOB_COUNT = 50
+CLEANUP_UIDS = range(300_000, 300_500)
+
+
+def fifty_jobs(label: str, workspace, missing_workspace) -> list[Job]:
+    """Successes, failures, timeouts, memory hogs, missing commands and workspaces, with collection, in turn."""
+    kinds = [
+        Job(command=("sh", "-c", "mkdir out && echo ok > out/r.txt"), workspace=workspace, collect=("out",),
+            label=label),
+        Job(command=("sh", "-c", "exit 1"), label=label),
+        Job(command=("python3", "-c", "while True: pass"), timeout_s=0.5, label=label),
+        Job(command=("python3", "-c", "blocks = [bytearray(16 << 20) for _ in range(16)]"), memory_mb=64,
+            label=label),
+        Job(command=("no-such-command",), label=label),
+        Job(command=("true",), workspace=missing_workspace, label=label),
+    ]
+    return [kinds[index % len(kinds)] for index in range(JOB_COUNT)]
+
+
+def processes_of_this_test() -> list[str]:
+    """Processes (zombies included) running as one of the uids this test's jobs were given."""
+    listing = subprocess.run(["ps", "-eo", "uid=,pid=,stat=,comm="], capture_output=True, text=True, check=True).stdout
+    return [line for line in listing.splitlines() if int(line.split()[0]) in CLEANUP_UIDS]
+
+
+def run_all(sandbox, jobs, collect_root) -> list:
+    """Run every job, each collecting into its own folder."""
+    return [sandbox.run(job, collect_to=collect_root / str(index)) for index, job in enumerate(jobs)]
+
+
+def outcomes(results) -> dict[str, int]:
+    """How many results ended each way."""
+    counts = {"ok": 0, "failed": 0, "timed_out": 0, "infrastructure": 0}
+    for result in results:
+        key = ("infrastructure" if result.infrastructure_error else "timed_out" if result.timed_out
+               else "ok" if result.ok else "failed")
+        counts[key] += 1
+    return counts
+
+
+def test_fifty_process_jobs_leave_no_folder_and_no_process(sandbox_temp_root, tmp_path):
+    sandbox = ProcessSandbox(reason="test", temp_root=sandbox_temp_root, uids=CLEANUP_UIDS)
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    jobs = fifty_jobs("cleanup", workspace, tmp_path / "missing")
+
+    results = run_all(sandbox, jobs, tmp_path / "collected")
+
+    assert outcomes(results) == {"ok": 9, "failed": 25, "timed_out": 8, "infrastructure": 8}
+    assert list(sandbox_temp_root.iterdir()) == []
+    assert processes_of_this_test() == []
+
+
+@pytest.mark.docker
+def test_fifty_container_jobs_leave_no_container_and_no_file(docker_sandbox, docker_engine, sandbox_temp_root,
+                                                             tmp_path):
+    label = f"cleanup-{secrets.token_hex(4)}"
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    jobs = fifty_jobs(label, workspace, tmp_path / "missing")
+
+    results = run_all(docker_sandbox, jobs, tmp_path / "collected")
+
+    assert outcomes(results) == {"ok": 9, "failed": 25, "timed_out": 8, "infrastructure": 8}
+    assert sum(result.oom_killed for result in results) == 8
+    assert docker_engine.containers.list(all=True, filters={"label": f"{SANDBOX_LABEL}={label}"}) == []
+    assert list(sandbox_temp_root.iterdir()) == []

@@ -1,0 +1,74 @@
+"""Images built locally and cached by the hash of their recipe; derived images installed offline from wheels."""
+
+from __future__ import annotations
+
+import secrets
+import zipfile
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from sandbox.api import BASE_IMAGE, Job
+from sandbox.images import BaseRecipe, PythonEnvRecipe, build_base_image, build_python_env_image
+from sandbox.images.__main__ import main
+from sandbox.images.build import image_present
+
+
+def make_wheel(folder: Path, name: str, value: str) -> Path:
+    """A minimal pure-Python wheel whose module holds `VALUE = value` (made here, so no index is needed)."""
+    dist_info = f"{name}-1.0.dist-info"
+    files = {
+        f"{name}/__init__.py": f"VALUE = {value!r}\n",
+        f"{dist_info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n",
+        f"{dist_info}/WHEEL": ("Wheel-Version: 1.0\nGenerator: taskforge-test\nRoot-Is-Purelib: true\n"
+                               "Tag: py3-none-any\n"),
+    }
+    files[f"{dist_info}/RECORD"] = "".join(f"{path},,\n" for path in [*files, f"{dist_info}/RECORD"])
+    wheel = folder / f"{name}-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for path, text in files.items():
+            archive.writestr(path, text)
+    return wheel
+
+
+def test_recipe_tags_follow_the_recipe_and_nothing_else():
+    recipe = BaseRecipe()
+
+    assert recipe.tag() == BaseRecipe().tag()
+    assert recipe.tag().startswith("taskforge/sandbox-base:")
+    assert replace(recipe, packages=(*recipe.packages, "curl")).tag() != recipe.tag()
+    env = PythonEnvRecipe(name="science", requirements=("numpy==2.0.0",))
+    assert env.tag("sha256:aaa") == env.tag("sha256:aaa") != env.tag("sha256:bbb")
+    assert replace(env, requirements=("numpy==2.0.1",)).tag("sha256:aaa") != env.tag("sha256:aaa")
+
+
+@pytest.mark.docker
+def test_base_image_build_is_skipped_when_its_recipe_is_built(docker_engine, capsys):
+    outcome = build_base_image(docker_engine)
+
+    assert (outcome.built, outcome.source) == (False, "cache")
+    assert docker_engine.images.get(BASE_IMAGE).id == docker_engine.images.get(outcome.tag).id
+    assert main(["base"]) == 0
+    assert capsys.readouterr().out == f"{outcome.tag}: present, build skipped\n"
+
+
+@pytest.mark.docker
+def test_derived_image_installs_host_wheels_offline_and_is_cached(docker_engine, docker_sandbox, tmp_path):
+    name = f"tf_probe_{secrets.token_hex(3)}"
+    wheel = make_wheel(tmp_path, name, "from the wheelhouse")
+    recipe = PythonEnvRecipe(name=f"test-{name.replace('_', '-')}", requirements=(str(wheel),))
+    tag = recipe.tag(docker_engine.images.get(recipe.base).id)
+    try:
+        first = build_python_env_image(docker_engine, recipe, work_root=tmp_path)
+        second = build_python_env_image(docker_engine, recipe, work_root=tmp_path)
+        show = f"import {name}, sys; print({name}.VALUE, sys.prefix)"
+        result = docker_sandbox.run(Job(command=("python", "-c", show), image=tag))
+    finally:
+        if image_present(docker_engine, tag):
+            docker_engine.images.remove(tag, force=True)
+
+    assert (first.built, first.source, first.tag) == (True, "wheels", tag)
+    assert (second.built, second.tag) == (False, tag)
+    assert result.ok, result
+    assert result.stdout == "from the wheelhouse /opt/venv\n"
