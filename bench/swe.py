@@ -2,11 +2,12 @@
 
 The floor is what any validation must pay: the held-out tests run once
 without and once with the solution. The bare run is the test command alone,
-timed inside the same sandbox session and environment (nothing of the
-repository runs outside the sandbox). Ours is the builder's harvest (one
-session: install, 1 run without, `repeats` runs with the solution) plus the
-checks (one session: install, 1 run with the empty patch, 2 with the
-solution), start to removal.
+timed inside the checks' sandbox session, in the task's environment (nothing
+of the repository runs outside the sandbox). Ours is, start to removal, the
+builder's harvest (snapshot, one session: install, 1 run without and 3 with
+the solution; for the first task of a version also mining and the
+environment build, marked `+env` and left out of the medians) plus the
+checks (one session: install, 1 run with the empty patch, 2 with the solution).
 
     python bench/swe.py --source PATH_OR_URL [--count N] [--first K]
 """
@@ -23,8 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from builders.base import BuildContext  # noqa: E402
 from builders.swe import SweBuilder  # noqa: E402
-from schemas import PlanItem  # noqa: E402
+from schemas import PlanItem, Task  # noqa: E402
 from validators.runner import validate  # noqa: E402
+from validators.swe import outcomes_for  # noqa: E402
 
 
 def main() -> None:
@@ -36,34 +38,36 @@ def main() -> None:
     args = parser.parse_args()
     item = PlanItem(family="swe", capability="bench", quota=args.count, gap_ids=[], priority=1.0)
     context = BuildContext(cycle_id="bench-swe", first_index=args.first, options={"source": args.source})
-    rows = []
     built = SweBuilder().build(item, context)
+    rows, versions = [], set()
+    print(f"{'instance':34} {'status':9} {'build s':>8} {'checks s':>8} {'ours s':>8} {'bare s':>7} {'floor s':>8} "
+          f"{'ours/floor':>10}")
     while True:
         started = time.perf_counter()
         task = next(built, None)
+        build_s = time.perf_counter() - started
         if task is None:
             break
-        build_s = time.perf_counter() - started
+        if not isinstance(task, Task):
+            print(f"{task.source[:34]:34} quarantined: {task.reason[:80]}")
+            continue
         started = time.perf_counter()
         decided = validate(task)
-        validate_s = time.perf_counter() - started
-        harvest = task.environment.get("harvest", {})
-        runs = [harvest["empty"]["seconds"]] + [r["seconds"] for r in harvest.get("solution", [])] if "empty" in harvest else []
-        bare = min(runs) if runs else float("nan")
-        rows.append((task.payload["instance_id"], decided.status, harvest.get("session_s", float("nan")), build_s,
-                     validate_s, bare))
-    print(f"{'instance':40} {'status':9} {'harvest s':>9} {'build s':>8} {'checks s':>8} {'ours s':>8} "
-          f"{'floor s':>8} {'ours/floor':>10}")
-    for instance, status, harvest_s, build_s, validate_s, bare in rows:
-        ours = harvest_s + validate_s
-        print(f"{instance[:40]:40} {status:9} {harvest_s:9.2f} {build_s:8.2f} {validate_s:8.2f} {ours:8.2f} "
-              f"{2 * bare:8.2f} {ours / (2 * bare):10.1f}")
-    valid = [r for r in rows if r[5] == r[5]]
-    if valid:
-        ours = statistics.median(r[2] + r[4] for r in valid)
-        floor = statistics.median(2 * r[5] for r in valid)
-        print(f"median per task: ours {ours:.2f} s (harvest + checks), floor {floor:.2f} s (2 x bare run), "
-              f"ratio {ours / floor:.1f}; build s includes the environment build of the first task of a version")
+        checks_s = time.perf_counter() - started
+        bare = min(run.seconds for run in [outcomes_for(task).empty, *outcomes_for(task).solution])
+        first = task.payload["version"] not in versions
+        versions.add(task.payload["version"])
+        ours = build_s + checks_s
+        print(f"{task.payload['instance_id'][:34]:34} {decided.status:9} {build_s:8.2f} {checks_s:8.2f} {ours:8.2f} "
+              f"{bare:7.2f} {2 * bare:8.2f} {ours / (2 * bare):10.1f}{'  +env' if first else ''}")
+        if not first:
+            rows.append((build_s, checks_s, bare))
+    if rows:
+        ours = statistics.median(b + c for b, c, _ in rows)
+        floor = statistics.median(2 * bare for _, _, bare in rows)
+        print(f"median over {len(rows)} tasks (environment already built): build {statistics.median(r[0] for r in rows):.2f} s"
+              f" + checks {statistics.median(r[1] for r in rows):.2f} s = ours {ours:.2f} s; floor {floor:.2f} s "
+              f"(2 x bare run); ratio {ours / floor:.1f}")
 
 
 if __name__ == "__main__":

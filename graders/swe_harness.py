@@ -99,8 +99,8 @@ class SuiteRun:
     log_tail: str
 
     def summary(self) -> dict[str, Any]:
-        """A JSON-ready record of the run."""
-        return {"statuses": self.statuses, "exit_code": self.exit_code, "seconds": round(self.seconds, 3)}
+        """A JSON-ready record of the run, without timings (a task's content is the same on every build)."""
+        return {"statuses": self.statuses, "exit_code": self.exit_code}
 
 
 def _sh(script: str) -> tuple[str, ...]:
@@ -253,10 +253,9 @@ class Outcomes:
     session_s: float
 
     def summary(self) -> dict[str, Any]:
-        """A JSON-ready record of the runs (statuses, exit codes, timings)."""
+        """A JSON-ready record of the runs (statuses and exit codes; timings stay out of the task)."""
         return {"empty": self.empty.summary(), "solution": [run.summary() for run in self.solution],
-                "solution_applied": self.solution_applied, "setup_s": round(self.setup_s, 3),
-                "session_s": round(self.session_s, 3)}
+                "solution_applied": self.solution_applied}
 
 
 def run_empty_and_solution(bed: TaskBed, patch: str, test_patch: str, repeats: int,

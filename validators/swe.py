@@ -76,7 +76,7 @@ class SweReferenceCheck:
         scores = [verdict.score for verdict in verdicts]
         failing = sorted({t for v in verdicts for t in v.f2p_failure + v.p2p_failure})
         detail = {"scores": scores, "verdicts": [v.summary() for v in verdicts],
-                  "runs": [run.summary() for run in outcomes.solution], "session_s": round(outcomes.session_s, 3)}
+                  "runs": [run.summary() for run in outcomes.solution]}
         passed = all(score == 1.0 for score in scores)
         return ValidationResult(check=self.name, passed=passed, score=min(scores),
                                 reason=None if passed else f"the solution does not resolve the task; failing: "
