@@ -69,7 +69,11 @@ def setup_commits(source: SourceRepository, candidates: list[Candidate]) -> tupl
 
 class SweBuilder:
     """Builds issue-repair tasks from a git repository (`source` option: a local path, a clone URL, or the
-    shipped sample script `data/samples/swe/calc_history.py`, which is the default source).
+    shipped sample script `data/samples/swe/calc_history.py`).
+
+    There is no default source: a run must name the repository (a cycle that plans SWE tasks without
+    one quarantines them with that reason), because every SWE task costs sandbox sessions and the first
+    of a repository version an environment build.
 
     Options: `source`, `issues` (issues export), `repeats` (runs with the solution, at least 3),
     `max_files`, `max_hunks`, `max_commits`, `test_timeout_s`.
@@ -78,7 +82,7 @@ class SweBuilder:
     family = "swe"
     name = "swe.git_history"
     version = "0.1.0"
-    default_source = "swe/calc_history.py"
+    default_source = None
 
     def build(self, item: PlanItem, context: BuildContext) -> Iterator[Task | Quarantined]:
         options = context.options
