@@ -74,7 +74,8 @@ def test_bad_traces_are_quarantined_and_the_cycle_goes_on(capsys, data_dir, tmp_
     lines = (traces / "research_agent.openai.jsonl").read_text().splitlines()
     (traces / "cut.jsonl").write_text(lines[0] + "\n" + lines[1][:200])
     (traces / "mystery.json").write_text('{"what": "not a trace"}')
-    summary = _cli_json(capsys, "cycle", "--data-dir", str(data_dir), "--traces", str(traces), *SMALL)
+    summary = _cli_json(capsys, "cycle", "--data-dir", str(data_dir), "--traces", str(traces), *SMALL,
+                        "--family", "long_context")
     reasons = " | ".join(q["reason"] for q in summary["quarantine"])
     assert summary["quarantined"] == 2
     assert "traces/cut.jsonl:2: not valid JSON" in reasons and "traces/mystery.json: unknown trace format" in reasons

@@ -87,7 +87,8 @@ class SweBuilder:
     def build(self, item: PlanItem, context: BuildContext) -> Iterator[Task | Quarantined]:
         options = context.options
         if not options.get("source"):
-            raise InputError("swe", "no repository given: run `taskforge build swe --source PATH_OR_URL`")
+            raise InputError("swe", "no repository given: pass `--source PATH_OR_URL` to `taskforge build swe`, "
+                                    "or `--source swe=PATH_OR_URL` to a cycle")
         source = open_source(str(options["source"]), cache_root())
         limits = Limits(**{k: int(options[k]) for k in ("max_files", "max_hunks", "max_commits") if k in options})
         candidates = mine(source.repo, source.head, limits).candidates
