@@ -6,10 +6,11 @@ from builders.base import Builder
 from builders.literature import LiteratureBuilder
 from builders.long_context import LongContextBuilder
 from builders.swe import SweBuilder
+from builders.workflow import WorkflowBuilder
 from schemas import TaskforgeError
 
-BUILDERS: dict[str, Builder] = {builder.family: builder
-                                for builder in (LongContextBuilder(), LiteratureBuilder(), SweBuilder())}
+BUILDERS: dict[str, Builder] = {builder.family: builder for builder in (LongContextBuilder(), LiteratureBuilder(),
+                                                                 WorkflowBuilder(), SweBuilder())}
 
 
 class UnknownFamilyError(TaskforgeError):

@@ -20,8 +20,8 @@ def shared_api(monkeypatch):
 
 
 def _run(data_dir, task_runner: str) -> dict:
-    summary = cycle(data_dir=str(data_dir), budget=5, target_tokens=4096, task_runner=task_runner,
-                    families=["long_context"])
+    summary = cycle(data_dir=str(data_dir), budget=5, families=["long_context"], target_tokens=4096,
+                    task_runner=task_runner)
     assert summary["families"]["long_context"]["accepted"] == 5
     return data_dir_state(data_dir)
 

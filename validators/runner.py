@@ -18,6 +18,11 @@ from validators.noop import NoOpCheck
 from validators.reachability import ReachabilityCheck
 from validators.reference import ReferenceCheck
 from validators.swe import SweNoOpCheck, SweReferenceCheck
+from validators.workflow_judge import WorkflowJudgeCheck
+from validators.workflow_noop import WorkflowNoOpCheck
+from validators.workflow_perturbation import WorkflowPerturbationCheck
+from validators.workflow_reference import WorkflowReferenceCheck
+from validators.workflow_review import WorkflowReviewCheck
 
 
 def default_checks(data_dir: Path | None = None) -> tuple[Check, ...]:
@@ -25,7 +30,8 @@ def default_checks(data_dir: Path | None = None) -> tuple[Check, ...]:
     read `data_dir`. Without one, literature tasks fail reachability and no evaluation set is registered."""
     return (NoOpCheck(), ReferenceCheck(), LeakageCheck(), EvidenceCheck(), DeterminismCheck(), AnswerabilityCheck(),
             HardnessCheck(), ReachabilityCheck(data_dir), DistractorCheck(data_dir), DecontaminationCheck(data_dir),
-            SweNoOpCheck(), SweReferenceCheck())
+            WorkflowReviewCheck(), WorkflowJudgeCheck(), WorkflowNoOpCheck(), WorkflowReferenceCheck(),
+            WorkflowPerturbationCheck(), SweNoOpCheck(), SweReferenceCheck())
 
 
 DEFAULT_CHECKS: tuple[Check, ...] = default_checks()
