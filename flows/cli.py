@@ -48,6 +48,8 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--count", type=int, default=4, help="how many tasks to build")
     build.add_argument("--capability", default="general", help="the capability the tasks train")
     build.add_argument("--source", help="the resource to build from (a repository, dataset, folder …)")
+    build.add_argument("--export-jsonl", type=Path, metavar="FILE",
+                       help="swe: also write the accepted tasks as SWE-bench instances (JSON lines) to FILE")
     validate = commands.add_parser("validate", parents=[common], help="run every check on task Parquet files")
     validate.add_argument("paths", nargs="+", type=Path, help="Parquet files of tasks (candidates or shards)")
     release = commands.add_parser("release", parents=[common], help="export a Hugging Face dataset release")
@@ -137,9 +139,15 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
         options: dict[str, Any] = {"target_tokens": args.target_tokens}
         if args.source:
             options["source"] = str(Path(args.source).resolve()) if Path(args.source).exists() else args.source
-        return _with_paths(build_family(family=args.family, count=args.count, capability=args.capability,
-                                        data_dir=str(data.root), seed=args.seed, options=options,
-                                        task_runner=args.task_runner, runner_address=args.runner_address), data)
+        built = _with_paths(build_family(family=args.family, count=args.count, capability=args.capability,
+                                         data_dir=str(data.root), seed=args.seed, options=options,
+                                         task_runner=args.task_runner, runner_address=args.runner_address), data)
+        if args.export_jsonl:
+            from store.swebench import export_shards
+
+            built["swebench_jsonl"] = str(args.export_jsonl.resolve())
+            built["swebench_instances"] = export_shards(map(Path, built["shard_paths"]), args.export_jsonl.resolve())
+        return built
     if args.command == "validate":
         from flows.validate import validate_files
 

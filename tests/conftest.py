@@ -10,6 +10,7 @@ _PREFECT_HOME = tempfile.mkdtemp(prefix="taskforge-prefect-")
 os.environ["PREFECT_HOME"] = _PREFECT_HOME
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+os.environ["TASKFORGE_SWE_CACHE"] = tempfile.mkdtemp(prefix="taskforge-swe-")
 
 import pytest  # noqa: E402
 
