@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from prefect import flow
 from prefect.artifacts import create_markdown_artifact
 
-from store.layout import DEFAULT_DATA_DIR, DataDir
+from schemas.locations import join
+from store.layout import DataDir
 from store.release import export_release
 
 
 @flow(name="release-export")
-def release_export(version: str, out_dir: str | None = None, data_dir: str | None = None) -> dict[str, Any]:
-    """Export release `version` to `out_dir` (default: the data dir's `releases/<version>`)."""
-    data = DataDir(Path(data_dir or DEFAULT_DATA_DIR))
-    target = Path(out_dir) if out_dir else data.releases / version
+def release_export(version: str, out_dir: str | None = None, data_dir: str | None = None,
+                   catalog_path: str | None = None) -> dict[str, Any]:
+    """Export release `version` to `out_dir` (default: the data dir's `releases/<version>`); both may be
+    local paths or fsspec URLs."""
+    data = DataDir.at(data_dir, catalog_path)
+    target = out_dir or join(data.releases, version)
     with data.open_catalog() as catalog:
         result = export_release(catalog, data.shards, version, target)
     rows = "\n".join(f"- {family}: {n} tasks" for family, n in result.rows.items())

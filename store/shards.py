@@ -5,14 +5,14 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Sequence
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from schemas import Task, arrow_schema, to_row
-from store.files import atomic_path, sha256_file
+from schemas.locations import Location, join, normalize, size
+from store.files import atomic_open, sha256_file
 
 
 @dataclass(frozen=True)
@@ -36,15 +36,15 @@ def shard_view(task: Task) -> Task:
 
 
 class ShardWriter:
-    """Writes tasks of one family as Parquet shards under `root/<family>/`.
+    """Writes tasks of one family as Parquet shards under `root/<family>/` (a local path or an fsspec URL).
 
     A shard holds at most `max_rows` rows and roughly `max_bytes` of row data. Its
     name is a hash of the task ids it holds, so writing the same tasks again
     produces the same file under the same name.
     """
 
-    def __init__(self, root: Path, max_rows: int = 2000, max_bytes: int = 64 << 20):
-        self.root = Path(root)
+    def __init__(self, root: Location, max_rows: int = 2000, max_bytes: int = 64 << 20):
+        self.root = normalize(root)
         self.max_rows = max_rows
         self.max_bytes = max_bytes
 
@@ -71,11 +71,11 @@ class ShardWriter:
     def _write_one(self, family: str, rows: list[dict]) -> ShardFile:
         ids = "\n".join(row["task_id"] for row in rows)
         name = f"part-{hashlib.sha256(ids.encode()).hexdigest()[:16]}.parquet"
-        final = self.root / family / name
+        final = join(self.root, family, name)
         table = pa.Table.from_pylist(rows, schema=arrow_schema(Task))
-        with atomic_path(final, crash_at="shard_write") as tmp:
-            pq.write_table(table, tmp, compression="zstd", write_statistics=True)
+        with atomic_open(final, crash_at="shard_write") as handle:
+            pq.write_table(table, handle, compression="zstd", write_statistics=True)
         return ShardFile(
             path=f"{family}/{name}", family=family, rows=len(rows),
-            bytes=final.stat().st_size, sha256=sha256_file(final),
+            bytes=size(final), sha256=sha256_file(final),
         )

@@ -13,7 +13,7 @@ os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
 
 import pytest  # noqa: E402
 
-pytest_plugins = ["sandbox_fixtures"]
+pytest_plugins = ["sandbox_fixtures", "s3_fixtures"]
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

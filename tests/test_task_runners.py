@@ -1,7 +1,9 @@
 """The same cycle on the thread pool, a local Dask cluster (worker processes) and a local Ray instance
-gives identical catalogs and identical shards."""
+gives identical catalogs and identical shards; so does a Dask cycle whose data dir is an S3 bucket."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
@@ -19,14 +21,29 @@ def shared_api(monkeypatch):
     monkeypatch.setenv("PREFECT_API_URL", PREFECT_API_URL.value())
 
 
-def _run(data_dir, task_runner: str) -> dict:
-    summary = cycle(data_dir=str(data_dir), budget=5, target_tokens=4096, task_runner=task_runner)
+@pytest.fixture(scope="module")
+def thread_state(tmp_path_factory) -> dict:
+    """The catalog and shards of the cycle on the default thread pool, with a local data dir."""
+    state = _run(tmp_path_factory.mktemp("thread"), "thread")
+    assert state["files"], "the thread-pool run wrote no shard"
+    return state
+
+
+def _run(data_dir, task_runner: str, catalog: Path | None = None) -> dict:
+    summary = cycle(data_dir=str(data_dir), budget=5, target_tokens=4096, task_runner=task_runner,
+                    catalog_path=str(catalog) if catalog else None)
     assert summary["families"]["long_context"]["accepted"] == 5
-    return data_dir_state(data_dir)
+    return data_dir_state(data_dir, catalog)
 
 
-def test_thread_dask_and_ray_land_the_same_catalog_and_shards(tmp_path, shared_api):
-    thread = _run(tmp_path / "thread", "thread")
-    assert thread["files"], "the thread-pool run wrote no shard"
-    assert _run(tmp_path / "dask", "dask") == thread
-    assert _run(tmp_path / "ray", "ray") == thread
+def test_thread_dask_and_ray_land_the_same_catalog_and_shards(tmp_path, shared_api, thread_state):
+    assert _run(tmp_path / "dask", "dask") == thread_state
+    assert _run(tmp_path / "ray", "ray") == thread_state
+
+
+def test_dask_workers_writing_to_s3_land_the_same_shards_as_a_local_run(tmp_path, shared_api, thread_state,
+                                                                         s3_data_dir):
+    on_s3 = _run(s3_data_dir, "dask", catalog=tmp_path / "catalog.duckdb")
+    assert on_s3 == thread_state
+    assert set(on_s3["files"]) >= {"shards/manifest.json"}
+    assert not (tmp_path / "work").exists() and not (tmp_path / "shards").exists(), "nothing went to a local folder"
