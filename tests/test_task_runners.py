@@ -47,3 +47,41 @@ def test_dask_workers_writing_to_s3_land_the_same_shards_as_a_local_run(tmp_path
     assert on_s3 == thread_state
     assert set(on_s3["files"]) >= {"shards/manifest.json"}
     assert not (tmp_path / "work").exists() and not (tmp_path / "shards").exists(), "nothing went to a local folder"
+
+
+def test_dask_workers_share_the_llm_limit_and_every_row_is_committed_once(tmp_path, shared_api, monkeypatch):
+    """Two diagnose batches on two worker processes, each diagnosing with as many threads as the limit,
+    ask for up to twice the limit at once: the endpoint never sees more than the limit in flight, and the catalog
+    holds each call, episode, diagnosis and task exactly once."""
+    import flows.stages
+    from llm_server import Canned, ChatServer
+    from store.catalog import Catalog
+    from test_agents import endpoint_env
+    from test_llm_cycle import _respond
+
+    monkeypatch.setattr(flows.stages, "FILES_PER_DIAGNOSE_BATCH", 1)
+
+    def slow(body: dict) -> Canned:
+        reply = _respond(body)
+        reply.delay_s = 0.3
+        return reply
+
+    with ChatServer(slow) as server:
+        for name, value in endpoint_env(server, tmp_path, TASKFORGE_LLM_DIAGNOSIS="all",
+                                        TASKFORGE_LLM_CONCURRENCY="2").items():
+            monkeypatch.setenv(name, value)
+        summary = cycle(data_dir=str(tmp_path / "data"), budget=8, target_tokens=4096, families=["long_context"],
+                        task_runner="dask")
+    assert server.max_in_flight == 2, f"{server.max_in_flight} requests in flight at once (limit 2)"
+    with Catalog(tmp_path / "data" / "catalog.duckdb", read_only=True) as catalog:
+        count = lambda sql: catalog.query(sql)[0]["n"]  # noqa: E731
+        assert count("SELECT count(*) AS n FROM llm_calls") == len(server.requests)
+        assert count("SELECT count(DISTINCT call_id) AS n FROM llm_calls") == len(server.requests)
+        assert count("SELECT count(*) AS n FROM diagnoses WHERE diagnoser = 'llm'") == 9
+        assert count("SELECT count(*) AS n FROM episodes") == summary["episodes"] == 14
+        assert count("SELECT count(*) AS n FROM tasks") == summary["families"]["long_context"]["candidates"]
+        assert count("SELECT sum(rows) AS n FROM shards") == summary["families"]["long_context"]["accepted"]
+        assert count("SELECT count(*) AS n FROM (SELECT DISTINCT task_id, \"check\" FROM validations)") == \
+            count("SELECT count(*) AS n FROM validations")
+    assert summary["families"]["long_context"]["accepted"] == 8
+    assert summary["llm_steps"]["review"].startswith("ran: 8 call(s)")
