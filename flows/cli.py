@@ -117,7 +117,7 @@ def _sources(pairs: list[str]) -> dict[str, str]:
 
 def _run(args: argparse.Namespace) -> dict[str, Any]:
     data = DataDir.at(args.data_dir, args.catalog)
-    catalog_path = str(data.catalog_file) if data.catalog_file else None
+    catalog_path = str(data.catalog) if data.remote or data.catalog_file else None
     if args.command == "cycle":
         from flows.cycle import cycle
 

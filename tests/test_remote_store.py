@@ -71,3 +71,22 @@ def test_a_remote_data_dir_needs_a_local_catalog(s3_data_dir, tmp_path):
         DataDir.at(s3_data_dir, join(s3_data_dir, "catalog.duckdb"))
     data = DataDir.at(s3_data_dir, tmp_path / "c" / "catalog.duckdb")
     assert data.llm == tmp_path / "c" / "llm" and data.shards == f"{s3_data_dir}/shards"
+
+
+def test_evaluation_sets_registered_on_s3_reach_the_decontamination_check(s3_data_dir, tmp_path, capsys):
+    from flows.cli import main
+    from validators.runner import default_checks
+
+    listing = tmp_path / "heldout.txt"
+    listing.write_text("10.1234/heldout.5678\n")
+    assert main(["decontam", "add", str(listing), "--data-dir", s3_data_dir, "--catalog", str(tmp_path / "c.db")]) == 0
+    assert exists(join(s3_data_dir, "evalsets", "heldout.json"))
+    task = long_context_tasks(1)[0]
+    leaking = task.model_copy(update={"prompt": [*task.prompt[:-1], task.prompt[-1].model_copy(
+        update={"content": task.prompt[-1].content + " See doi:10.1234/heldout.5678."})]})
+    check = next(r for r in validate(leaking, default_checks(s3_data_dir)).validation if r.check == "decontamination")
+    assert not check.passed
+
+    capsys.readouterr()
+    assert main(["cycle", "--data-dir", s3_data_dir, "--budget", "1"]) == 1
+    assert "give a local catalog file with --catalog PATH" in capsys.readouterr().err
