@@ -5,9 +5,12 @@ from __future__ import annotations
 from builders.base import Builder
 from builders.literature import LiteratureBuilder
 from builders.long_context import LongContextBuilder
+from builders.mle import MleBuilder
+from builders.workflow import WorkflowBuilder
 from schemas import TaskforgeError
 
-BUILDERS: dict[str, Builder] = {builder.family: builder for builder in (LongContextBuilder(), LiteratureBuilder())}
+BUILDERS: dict[str, Builder] = {builder.family: builder for builder in (LongContextBuilder(), LiteratureBuilder(),
+                                                                  WorkflowBuilder(), MleBuilder())}
 
 
 class UnknownFamilyError(TaskforgeError):

@@ -1,4 +1,4 @@
-"""The `taskforge` command line: cycle, diagnose, build, validate, release, report."""
+"""The `taskforge` command line: cycle, diagnose, build, validate, release, sft, decontam, report, serve."""
 
 from __future__ import annotations
 
@@ -58,6 +58,11 @@ def _parser() -> argparse.ArgumentParser:
     release = commands.add_parser("release", parents=[common], help="export a Hugging Face dataset release")
     release.add_argument("--version", required=True, help="release version, e.g. 2026.11.0")
     release.add_argument("--out", help="output folder or fsspec URL (default: <data-dir>/releases/<version>)")
+    sft = commands.add_parser("sft", parents=[common], help="select SFT demonstrations from traces and write them")
+    sft.add_argument("traces", nargs="*", help="trace files or folders (formats are detected by content)")
+    sft.add_argument("--out", type=Path, required=True, help="output folder (rows under <out>/data/)")
+    sft.add_argument("--builder-runs", action="store_true",
+                     help="also turn the builders' solution paths of accepted tasks into demonstrations")
     serve = commands.add_parser("serve", help="run a Prefect server, deploy prefect.yaml and start a worker")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=4200)
@@ -70,7 +75,8 @@ def _parser() -> argparse.ArgumentParser:
                                    help="register evaluation sets that no task may overlap (ids, 13-grams, canaries)")
     decontam.add_argument("action", choices=("add", "list"))
     decontam.add_argument("file", nargs="?", type=Path,
-                          help="records (JSONL/JSON/Parquet) or a list of ids, one a line (for add)")
+                          help="records (JSONL/JSON/Parquet), a list of ids, one a line, or an earlier release "
+                               "folder whose tasks new ones must not nearly duplicate (for add)")
     decontam.add_argument("--name", help="the set's name (default: the file's stem)")
     return parser
 
@@ -154,6 +160,14 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
         if args.file is None:
             raise SystemExit("taskforge: error: decontam add needs a FILE")
         return add_evalset(args.file, data, args.name)
+    if args.command == "sft":
+        from flows.sft_export import sft_export
+
+        if not args.traces and not args.builder_runs:
+            raise SystemExit("taskforge: error: sft needs TRACES or --builder-runs")
+        summary = sft_export(traces=[str(Path(p).resolve()) for p in args.traces], out_dir=str(args.out.resolve()),
+                             data_dir=str(data.root), builder_runs=args.builder_runs, catalog_path=catalog_path)
+        return {**summary, "out_dir": str(args.out.resolve())}
     if args.command == "release":
         from flows.release_export import release_export
 
@@ -190,6 +204,12 @@ def _print(args: argparse.Namespace, result: dict[str, Any]) -> None:
         out.print(table("validation", result["tasks"], ["source", "task_id", "family", "status", "reasons"]))
     elif args.command == "decontam":
         out.print(table("evaluation sets", result["sets"], ["name", "source", "items", "ids", "texts", "canaries"]))
+        if result["releases"]:
+            out.print(table("earlier releases", result["releases"], ["name", "tasks"]))
+    elif args.command == "sft":
+        out.print(f"sft: {result['selected']} of {result['episodes']} episodes selected "
+                  f"({', '.join(f'{k}={v}' for k, v in result['by_reason'].items())}), "
+                  f"{result['regraded']} regraded, written to {result['out_dir']}")
     elif args.command == "release":
         out.print(f"release {result['version']} written to {result['out_dir']}: "
                   + ", ".join(f"{f}={n}" for f, n in result["rows"].items()))

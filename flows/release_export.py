@@ -1,4 +1,5 @@
-"""Release export as a Prefect flow: the catalog's accepted tasks as a Hugging Face dataset folder."""
+"""Release export as a Prefect flow: the catalog's accepted tasks, screened again, as a Hugging Face dataset
+folder; the tasks the release left out are recorded in the catalog."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from typing import Any
 from prefect import flow
 from prefect.artifacts import create_markdown_artifact
 
+from flows.screening import release_screen
+from schemas import canonical_json
 from schemas.locations import join
 from store.layout import DataDir
 from store.release import export_release
@@ -20,8 +23,16 @@ def release_export(version: str, out_dir: str | None = None, data_dir: str | Non
     data = DataDir.at(data_dir, catalog_path)
     target = out_dir or join(data.releases, version)
     with data.open_catalog() as catalog:
-        result = export_release(catalog, data.shards, version, target)
+        result = export_release(catalog, data, version, target, release_screen(catalog, data, version))
+        left_out = [{"task_id": r["task_id"], "family": r["family"], "check": r["check"], "reason": r["reason"],
+                     "detail": canonical_json({"matches": r["matches"]})}
+                    for r in result.removed if r["stage"] == "release"]
+        with catalog.transaction():
+            catalog.record_release(version, result.rows, left_out)
     rows = "\n".join(f"- {family}: {n} tasks" for family, n in result.rows.items())
-    create_markdown_artifact(key="release-export", markdown=f"# release {version}\n\n{rows}\n")
+    removed = "\n".join(f"- {r['family']} {r['task_id']}: {r['check']}: {r['reason']}" for r in left_out) or "- none"
+    create_markdown_artifact(key="release-export",
+                             markdown=f"# release {version}\n\n{rows}\n\n## left out by this release\n\n{removed}\n")
     return {"kind": "release", "version": version, "rows": result.rows, "files": sorted(result.checksums),
-            "checksums": result.checksums}
+            "checksums": result.checksums, "removed": {"landing": sum(r["stage"] == "landing" for r in result.removed),
+                                                       "release": len(left_out)}}

@@ -18,6 +18,7 @@ from builders.registry import builder_for
 from diagnosis.gaps import aggregate, plan
 from diagnosis.readers import SourceFile
 from flows.progress import report
+from flows.screening import landing_screen
 from flows.tasks import build_batch, diagnose_batch, validate_batch
 from schemas import BuildPlan, Diagnosis, Episode, Gap, LLMCall, PlanItem, Quarantined, content_id
 from schemas.locations import join
@@ -148,12 +149,14 @@ def build_stage(build_plan: BuildPlan, data: DataDir, context: dict[str, Any],
 
 
 def land_stage(decided: list[dict[str, Any]], data: DataDir, cycle_id: str, catalog: Catalog) -> LandingResult:
-    """Land every decided batch: accepted tasks into shards; every task, build failure and LLM call into
-    the catalog."""
+    """Land every decided batch through the landing screen (decontamination, near-duplicates): accepted tasks
+    into shards; every task, build failure and LLM call into the catalog."""
     with catalog.transaction():
         for batch in decided:
             catalog.record_quarantine(cycle_id, read_batch(batch["quarantine"], Quarantined))
-    result = land_files([d["path"] for d in decided], catalog, data.shards, cycle_id)
+    screen = landing_screen(catalog, data)
+    result = land_files([d["path"] for d in decided], catalog, data.shards, cycle_id, screen=screen.land)
+    catalog.record_signatures(screen.passed)
     with catalog.transaction():
         for batch in decided:
             for path in batch["llm_calls"]:

@@ -10,9 +10,12 @@ from typing import Any
 from graders.base import Scorer
 from graders.literature import SCORERS as LITERATURE_SCORERS
 from graders.long_context import LONG_CONTEXT_SCORERS
+from graders.mle import CompetitionScorer
+from graders.workflow import WorkflowDeliverables
 from schemas import TaskforgeError
 
-SCORERS: dict[str, Scorer] = {scorer.name: scorer for scorer in (*LONG_CONTEXT_SCORERS, *LITERATURE_SCORERS)}
+SCORERS: dict[str, Scorer] = {scorer.name: scorer for scorer in (*LONG_CONTEXT_SCORERS, *LITERATURE_SCORERS,
+                                                                WorkflowDeliverables(), CompetitionScorer())}
 
 
 class UnknownScorerError(TaskforgeError):

@@ -139,6 +139,12 @@ class SearchEnvironment:
         }
 
 
+def environment_files(spec: dict[str, Any]) -> list[str]:
+    """The data-dir files a task's environment is rebuilt from (its collection snapshot), relative to the data
+    dir: a release ships them so a trainer can rebuild the tools with the release folder as data dir."""
+    return [spec["collection"]["snapshot"]]
+
+
 @lru_cache(maxsize=4)
 def open_environment(data_dir: str, collection_id: str, version: str, k1: float = 1.2,
                      b: float = 0.75) -> SearchEnvironment:

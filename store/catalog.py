@@ -139,6 +139,53 @@ class Catalog:
         """Record LLM calls (each carries its cycle, stage and subject); a call already recorded is kept as is."""
         return self._insert("llm_calls", [to_row(c) for c in calls])
 
+    def record_signatures(self, signatures: dict[str, tuple[str, bytes]]) -> int:
+        """Record the MinHash signatures of accepted tasks (task id → family and signature bytes)."""
+        return self._insert("signatures", [{"task_id": task_id, "family": family, "signature": signed}
+                                           for task_id, (family, signed) in sorted(signatures.items())])
+
+    def signatures(self) -> list[tuple[str, bytes, str | None]]:
+        """(task id, signature, parent task id) of every accepted task that has a signature, by task id."""
+        return self.con.execute(
+            "SELECT s.task_id, s.signature, json_extract_string(t.lineage, '$.parent_task_id') FROM signatures s "
+            "JOIN tasks t USING (task_id) WHERE t.status = 'accepted' ORDER BY s.task_id").fetchall()
+
+    def unsigned_accepted(self) -> dict[str, list[str]]:
+        """Accepted tasks with no signature yet (landed before signatures were kept, or before a crash), by shard."""
+        rows = self.con.execute(
+            "SELECT shard, task_id FROM tasks WHERE status = 'accepted' AND shard IS NOT NULL "
+            "AND task_id NOT IN (SELECT task_id FROM signatures) ORDER BY shard, task_id").fetchall()
+        by_shard: dict[str, list[str]] = {}
+        for shard, task_id in rows:
+            by_shard.setdefault(shard, []).append(task_id)
+        return by_shard
+
+    def record_release(self, version: str, rows: dict[str, int], removals: Sequence[dict[str, Any]]) -> None:
+        """Record (replacing an earlier export of the same version) a release's rows per family and removals."""
+        self.con.execute("DELETE FROM releases WHERE version = ?", [version])
+        self.con.execute("DELETE FROM release_removals WHERE version = ?", [version])
+        removed: dict[str, int] = {}
+        for removal in removals:
+            removed[removal["family"]] = removed.get(removal["family"], 0) + 1
+        families = sorted(set(rows) | set(removed))
+        self._insert("releases", [{"version": version, "family": f, "rows": rows.get(f, 0),
+                                   "removed": removed.get(f, 0)} for f in families])
+        self._insert("release_removals", [{"version": version, **removal} for removal in removals])
+
+    def record_sft(self, run_id: str, examples: Sequence[dict[str, Any]]) -> int:
+        """Record every episode an SFT export considered, selected or not, with why."""
+        return self._insert("sft_examples", [{"run_id": run_id, **example} for example in examples])
+
+    def regrades(self, episode_ids: Iterable[str]) -> dict[str, tuple[float | None, str]]:
+        """The regrade already recorded for each of these episodes (score and note), so none is regraded twice."""
+        ids = list(episode_ids)
+        if not ids:
+            return {}
+        rows = self.con.execute(
+            "SELECT episode_id, any_value(regraded_score), any_value(regrade) FROM sft_examples "
+            "WHERE episode_id IN (SELECT unnest(?)) AND regrade LIKE 'regraded%' GROUP BY episode_id", [ids]).fetchall()
+        return {episode_id: (score, note) for episode_id, score, note in rows}
+
     def known_task_ids(self, task_ids: Iterable[str]) -> set[str]:
         """Which of these task ids are already in the catalog (accepted or rejected)."""
         ids = list(task_ids)

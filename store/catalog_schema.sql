@@ -129,6 +129,45 @@ CREATE TABLE IF NOT EXISTS llm_calls (
     error VARCHAR,
     PRIMARY KEY (cycle_id, stage, subject, call_id)
 );
+-- MinHash signatures of accepted tasks (what each asks), the index near-duplicate removal looks new tasks up in.
+CREATE TABLE IF NOT EXISTS signatures (
+    task_id VARCHAR PRIMARY KEY,
+    family VARCHAR NOT NULL,
+    signature BLOB NOT NULL
+);
+-- Release exports: rows per family, and every task a release left out (decontamination, near-duplicate) with why.
+CREATE TABLE IF NOT EXISTS releases (
+    version VARCHAR NOT NULL,
+    family VARCHAR NOT NULL,
+    rows INTEGER NOT NULL,
+    removed INTEGER NOT NULL,
+    PRIMARY KEY (version, family)
+);
+CREATE TABLE IF NOT EXISTS release_removals (
+    version VARCHAR NOT NULL,
+    task_id VARCHAR NOT NULL,
+    family VARCHAR NOT NULL,
+    "check" VARCHAR NOT NULL,
+    reason VARCHAR NOT NULL,
+    detail VARCHAR,
+    PRIMARY KEY (version, task_id, "check")
+);
+-- SFT exports: every episode or builder demonstration considered, selected or not, with the reason and any regrade.
+CREATE TABLE IF NOT EXISTS sft_examples (
+    run_id VARCHAR NOT NULL,
+    episode_id VARCHAR NOT NULL,
+    task_id VARCHAR NOT NULL,
+    family VARCHAR NOT NULL,
+    source VARCHAR NOT NULL,
+    source_file VARCHAR NOT NULL,
+    selected BOOLEAN NOT NULL,
+    reason VARCHAR NOT NULL,
+    score DOUBLE,
+    regraded_score DOUBLE,
+    regrade VARCHAR NOT NULL,
+    segments INTEGER NOT NULL,
+    PRIMARY KEY (run_id, episode_id)
+);
 -- Each cycle's gaps against the previous diagnosing cycle (by start time): what improved, what regressed.
 -- The rate (diagnoses per episode read) is compared, so cycles over different numbers of traces compare fairly;
 -- a gap that disappeared is listed with count 0 as 'resolved'.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Callable, Iterable
 
 from schemas import Task
 from schemas.locations import Location
@@ -25,19 +25,27 @@ class LandingResult:
     shards: list[ShardFile] = field(default_factory=list)
 
 
+Screen = Callable[[Task], Task]
+"""Decides a validated task once more as it lands (e.g. near-duplicate removal); sees new tasks in id order."""
+
+
 def land(tasks: Iterable[Task], catalog: Catalog, shard_root: Location, cycle_id: str,
-         writer: ShardWriter | None = None) -> LandingResult:
+         writer: ShardWriter | None = None, screen: Screen | None = None) -> LandingResult:
     """Land validated tasks once: tasks already in the catalog are skipped, not duplicated.
 
     Shards are written first (atomically, under content-derived names), then the
     catalog rows in one transaction, then the manifest from the catalog. A crash
     at any point leaves either nothing or a shard that the rerun rewrites byte
-    for byte before committing.
+    for byte before committing. `screen`, when given, sees each new task (in
+    task id order) before it is written and may reject it; what it decides is
+    what lands and is recorded.
     """
     writer = writer or ShardWriter(shard_root)
     unique = {t.task_id: t for t in tasks}
     known = catalog.known_task_ids(unique)
     fresh = [t for tid, t in sorted(unique.items()) if tid not in known]
+    if screen is not None:
+        fresh = [screen(task) for task in fresh]
     result = LandingResult(already_known=len(known))
     by_family: dict[str, list[Task]] = defaultdict(list)
     for task in fresh:
@@ -58,16 +66,15 @@ def land(tasks: Iterable[Task], catalog: Catalog, shard_root: Location, cycle_id
     return result
 
 
-
 def land_files(paths: Iterable[Location], catalog: Catalog, shard_root: Location, cycle_id: str,
-               writer: ShardWriter | None = None) -> LandingResult:
+               writer: ShardWriter | None = None, screen: Screen | None = None) -> LandingResult:
     """Land validated batch files in order, at most one shard's worth of tasks in memory at a time."""
     writer = writer or ShardWriter(shard_root)
     total = LandingResult()
     pending: list[Task] = []
 
     def flush() -> None:
-        step = land(pending, catalog, shard_root, cycle_id, writer)
+        step = land(pending, catalog, shard_root, cycle_id, writer, screen)
         total.accepted += step.accepted
         total.rejected += step.rejected
         total.already_known += step.already_known

@@ -1,102 +1,229 @@
-"""Release export: a Hugging Face dataset folder built only from the catalog and its shards.
+"""Release export: a Hugging Face dataset folder built only from the catalog, its shards and the data dir.
 
-The same catalog and shards always give byte-identical files: rows are sorted by
-task id, file names and the card are derived from content, nothing records the time.
-Rows stream from the shards (each sorted by task id) through a merge, so memory
-holds one output file's rows, not a family.
+```
+<out>/data/<family>/train-XXXXX-of-XXXXX.parquet      RL view rows (config `<family>`): what a trainer loads
+<out>/envelope/<family>/train-XXXXX-of-XXXXX.parquet  task envelopes (config `<family>_envelope`)
+<out>/collections/<version>.parquet                   the files task environments are rebuilt from
+<out>/decontamination.json                            every task left out (at landing or by this release), and why
+<out>/README.md                                       the dataset card
+<out>/checksums.json                                  sha256 of every file above
+```
+
+Before a task is released it passes the release screen (decontamination against
+the evaluation sets registered now, near-duplicates of registered earlier releases
+and of tasks released before it). The same catalog, shards and data dir always
+give byte-identical files: rows are sorted by task id, file names and the card are
+derived from content, nothing records the time.
 """
 
 from __future__ import annotations
 
-import heapq
 import json
+import shutil
+from collections import Counter, defaultdict
 from dataclasses import dataclass
-from itertools import islice
-from operator import itemgetter
-from typing import Any, Iterator
+from typing import Any, Callable, Iterable, Protocol
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from schemas import SCHEMA_VERSION, Task, TaskforgeError, arrow_schema
-from schemas.locations import Location, join, normalize, readable
+from graders.literature_env import ENVIRONMENT_KIND as LITERATURE_ENVIRONMENT, environment_files
+from schemas import Task, TaskforgeError, ValidationResult, to_table
+from schemas.locations import Location, exists, join, normalize, open_file, read_text, readable, remove
+from store.batches import iter_batch
+from store.card import release_card
 from store.catalog import Catalog
 from store.files import atomic_open, sha256_file, write_text_atomic
-from store.shards import ShardFile
+from store.layout import DataDir
+from store.report import funnel
+from store.rl_view import rl_row, rl_schema, tool_names
 
 ROWS_PER_FILE = 5000
-ROWS_PER_READ = 256
+MAX_FILE_BYTES = 256 << 20
+ROW_GROUP_BYTES = 32 << 20
+REMOVAL_CHECKS = ("decontamination", "near_duplicate")
+ENVIRONMENT_FILES: dict[str, Callable[[dict[str, Any]], list[str]]] = {LITERATURE_ENVIRONMENT: environment_files}
+"""Environment kind → the data-dir files (relative paths) a task of that kind needs shipped with it."""
+
+
+class ReleaseScreen(Protocol):
+    """What a release asks of every task before releasing it, and what it checked against."""
+
+    def check(self, task: Task) -> list[ValidationResult]: ...
+
+    def references(self) -> dict[str, list[dict[str, Any]]]: ...
 
 
 @dataclass(frozen=True)
 class ReleaseResult:
-    """The folder written, rows per family, and the checksum of every file."""
+    """The folder written, released rows per family, the tasks left out, and the checksum of every file."""
 
     out_dir: Location
     rows: dict[str, int]
+    removed: list[dict[str, Any]]
     checksums: dict[str, str]
 
 
-def _shard_rows(shard_root: Location, path: str) -> Iterator[dict[str, Any]]:
-    """The rows of one shard in their stored order (the shard writer sorts them by task id)."""
-    with readable(join(shard_root, path)) as source:
-        for batch in pq.ParquetFile(source).iter_batches(batch_size=ROWS_PER_READ):
-            yield from batch.to_pylist()
+def _family_tasks(shard_root: Location, shard_paths: Iterable[str]) -> list[Task]:
+    """Every task in a family's shards, sorted by task id."""
+    tasks = [task for path in shard_paths for task in iter_batch(join(shard_root, path), Task)]
+    return sorted(tasks, key=lambda t: t.task_id)
 
 
-def _family_rows(shard_root: Location, shard_paths: list[str]) -> Iterator[dict[str, Any]]:
-    """Every row of a family's shards in task-id order, merged from the sorted shards one read batch at a time."""
-    previous = ""
-    for row in heapq.merge(*(_shard_rows(shard_root, path) for path in shard_paths), key=itemgetter("task_id")):
-        if row["task_id"] < previous:
-            raise TaskforgeError(f"a shard of family {row['family']} is not sorted by task id near {row['task_id']}")
-        previous = row["task_id"]
-        yield row
+def _ranges(sizes: list[int]) -> list[tuple[int, int]]:
+    """Row ranges of the files of a family: at most ROWS_PER_FILE rows and about MAX_FILE_BYTES each."""
+    ranges, start, total = [], 0, 0
+    for position, size in enumerate(sizes):
+        if position > start and (position - start >= ROWS_PER_FILE or total + size > MAX_FILE_BYTES):
+            ranges.append((start, position))
+            start, total = position, 0
+        total += size
+    ranges.append((start, len(sizes)))
+    return ranges
 
 
-def _card(version: str, rows: dict[str, int], sources: dict[str, list[str]]) -> str:
-    configs = "\n".join(
-        f"- config_name: {family}\n  data_files:\n  - split: train\n    path: data/{family}/*.parquet"
-        for family in sorted(rows)
-    )
-    table = "\n".join(f"| {family} | {rows[family]} | {', '.join(sources[family])} |" for family in sorted(rows))
-    return (
-        f"---\nconfigs:\n{configs}\nlicense: other\npretty_name: taskforge {version}\n---\n\n"
-        f"# taskforge release {version}\n\n"
-        "Verified training tasks built by taskforge from diagnosed failures of an agentic model. "
-        "Every task passed its family's no-op, reference and leakage checks before landing.\n\n"
-        f"Schema version {SCHEMA_VERSION}. One config per task family; load one with "
-        "`datasets.load_dataset(<this folder>, \"<family>\")`.\n\n"
-        "| family | tasks | builders |\n|---|---|---|\n" + table + "\n"
-    )
+def _write(table: pa.Table, final: Location, row_bytes: int) -> Location:
+    """Write one Parquet file of a release in row groups of about ROW_GROUP_BYTES."""
+    per_group = max(1, min(table.num_rows, ROW_GROUP_BYTES // max(1, row_bytes)))
+    with atomic_open(final) as handle:
+        pq.write_table(table, handle, compression="zstd", row_group_size=per_group)
+    return final
 
 
-def export_release(catalog: Catalog, shard_root: Location, version: str, out_dir: Location) -> ReleaseResult:
-    """Write `out_dir/data/<family>/train-XXXXX-of-XXXXX.parquet`, `README.md` and `checksums.json`
-    (both locations local or fsspec URLs)."""
+def _removal(task: Task, result: ValidationResult, stage: str) -> dict[str, Any]:
+    """A removal record: the task, where it was left out, the check, why, and what it matched."""
+    return {"task_id": task.task_id, "family": task.family, "stage": stage, "check": result.check,
+            "reason": result.reason or "", "matches": result.detail.get("matches", [])}
+
+
+def _landing_removals(catalog: Catalog) -> list[dict[str, Any]]:
+    """Tasks rejected at landing by decontamination or as near-duplicates, with what they matched."""
+    rows = catalog.query(
+        """SELECT t.task_id, t.family, v."check", v.reason, v.detail FROM tasks t JOIN validations v USING (task_id)
+           WHERE NOT v.passed AND v."check" IN (SELECT unnest(?)) ORDER BY t.family, t.task_id, v."check" ASC""",
+        [list(REMOVAL_CHECKS)])
+    return [{"task_id": r["task_id"], "family": r["family"], "stage": "landing", "check": r["check"],
+             "reason": r["reason"] or "", "matches": json.loads(r["detail"] or "{}").get("matches", [])}
+            for r in rows]
+
+
+def _licence(task: Task) -> str:
+    """The licence a task's resource carries: recorded by its builder, generated by taskforge, or not recorded."""
+    source = task.payload.get("source") if isinstance(task.payload.get("source"), dict) else {}
+    if source.get("license"):
+        return str(source["license"])
+    if source.get("kind") == "world_model":
+        return "generated by taskforge (seeded world model)"
+    return "not recorded"
+
+
+def _sources(tasks: list[Task]) -> list[dict[str, Any]]:
+    """Per builder and licence: how many tasks, from how many resources, with a few resource ids."""
+    groups: dict[tuple[str, str], list[Task]] = defaultdict(list)
+    for task in tasks:
+        groups[(f"{task.lineage.builder} {task.lineage.builder_version}", _licence(task))].append(task)
+    return [{"builder": builder, "licence": licence, "tasks": len(group),
+             "resources": sorted({t.lineage.resource_id for t in group})} for (builder, licence), group
+            in sorted(groups.items())]
+
+
+def _remove_stale(out_dir: Location, keep: set[str]) -> None:
+    """Delete files an earlier export into the same folder listed that this export does not write."""
+    listing = join(out_dir, "checksums.json")
+    if exists(listing):
+        for name in json.loads(read_text(listing)):
+            if name not in keep:
+                remove(join(out_dir, name))
+
+
+def _screened(tasks: list[Task], screen: ReleaseScreen | None) -> tuple[list[Task], list[dict[str, Any]]]:
+    """The tasks the release screen keeps, and a removal record for each result that failed."""
+    kept, removed = [], []
+    for task in tasks:
+        failed = [r for r in screen.check(task) if not r.passed] if screen else []
+        removed.extend(_removal(task, result, "release") for result in failed)
+        if not failed:
+            kept.append(task)
+    return kept, removed
+
+
+def _write_family(out_dir: Location, family: str, tasks: list[Task], tools: list[str]) -> list[Location]:
+    """A family's RL view and envelope files, split alike, row i of one being row i of the other."""
+    rl_rows = [rl_row(task, index, tools) for index, task in enumerate(tasks)]
+    sizes = [len(json.dumps(row, ensure_ascii=False)) for row in rl_rows]
+    parts = _ranges(sizes)
+    written = []
+    for number, (start, end) in enumerate(parts):
+        name = f"train-{number:05d}-of-{len(parts):05d}.parquet"
+        row_bytes = sum(sizes[start:end]) // (end - start)
+        written.append(_write(pa.Table.from_pylist(rl_rows[start:end], schema=rl_schema(tools)),
+                              join(out_dir, "data", family, name), row_bytes))
+        written.append(_write(to_table(tasks[start:end], Task), join(out_dir, "envelope", family, name), row_bytes))
+    return written
+
+
+def _environment_files(tasks: Iterable[Task]) -> set[str]:
+    """The data-dir files the tasks' environments are rebuilt from."""
+    needed: set[str] = set()
+    for task in tasks:
+        files_of = ENVIRONMENT_FILES.get(task.environment.get("kind"))
+        needed.update(files_of(task.environment) if files_of else [])
+    return needed
+
+
+def _ship(data: DataDir, relative: str, out_dir: Location) -> Location:
+    """Copy one environment file from the data dir into the release."""
+    source = join(data.root, relative)
+    if not exists(source):
+        raise TaskforgeError(f"{relative}: missing from the data dir, and released tasks' environments need it")
+    target = join(out_dir, relative)
+    with open_file(source, "rb") as original, atomic_open(target) as handle:
+        shutil.copyfileobj(original, handle)
+    return target
+
+
+def _environments(data: DataDir, shard_paths: Iterable[str]) -> Iterable[dict[str, Any]]:
+    """The `environment` of every task in the given shards."""
+    for path in shard_paths:
+        with readable(join(data.shards, path)) as source:
+            yield from map(json.loads, pq.read_table(source, columns=["environment"])[0].to_pylist())
+
+
+def export_release(catalog: Catalog, data: DataDir, version: str, out_dir: Location,
+                   screen: ReleaseScreen | None = None) -> ReleaseResult:
+    """Write the release folder (see the module docstring; a local path or an fsspec URL) and return what it holds."""
     out_dir = normalize(out_dir)
     shards = catalog.all_shards()
     if not shards:
         raise TaskforgeError("nothing to release: the catalog lists no shards (run `taskforge cycle` first)")
-    by_family: dict[str, list[ShardFile]] = {}
+    by_family: dict[str, list[str]] = defaultdict(list)
     for shard in shards:
-        by_family.setdefault(shard.family, []).append(shard)
+        by_family[shard.family].append(shard.path)
+    tools = tool_names(_environments(data, (shard.path for shard in shards)))
     rows: dict[str, int] = {}
-    sources: dict[str, list[str]] = {}
-    written: list[str] = []
-    for family, family_shards in sorted(by_family.items()):
-        family_rows = _family_rows(shard_root, sorted(shard.path for shard in family_shards))
-        rows[family] = sum(shard.rows for shard in family_shards)
-        sources[family] = catalog.builders_of(family)
-        parts = max(1, -(-rows[family] // ROWS_PER_FILE))
-        for index in range(parts):
-            name = f"data/{family}/train-{index:05d}-of-{parts:05d}.parquet"
-            table = pa.Table.from_pylist(list(islice(family_rows, ROWS_PER_FILE)), schema=arrow_schema(Task))
-            with atomic_open(join(out_dir, name)) as handle:
-                pq.write_table(table, handle, compression="zstd")
-            written.append(name)
-    write_text_atomic(join(out_dir, "README.md"), _card(version, rows, sources))
-    written.append("README.md")
-    checksums = {name: sha256_file(join(out_dir, name)) for name in sorted(written)}
+    removed: list[dict[str, Any]] = []
+    written: list[Location] = []
+    needed: set[str] = set()
+    summaries: dict[str, dict[str, Any]] = {}
+    for family, paths in sorted(by_family.items()):
+        kept, left_out = _screened(_family_tasks(data.shards, sorted(paths)), screen)
+        removed += left_out
+        rows[family] = len(kept)
+        summaries[family] = {"kinds": dict(sorted(Counter(t.kind for t in kept).items())), "sources": _sources(kept)}
+        needed |= _environment_files(kept)
+        if kept:
+            written += _write_family(out_dir, family, kept, tools)
+    written += [_ship(data, relative, out_dir) for relative in sorted(needed)]
+    removals = _landing_removals(catalog) + removed
+    references = screen.references() if screen else {}
+    report = {"version": version, **references, "removed": removals}
+    write_text_atomic(join(out_dir, "decontamination.json"), json.dumps(report, indent=1, sort_keys=True) + "\n")
+    card = release_card(version, {f: n for f, n in rows.items() if n}, summaries, funnel(catalog, None), removals,
+                        references, sorted(needed))
+    write_text_atomic(join(out_dir, "README.md"), card)
+    written += [join(out_dir, "decontamination.json"), join(out_dir, "README.md")]
+    names = {str(path)[len(str(out_dir)) + 1:] for path in written}
+    _remove_stale(out_dir, names)
+    checksums = {name: sha256_file(join(out_dir, name)) for name in sorted(names)}
     write_text_atomic(join(out_dir, "checksums.json"), json.dumps(checksums, indent=2, sort_keys=True) + "\n")
-    return ReleaseResult(out_dir=out_dir, rows=rows, checksums=checksums)
+    return ReleaseResult(out_dir=out_dir, rows=rows, removed=removals, checksums=checksums)

@@ -8,18 +8,20 @@ from schemas import TaskforgeError
 from store.catalog import Catalog
 
 
-def funnel(catalog: Catalog, cycle_id: str) -> list[dict[str, Any]]:
-    """Per family: candidates, how many passed each check in order, accepted, rejected."""
+def funnel(catalog: Catalog, cycle_id: str | None) -> list[dict[str, Any]]:
+    """Per family: candidates, how many passed each check in order, accepted, rejected (of one cycle, or of
+    every cycle when `cycle_id` is None)."""
     rows = catalog.query(
         """SELECT t.family, count(DISTINCT t.task_id) AS candidates,
                   count(DISTINCT t.task_id) FILTER (WHERE t.status = 'accepted') AS accepted,
                   count(DISTINCT t.task_id) FILTER (WHERE t.status = 'rejected') AS rejected
-           FROM tasks t WHERE t.cycle_id = ? GROUP BY t.family ORDER BY t.family""", [cycle_id])
+           FROM tasks t WHERE ?::VARCHAR IS NULL OR t.cycle_id = ? GROUP BY t.family ORDER BY t.family""",
+        [cycle_id, cycle_id])
     checks = catalog.query(
         """SELECT t.family, v."check", count(*) FILTER (WHERE v.passed) AS passed,
                   count(*) FILTER (WHERE NOT v.passed) AS failed, min(v.position) AS position
-           FROM tasks t JOIN validations v USING (task_id) WHERE t.cycle_id = ?
-           GROUP BY t.family, v."check" ORDER BY t.family, position""", [cycle_id])
+           FROM tasks t JOIN validations v USING (task_id) WHERE ?::VARCHAR IS NULL OR t.cycle_id = ?
+           GROUP BY t.family, v."check" ORDER BY t.family, position, v."check" ASC""", [cycle_id, cycle_id])
     for row in rows:
         row["checks"] = [{"check": c["check"], "passed": c["passed"], "failed": c["failed"]}
                          for c in checks if c["family"] == row["family"]]

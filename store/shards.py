@@ -5,14 +5,18 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from schemas import Task, arrow_schema, to_row
 from schemas.locations import Location, join, normalize, size
+from store.batches import iter_batch
 from store.files import atomic_open, sha256_file
+
+if TYPE_CHECKING:
+    from store.catalog import Catalog
 
 
 @dataclass(frozen=True)
@@ -79,3 +83,32 @@ class ShardWriter:
             path=f"{family}/{name}", family=family, rows=len(rows),
             bytes=size(final), sha256=sha256_file(final),
         )
+
+
+class LandedTasks:
+    """Accepted tasks found by id through the catalog and read from their shards (the last shard read is kept)."""
+
+    def __init__(self, catalog: "Catalog", shard_root: Location):
+        self.catalog = catalog
+        self.shard_root = normalize(shard_root)
+        self._shard: tuple[str, dict[str, Task]] | None = None
+
+    def get(self, task_id: str) -> Task | None:
+        """The accepted task with this id, or None when the catalog has none."""
+        rows = self.catalog.query("SELECT shard FROM tasks WHERE task_id = ? AND status = 'accepted' "
+                                  "AND shard IS NOT NULL", [task_id])
+        if not rows:
+            return None
+        shard = rows[0]["shard"]
+        if self._shard is None or self._shard[0] != shard:
+            self._shard = (shard, {t.task_id: t for t in iter_batch(join(self.shard_root, shard), Task)})
+        return self._shard[1].get(task_id)
+
+    def with_environment(self, kinds: Iterable[str]) -> Iterator[Task]:
+        """Every accepted task whose environment is of one of these kinds, in task id order."""
+        wanted = set(kinds)
+        for row in self.catalog.query("SELECT DISTINCT shard FROM tasks WHERE status = 'accepted' "
+                                      "AND shard IS NOT NULL ORDER BY shard"):
+            for task in sorted(iter_batch(join(self.shard_root, row["shard"]), Task), key=lambda t: t.task_id):
+                if task.environment.get("kind") in wanted:
+                    yield task

@@ -97,3 +97,24 @@ def literature_tasks(source, data_dir, kinds: list[str], per_kind: int = 1, cycl
     context = BuildContext(cycle_id=cycle_id, options={"source": str(source), "kinds": kinds}, data_dir=str(data_dir))
     built = [t for t in LiteratureBuilder().build(item, context) if isinstance(t, Task)]
     return sorted(built, key=lambda t: kinds.index(t.kind))
+
+
+def land_validated(data, tasks: list[Task], cycle_id: str = "test-cycle") -> list[Task]:
+    """Validate tasks with every check (reading `data`'s snapshots and evaluation sets) and land them through
+    the landing screen, as a cycle does; returns each task as it was decided."""
+    from flows.screening import landing_screen
+    from store.landing import land
+    from validators.runner import default_checks, validate
+
+    checks = default_checks(data.root)
+    decided: list[Task] = []
+    with data.open_catalog() as catalog:
+        screen = landing_screen(catalog, data)
+
+        def screened(task: Task) -> Task:
+            decided.append(screen.land(task))
+            return decided[-1]
+
+        land([validate(task, checks) for task in tasks], catalog, data.shards, cycle_id, screen=screened)
+        catalog.record_signatures(screen.passed)
+    return decided

@@ -15,7 +15,8 @@ from conftest import REPO
 from store.manifest import verify_manifest
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
-CYCLE = ["cycle", "--budget", "6", "--target-tokens", "2048", "--json"]
+CYCLE = ["cycle", "--budget", "6", "--target-tokens", "2048", "--family", "long_context", "--family", "literature",
+         "--json"]
 
 
 def _cycle(data_dir: Path, crash_at: str | None = None) -> subprocess.CompletedProcess:

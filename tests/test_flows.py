@@ -63,8 +63,10 @@ def test_cycle_lands_tasks_and_rerun_adds_nothing(capsys, data_dir):
     assert funnel["accepted"] == 4 and funnel["candidates"] == 4 + funnel["rejected"]
     checks = {c["check"]: c for c in funnel["checks"]}
     assert list(checks) == ["noop", "reference", "leakage", "evidence", "determinism", "answerability", "hardness",
-                            "decontamination"]
-    assert all(c["passed"] == funnel["candidates"] for name, c in checks.items() if name != "hardness")
+                            "decontamination", "near_duplicate"]
+    assert all(c["passed"] == funnel["candidates"] for name, c in checks.items()
+               if name not in ("hardness", "near_duplicate"))
+    assert checks["near_duplicate"] == {"check": "near_duplicate", "passed": 4, "failed": 0}
     assert {d["failure_mode"] for d in report["diagnoses"]} >= {"research.repeats_unproductive_approach"}
 
 
@@ -74,7 +76,8 @@ def test_bad_traces_are_quarantined_and_the_cycle_goes_on(capsys, data_dir, tmp_
     lines = (traces / "research_agent.openai.jsonl").read_text().splitlines()
     (traces / "cut.jsonl").write_text(lines[0] + "\n" + lines[1][:200])
     (traces / "mystery.json").write_text('{"what": "not a trace"}')
-    summary = _cli_json(capsys, "cycle", "--data-dir", str(data_dir), "--traces", str(traces), *SMALL)
+    summary = _cli_json(capsys, "cycle", "--data-dir", str(data_dir), "--traces", str(traces), *SMALL,
+                        "--family", "long_context")
     reasons = " | ".join(q["reason"] for q in summary["quarantine"])
     assert summary["quarantined"] == 2
     assert "traces/cut.jsonl:2: not valid JSON" in reasons and "traces/mystery.json: unknown trace format" in reasons
@@ -94,7 +97,7 @@ def test_cli_errors_are_one_line_and_non_zero(capsys, data_dir):
 
 
 def test_build_family_and_release_export(capsys, data_dir, tmp_path):
-    built = _cli_json(capsys, "build", "long_context", "--count", "3", "--target-tokens", "2048",
+    built = _cli_json(capsys, "build", "long_context", "--count", "3", "--target-tokens", "4096",
                       "--data-dir", str(data_dir))
     assert built["families"]["long_context"]["accepted"] == 3
     out = tmp_path / "release"
@@ -103,7 +106,10 @@ def test_build_family_and_release_export(capsys, data_dir, tmp_path):
     assert first["checksums"] == again["checksums"]
     assert "data/long_context/train-00000-of-00001.parquet" in first["files"]
     loaded = datasets.load_dataset(str(out), "long_context", split="train", cache_dir=str(tmp_path / "hf"))
-    assert loaded.num_rows == 3 and loaded[0]["family"] == "long_context"
+    assert loaded.num_rows == 3 and loaded[0]["data_source"] == "taskforge/long_context"
+    with Catalog(data_dir / "catalog.duckdb", read_only=True) as catalog:
+        assert catalog.query("SELECT family, rows, removed FROM releases WHERE version = '0.1.0'") == [
+            {"family": "long_context", "rows": 3, "removed": 0}]
 
 
 def test_a_candidate_that_cannot_be_built_is_quarantined_and_the_run_goes_on(capsys, data_dir, tmp_path):

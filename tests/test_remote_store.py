@@ -35,8 +35,10 @@ def test_batches_and_shards_on_s3_match_local_ones_byte_for_byte(s3_data_dir, tm
         assert verify_manifest(join(s3_data_dir, "shards")) == []
         assert not [p for p in files_under(s3_data_dir) if name_of(p).endswith(".tmp")]
 
-        remote_release = export_release(remote, join(s3_data_dir, "shards"), "1.0", join(s3_data_dir, "release"))
-        local_release = export_release(local, tmp_path / "shards", "1.0", tmp_path / "release")
+        remote_release = export_release(remote, DataDir.at(s3_data_dir, tmp_path / "remote.duckdb"), "1.0",
+                                        join(s3_data_dir, "release"))
+        local_release = export_release(local, DataDir.at(tmp_path, tmp_path / "local.duckdb"), "1.0",
+                                       tmp_path / "release")
         assert remote_release.checksums == local_release.checksums
         assert remote_release.rows == {"long_context": 3}
 

@@ -30,8 +30,8 @@ def thread_state(tmp_path_factory) -> dict:
 
 
 def _run(data_dir, task_runner: str, catalog: Path | None = None) -> dict:
-    summary = cycle(data_dir=str(data_dir), budget=5, target_tokens=4096, task_runner=task_runner,
-                    catalog_path=str(catalog) if catalog else None)
+    summary = cycle(data_dir=str(data_dir), budget=5, families=["long_context"], target_tokens=4096,
+                    task_runner=task_runner, catalog_path=str(catalog) if catalog else None)
     assert summary["families"]["long_context"]["accepted"] == 5
     return data_dir_state(data_dir, catalog)
 

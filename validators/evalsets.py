@@ -37,10 +37,12 @@ TEXT_FIELDS = ("text", "title", "abstract", "question", "answer", "passage", "co
 _NAME = re.compile(r"^[\w.-]+$")
 _WORD = re.compile(r"[^\W_]+")
 _PR_PATTERNS = (
-    re.compile(r"github\.com/([\w.-]+)/([\w.-]+)/pull/(\d+)", re.IGNORECASE),
-    re.compile(r"(?<![\w./-])([\w.-]+)/([\w.-]+)#(\d+)\b"),
-    re.compile(r"(?<![\w.-])([\w.-]+)__([\w.-]+)-(\d+)\b"),
+    ("/pull/", re.compile(r"github\.com/([\w.-]+)/([\w.-]+)/pull/(\d+)", re.IGNORECASE)),
+    ("#", re.compile(r"(?<![\w./-])([\w.-]+)/([\w.-]+)#(\d+)\b")),
+    ("__", re.compile(r"(?<![\w.-])([\w.-]+)__([\w.-]+)-(\d+)\b")),
 )
+"""Each pull-request pattern with a literal its matches contain: a text without it is not scanned."""
+_NEW_STYLE_ARXIV = re.compile(r"\d{4}\.\d{4}")
 
 
 def words(text: str) -> list[str]:
@@ -57,7 +59,9 @@ def ngrams(text: str, n: int = NGRAM) -> Iterator[str]:
 
 def prs_in(text: str) -> set[str]:
     """Pull requests named in text (GitHub URLs, `owner/repo#N`, SWE-bench `owner__repo-N`), as `owner/repo#n`."""
-    return {f"{m[1]}/{m[2]}#{m[3]}".casefold() for pattern in _PR_PATTERNS for m in pattern.finditer(text)}
+    lowered = text.casefold()
+    return {f"{m[1]}/{m[2]}#{m[3]}".casefold() for marker, pattern in _PR_PATTERNS if marker in lowered
+            for m in pattern.finditer(text)}
 
 
 def _normalised(kind: str, value: str) -> str | None:
@@ -247,7 +251,8 @@ class Registry:
 
     def _ids_in(self, text: str) -> Iterator[str]:
         yield from (f"doi:{d}" for d in dois_in(text))
-        yield from (f"arxiv:{a}" for a in arxiv_ids_in(text))
+        if "arxiv" in text.casefold() or _NEW_STYLE_ARXIV.search(text):
+            yield from (f"arxiv:{a}" for a in arxiv_ids_in(text))
         yield from (f"pr:{p}" for p in prs_in(text))
         if self.competitions:
             tokens = {t.strip(".-") for t in re.findall(r"[\w.-]+", text.casefold())}

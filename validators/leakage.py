@@ -11,6 +11,8 @@ from typing import Callable
 from graders.long_context.values import verbatim_in
 from schemas import Task, ValidationResult
 from validators.literature_leaks import literature_leaks
+from validators.mle_leakage import mle_leaks
+from validators.workflow_leakage import workflow_leaks
 
 LeakFinder = Callable[[Task], list[str]]
 
@@ -56,7 +58,8 @@ def long_context_leaks(task: Task) -> list[str]:
     return leaks
 
 
-LEAK_FINDERS: dict[str, LeakFinder] = {"long_context": long_context_leaks, "literature": literature_leaks}
+LEAK_FINDERS: dict[str, LeakFinder] = {"long_context": long_context_leaks, "literature": literature_leaks,
+                                       "workflow": workflow_leaks, "mle": mle_leaks}
 
 
 class LeakageCheck:

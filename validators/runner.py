@@ -14,16 +14,26 @@ from validators.distractors import DistractorCheck
 from validators.evidence import EvidenceCheck
 from validators.hardness import HardnessCheck
 from validators.leakage import LeakageCheck
+from validators.mle_determinism import GraderDeterminismCheck
+from validators.mle_noop import MleNoOpCheck
+from validators.mle_reference import MleReferenceCheck
 from validators.noop import NoOpCheck
 from validators.reachability import ReachabilityCheck
 from validators.reference import ReferenceCheck
+from validators.workflow_judge import WorkflowJudgeCheck
+from validators.workflow_noop import WorkflowNoOpCheck
+from validators.workflow_perturbation import WorkflowPerturbationCheck
+from validators.workflow_reference import WorkflowReferenceCheck
+from validators.workflow_review import WorkflowReviewCheck
 
 
 def default_checks(data_dir: Path | None = None) -> tuple[Check, ...]:
     """Every check, in order; those that read the data dir (collection snapshots, registered evaluation sets)
     read `data_dir`. Without one, literature tasks fail reachability and no evaluation set is registered."""
     return (NoOpCheck(), ReferenceCheck(), LeakageCheck(), EvidenceCheck(), DeterminismCheck(), AnswerabilityCheck(),
-            HardnessCheck(), ReachabilityCheck(data_dir), DistractorCheck(data_dir), DecontaminationCheck(data_dir))
+            HardnessCheck(), ReachabilityCheck(data_dir), DistractorCheck(data_dir), DecontaminationCheck(data_dir),
+            WorkflowReviewCheck(), WorkflowJudgeCheck(), WorkflowNoOpCheck(), WorkflowReferenceCheck(),
+            WorkflowPerturbationCheck(), MleNoOpCheck(), MleReferenceCheck(), GraderDeterminismCheck())
 
 
 DEFAULT_CHECKS: tuple[Check, ...] = default_checks()
@@ -40,6 +50,11 @@ def validate(task: Task, checks: Iterable[Check] = DEFAULT_CHECKS) -> Task:
         except (TaskforgeError, KeyError, TypeError, ValueError) as exc:
             results.append(ValidationResult(check=check.name, passed=False,
                                             reason=f"check failed to run: {type(exc).__name__}: {exc}"))
+    return decide(task, results)
+
+
+def decide(task: Task, results: list[ValidationResult]) -> Task:
+    """The task with these check results: accepted when every one passed, else rejected with their reasons."""
     reasons = [f"{r.check}: {r.reason}" for r in results if not r.passed]
     if not results:
         reasons = ["no check applies to this task"]

@@ -1,0 +1,61 @@
+"""The MLE family: Kaggle-style machine-learning competitions built from tabular datasets.
+
+One task per dataset of the source (a CSV/Parquet file or a folder of them):
+the builder infers the problem, prepares a seeded split, runs baseline
+solutions in the sandbox for a leaderboard and medal thresholds, and writes the
+description. A dataset it cannot use is yielded as a `Quarantined` record with
+the reason, and the other datasets go on; an infrastructure failure (no
+sandbox, engine gone) is raised, so that the batch is retried.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+from builders.base import BuildContext
+from builders.mle.leaderboard import BaselineEnvironmentError, BaselineError
+from builders.mle.prepare import PreparationError
+from builders.mle.source import dataset_paths, dataset_spec
+from builders.mle.task import competition_task
+from sandbox import get_sandbox
+from schemas import InputError, PlanItem, Quarantined, Task
+
+DATASET_ERRORS = (InputError, BaselineError, PreparationError, BaselineEnvironmentError)
+"""Failures that stop one dataset: it is quarantined and the others go on (a sandbox without the baselines'
+packages is recorded as infrastructure, without retries that could not help)."""
+
+
+class MleBuilder:
+    """Builds tabular competitions from the datasets of a source, one task per dataset."""
+
+    family = "mle"
+    name = "mle.tabular"
+    version = "0.1.0"
+    default_source = "mle"
+
+    def build(self, item: PlanItem, context: BuildContext) -> Iterator[Task | Quarantined]:
+        """One task per dataset of the item's slice of the source, in name order; unusable ones quarantined."""
+        source = context.options.get("source")
+        if not source:
+            yield Quarantined.from_error(InputError("mle", "no dataset source given"), "build", "mle")
+            return
+        root = Path(source)
+        try:
+            paths = dataset_paths(root)
+        except InputError as exc:
+            yield Quarantined.from_error(exc, "build", exc.source)
+            return
+        chosen = paths[context.first_index: context.first_index + item.quota]
+        if not chosen:
+            return
+        sandbox = get_sandbox(context.options.get("sandbox"))
+        lineage = {"cycle_id": context.cycle_id, "gap_ids": item.gap_ids, "builder": self.name,
+                   "builder_version": self.version}
+        for path in chosen:
+            display = str(path.relative_to(root.parent))
+            try:
+                spec = dataset_spec(path, root, context.options)
+                yield competition_task(spec, sandbox, item.capability, lineage, context.seed)
+            except DATASET_ERRORS as exc:
+                yield Quarantined.from_error(exc, "build", display)

@@ -1,0 +1,129 @@
+"""The competition description and the solver's prompt, written from the data and the split.
+
+`description_facts` gathers what a description must state (columns, sizes,
+metric, submission format) from the public files only; `render_description`
+writes it from a template. The facts are the seam for the builder/reviewer
+agents: an LLM writer would take the same facts and a reviewer would check its
+text against them. That path is not wired here; tasks record which writer
+produced their description (`template`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from builders.mle.prepare import Competition
+from graders.mle import frame_from_csv, prediction_columns
+from graders.mle_metrics import METRICS
+
+DATA_DIR = "data"
+SUBMISSION_PATH = "submission/submission.csv"
+WRITER = "template"
+SYSTEM = ("You are a machine-learning engineer taking part in an offline competition. Work in the workspace you "
+          "are given; the network is off. Build a model from the training data and write predictions for every "
+          "test row in the required format. Your submission is scored against hidden labels.")
+
+
+def _column_facts(train: pl.DataFrame, test: pl.DataFrame, column: str) -> dict[str, Any]:
+    """Type, missing values and a short summary of one public column (train and test rows together)."""
+    values = pl.concat([train[column], test[column]]) if column in test.columns else train[column]
+    facts: dict[str, Any] = {"name": column, "missing": int(values.null_count())}
+    if values.dtype.is_numeric():
+        facts.update(type="number", min=values.min(), max=values.max())
+    else:
+        facts.update(type="text", distinct=int(values.n_unique()),
+                     examples=[str(v) for v in values.drop_nulls().unique(maintain_order=True).head(3)])
+    return facts
+
+
+def description_facts(competition: Competition, title: str, user_description: str | None) -> dict[str, Any]:
+    """Everything the description states, computed from the public files and the competition spec."""
+    problem = competition.problem
+    train = pl.read_csv(competition.public["train.csv"].encode(), infer_schema_length=10000)
+    test = pl.read_csv(competition.public["test.csv"].encode(), infer_schema_length=10000)
+    sample = frame_from_csv(competition.public["sample_submission.csv"], "sample submission")
+    target_facts: dict[str, Any] = {"name": problem.target}
+    if problem.task_type == "classification":
+        counts = train[problem.target].cast(pl.Utf8).value_counts()
+        target_facts["train_counts"] = {str(k): int(v) for k, v in counts.iter_rows()}
+        target_facts["classes"] = list(problem.classes)
+    else:
+        target_facts.update(min=train[problem.target].min(), max=train[problem.target].max())
+    metric = METRICS[problem.metric]
+    return {
+        "title": title, "competition_id": competition.competition_id, "user_description": user_description,
+        "task_type": problem.task_type, "target": target_facts, "id_column": competition.id_column,
+        "group_column": problem.group_column,
+        "files": {"train.csv": [train.height, train.width], "test.csv": [test.height, test.width],
+                  "sample_submission.csv": [sample.height, sample.width]},
+        "columns": [_column_facts(train, test, c) for c in train.columns if c not in (competition.id_column,
+                                                                                       problem.target)],
+        "metric": {"name": metric.name, "text": metric.describe(), "is_lower_better": metric.is_lower_better},
+        "submission_columns": [competition.id_column, *prediction_columns(competition.grader)],
+        "submission_head": "\n".join(competition.public["sample_submission.csv"].splitlines()[:4]),
+        "notes": [*problem.notes, *(["the dataset was subsampled (seeded, stratified) from "
+                                     f"{competition.split['source_rows']} rows to keep the task compact"]
+                                    if competition.split["subsampled"] else [])],
+    }
+
+
+def _task_sentence(facts: dict[str, Any]) -> str:
+    """What to predict, in one sentence."""
+    target = facts["target"]["name"]
+    if facts["task_type"] == "classification":
+        classes = facts["target"]["classes"]
+        listed = ", ".join(map(str, classes))
+        return f"Predict the class `{target}` ({len(classes)} classes: {listed}) of each test row."
+    if facts["task_type"] == "ranking":
+        return (f"Score each test row so that, within each `{facts['group_column']}` group, rows with a higher "
+                f"relevance `{target}` come first.")
+    return f"Predict the numeric value `{target}` of each test row."
+
+
+def _submission_text(facts: dict[str, Any]) -> str:
+    """The submission format: header, what the prediction columns hold, the sample's first rows."""
+    columns = facts["submission_columns"]
+    metric = METRICS[facts["metric"]["name"]]
+    what = {"label": "the predicted class", "value": "the predicted value or score",
+            "probability": "the predicted probability of the positive class" if len(columns) == 2
+            else "the predicted probability of each class (one column per class)"}[metric.prediction]
+    return (f"Write a CSV with the header `{','.join(columns)}` and one row per test id; the prediction "
+            f"columns hold {what}. Every test id must appear exactly once, with no missing values. "
+            f"The sample submission starts:\n\n```\n{facts['submission_head']}\n```")
+
+
+def render_description(facts: dict[str, Any]) -> str:
+    """The competition description (Markdown), from the facts alone."""
+    lines = [f"# {facts['title']}", ""]
+    if facts["user_description"]:
+        lines += ["## About the data", "", facts["user_description"].strip(), ""]
+    lines += ["## Task", "", _task_sentence(facts), ""]
+    lines += ["## Files", ""]
+    for name, (rows, columns) in facts["files"].items():
+        lines.append(f"- `{name}`: {rows} rows, {columns} columns")
+    lines += ["", f"Rows are identified by `{facts['id_column']}`; `test.csv` has the columns of `train.csv` "
+              f"without `{facts['target']['name']}`.", "", "## Columns", ""]
+    for column in facts["columns"]:
+        summary = (f"number, {column['min']} to {column['max']}" if column["type"] == "number"
+                   else f"text, {column['distinct']} distinct values such as {', '.join(column['examples'])}")
+        missing = f", {column['missing']} missing" if column["missing"] else ""
+        lines.append(f"- `{column['name']}`: {summary}{missing}")
+    target = facts["target"]
+    if "train_counts" in target:
+        counts = ", ".join(f"{label}: {n}" for label, n in sorted(target["train_counts"].items()))
+        lines.append(f"- `{target['name']}` (label, train only): {counts}")
+    else:
+        lines.append(f"- `{target['name']}` (label, train only): {target['min']} to {target['max']}")
+    lines += ["", "## Evaluation", "", f"Submissions are scored by {facts['metric']['text']}.", "",
+              "## Submission format", "", _submission_text(facts), ""]
+    if facts["notes"]:
+        lines += ["## Notes", "", *[f"- {note}" for note in facts["notes"]], ""]
+    return "\n".join(lines)
+
+
+def user_message(description: str) -> str:
+    """The solver's instructions: where the files are and where the submission goes."""
+    return (f"{description}\n## Your workspace\n\nThe files `train.csv`, `test.csv` and `sample_submission.csv` "
+            f"are in `{DATA_DIR}/`. Write your predictions to `{SUBMISSION_PATH}`.")

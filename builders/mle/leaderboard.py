@@ -1,0 +1,177 @@
+"""The leaderboard of a competition: baseline solutions run in the sandbox, graded, and the medal thresholds.
+
+Adapting MLE-bench's rule to a synthetic leaderboard: MLE-bench places medal
+thresholds at Kaggle leaderboard positions (for fewer than 100 teams: gold at
+the top 10%, silver 20%, bronze 40%, each position at least 1) and takes the
+median of all scores. Our "teams" are baseline entries: a model family (a
+constant, a shallow tree, a linear model, a random forest, gradient-boosted
+trees) fitted on a seeded share of the training rows (10%, 30%, 100%), which
+spreads the scores the way a real leaderboard does. With fewer than 10 entries
+Kaggle's shares all round to position 1; with our 10 the cut-offs fall on
+positions 1, 2 and 4, so gold is the best baseline, silver the second, bronze
+the fourth. The direction comes from the metric, not from the leaderboard order.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from builders.mle.prepare import Competition
+from graders.mle import (MIN_LEADERBOARD, InvalidSubmission, Thresholds, metric_score, prediction_columns,
+                         thresholds_from_leaderboard)
+from graders.mle_metrics import METRICS
+from sandbox import BASE_IMAGE, Job, Sandbox
+from sandbox.container import DockerSandbox
+from sandbox.images import PYTHON_ENVS, ImageBuildError, build_python_env_image
+from schemas import InfrastructureError, TaskforgeError
+
+BASELINE_SCRIPT = Path(__file__).with_name("baselines.py")
+ENTRIES: tuple[tuple[str, float], ...] = (
+    ("constant", 1.0), ("shallow_tree", 1.0),
+    ("linear", 0.1), ("linear", 0.3), ("linear", 1.0),
+    ("random_forest", 0.3), ("random_forest", 1.0),
+    ("gradient_boosting", 0.1), ("gradient_boosting", 0.3), ("gradient_boosting", 1.0),
+)
+"""Baseline entries of increasing strength: (model family, share of the training rows it sees)."""
+BASELINE_TIMEOUT_S = 600.0
+BASELINE_MEMORY_MB = 2048
+BASELINE_ENVIRONMENT = "science"
+"""The sandbox's Python environment with numpy, pandas and scikit-learn."""
+MISSING_PACKAGES_EXIT = 3
+"""The baseline script's exit code when numpy, pandas or scikit-learn cannot be imported."""
+NO_INTERPRETER_EXIT = 127
+
+
+class BaselineError(TaskforgeError):
+    """The baselines could not produce a usable leaderboard for a competition."""
+
+
+class BaselineEnvironmentError(InfrastructureError):
+    """The sandbox has no Python with the baselines' packages: no dataset can be built until it has."""
+
+
+def baseline_image(sandbox: Sandbox) -> str:
+    """The image the baselines run in: the sandbox's `science` environment, built from host-downloaded wheels
+    the first time it is needed (the process backend runs the host's system folders, not images)."""
+    if not isinstance(sandbox, DockerSandbox):
+        return BASE_IMAGE
+    try:
+        return build_python_env_image(sandbox.client, PYTHON_ENVS[BASELINE_ENVIRONMENT]).tag
+    except ImageBuildError as exc:
+        raise BaselineEnvironmentError(f"the {BASELINE_ENVIRONMENT} image for the baselines: {exc}") from exc
+
+
+@dataclass(frozen=True)
+class BaselineRuns:
+    """What the sandbox returned: each entry's submission text (or error), and how long the job took."""
+
+    submissions: dict[str, str]
+    errors: dict[str, str]
+    seconds: float
+    backend: str
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """Graded baseline entries, best first, the thresholds derived from them, and the best submission."""
+
+    entries: list[dict[str, Any]]
+    thresholds: Thresholds
+    best_submission: str
+    excluded: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def best(self) -> dict[str, Any]:
+        """The top entry."""
+        return self.entries[0]
+
+
+def entry_name(model: str, fraction: float) -> str:
+    """The file-safe name of a baseline entry, e.g. `linear_030`."""
+    return f"{model}_{int(round(fraction * 100)):03d}"
+
+
+def baseline_plan(competition: Competition, seed: int) -> dict[str, Any]:
+    """What the baseline script needs to know: columns, task, prediction format, the entries to run."""
+    problem = competition.problem
+    return {
+        "seed": seed % (2**31), "id_column": competition.id_column, "target_column": problem.target,
+        "task_type": problem.task_type, "metric": problem.metric,
+        "prediction": METRICS[problem.metric].prediction, "classes": list(problem.classes),
+        "prediction_columns": prediction_columns(competition.grader), "group_column": problem.group_column,
+        "features": [*problem.features, *([problem.group_column] if problem.group_column else [])],
+        "entries": [{"name": entry_name(model, fraction), "model": model, "fraction": fraction}
+                    for model, fraction in ENTRIES],
+    }
+
+
+def baseline_workspace(competition: Competition, plan: dict[str, Any], root: Path) -> Path:
+    """A folder with the public train and test files, the script and its plan (nothing private)."""
+    workspace = root / "workspace"
+    (workspace / "public").mkdir(parents=True)
+    for name in ("train.csv", "test.csv"):
+        (workspace / "public" / name).write_text(competition.public[name], encoding="utf-8")
+    shutil.copyfile(BASELINE_SCRIPT, workspace / BASELINE_SCRIPT.name)
+    (workspace / "plan.json").write_text(json.dumps(plan), encoding="utf-8")
+    return workspace
+
+
+def run_baselines(competition: Competition, sandbox: Sandbox, seed: int) -> BaselineRuns:
+    """Run every baseline entry in one sandbox job with the network off; return their submissions."""
+    plan = baseline_plan(competition, seed)
+    with tempfile.TemporaryDirectory(prefix="taskforge-mle-") as tmp:
+        root = Path(tmp)
+        job = Job(command=("python3", BASELINE_SCRIPT.name, "plan.json"), image=baseline_image(sandbox),
+                  workspace=baseline_workspace(competition, plan, root), network=False,
+                  timeout_s=BASELINE_TIMEOUT_S, memory_mb=BASELINE_MEMORY_MB,
+                  env=(("OMP_NUM_THREADS", "1"), ("OPENBLAS_NUM_THREADS", "1")),
+                  collect=("submissions",), label=f"mle-baselines-{competition.competition_id}")
+        started = time.perf_counter()
+        result = sandbox.run(job, collect_to=root / "out")
+        seconds = time.perf_counter() - started
+        if result.infrastructure_error:
+            raise InfrastructureError(f"baselines of {competition.competition_id}: {result.infrastructure_error}")
+        if result.exit_code in (MISSING_PACKAGES_EXIT, NO_INTERPRETER_EXIT) and not result.timed_out:
+            raise BaselineEnvironmentError(f"the {result.backend} sandbox cannot run the baselines: "
+                                           f"{result.stderr.strip()[-300:]}")
+        if not result.ok:
+            why = "timed out" if result.timed_out else "ran out of memory" if result.oom_killed else \
+                f"exited with {result.exit_code}"
+            raise BaselineError(f"the baseline job {why}: {result.stderr.strip()[-500:]}")
+        folder = root / "out" / "submissions"
+        runs = json.loads((folder / "runs.json").read_text(encoding="utf-8"))
+        submissions = {name: (folder / f"{name}.csv").read_text(encoding="utf-8")
+                       for name, run in runs.items() if run["ok"]}
+        errors = {name: run["error"] for name, run in runs.items() if not run["ok"]}
+    return BaselineRuns(submissions=submissions, errors=errors, seconds=seconds, backend=result.backend)
+
+
+def build_leaderboard(competition: Competition, runs: BaselineRuns) -> Leaderboard:
+    """Grade every baseline submission against the private answers and derive the medal thresholds."""
+    lower = competition.grader["is_lower_better"]
+    fractions = {entry_name(model, fraction): (model, fraction) for model, fraction in ENTRIES}
+    excluded = dict(runs.errors)
+    graded = []
+    for name, text in runs.submissions.items():
+        try:
+            score = metric_score(text, competition.answers, competition.grader)
+        except InvalidSubmission as exc:
+            excluded[name] = f"invalid submission: {exc}"
+            continue
+        model, fraction = fractions[name]
+        graded.append({"entry": name, "model": model, "train_fraction": fraction, "score": score})
+    if len(graded) < MIN_LEADERBOARD:
+        raise BaselineError(f"only {len(graded)} of {len(ENTRIES)} baselines were graded (at least {MIN_LEADERBOARD} "
+                            f"are needed): {excluded}")
+    graded.sort(key=lambda e: (e["score"] if lower else -e["score"], e["entry"]))
+    for rank, entry in enumerate(graded, start=1):
+        entry["rank"] = rank
+    thresholds = thresholds_from_leaderboard([e["score"] for e in graded], lower)
+    return Leaderboard(entries=graded, thresholds=thresholds, best_submission=runs.submissions[graded[0]["entry"]],
+                       excluded=excluded)

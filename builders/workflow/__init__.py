@@ -1,0 +1,66 @@
+"""The workflow family: professional multi-step jobs with file deliverables, hidden references and graders.
+
+Task `i` of a build is seed `i mod n` of the source folder itself when `i < n`,
+else a descendant of that seed (attempt `i div n`) made by the evolution
+operators (a seed that cannot be varied is quarantined for that attempt).
+Every reference deliverable comes from running the reference workflow inside
+the sandbox.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+from builders.base import BuildContext, derive_seed
+from builders.workflow.evolve import NotEvolvableError, evolve
+from builders.workflow.execute import run_reference
+from builders.workflow.package import to_task
+from builders.workflow.seeds import WorkflowSeed, load_seed, seed_folders
+from schemas import InputError, Lineage, PlanItem, Quarantined, Task, content_id
+from schemas.workflow import summarize
+
+SEEDS_FOLDER = "workflow_seeds"
+
+
+class WorkflowBuilder:
+    """Builds workflow tasks from seed folders: the seeds themselves, then their evolved descendants."""
+
+    family = "workflow"
+    name = "workflow.seed_evolution"
+    version = "0.1.0"
+    default_source = SEEDS_FOLDER
+
+    def build(self, item: PlanItem, context: BuildContext) -> Iterator[Task | Quarantined]:
+        if not context.options.get("source"):
+            raise InputError("workflow build", f"no seed folder given (option 'source'; shipped: data/samples/{SEEDS_FOLDER})")
+        folders = seed_folders(Path(context.options["source"]))
+        for index in range(context.first_index, context.first_index + item.quota):
+            folder, attempt = folders[index % len(folders)], index // len(folders)
+            try:
+                seed = load_seed(folder)
+            except InputError as exc:
+                yield Quarantined.from_error(exc, "build", f"workflow-seed:{folder.name}#{attempt}")
+                continue
+            parent = self._task(seed, item, context, parent_task_id=None, rng_seed=None)
+            if attempt == 0:
+                yield parent
+                continue
+            rng_seed = derive_seed(context.cycle_id, context.seed, seed.package.seed_id, attempt)
+            summary = summarize(seed.package, parent.reference["deliverables"])
+            try:
+                child = evolve(seed, summary, parent.task_id, rng_seed)
+            except NotEvolvableError as exc:
+                yield Quarantined.from_error(exc, "build", f"workflow-seed:{seed.package.seed_id}#{attempt}")
+                continue
+            yield self._task(child, item, context, parent_task_id=parent.task_id, rng_seed=rng_seed)
+
+    def _task(self, seed: WorkflowSeed, item: PlanItem, context: BuildContext, parent_task_id: str | None,
+              rng_seed: int | None) -> Task:
+        run = run_reference(seed)
+        lineage = Lineage(
+            cycle_id=context.cycle_id, gap_ids=item.gap_ids, resource_id=f"workflow-seed:{seed.package.root_seed_id}",
+            resource_revision=content_id({"package": seed.package.model_dump(mode="json"), "workflow": seed.workflow}),
+            builder=self.name, builder_version=self.version, parent_task_id=parent_task_id, seed=rng_seed,
+        )
+        return to_task(seed, run, item.capability, lineage)

@@ -1,0 +1,97 @@
+"""The RL view of accepted tasks: the columns verl's `RLHFDataset` and agent loops read.
+
+- `data_source`: `taskforge/<family>`; `graders.reward.compute_score` dispatches on it;
+- `prompt`: the chat messages the solver sees (`role`, `content`);
+- `ability`: the capability the task trains;
+- `reward_model`: `{style: "rule", ground_truth}` with the hidden reference as a JSON string;
+- `extra_info`: `index`, `split`, `task_id`, `family`, `kind`, `capability`, `parent_task_id` (the task it
+  was evolved from, if any), the `payload`,
+  `grader` and `environment` as JSON strings, `need_tools_kwargs`, `tools_kwargs` and
+  `interaction_kwargs`;
+- `agent_name`: `tool_agent` for a task with tools, else `single_turn_agent` (verl's agent loops).
+
+verl looks up `extra_info.tools_kwargs[<tool name>]["create_kwargs"]` when the
+model calls a tool, so `tools_kwargs` is a struct with one field per tool name
+of the export (the union over its tasks, sorted; a task without a tool leaves it
+null) and each tool is created with the task id and the task's environment, from
+which the tool is rebuilt (a literature task's search index from the collection
+snapshot shipped beside the data). A task that acts in an environment (tools, a
+search index, a sandbox workspace …) has `interaction_kwargs`: `name` (the
+environment's kind, else the family; verl's interaction registry is keyed by
+it) and the environment. Every other uneven or nested field is a JSON string, so every file
+of an export has one schema whatever the family.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+import pyarrow as pa
+
+from graders.reward import data_source_for, task_info
+from schemas import SCHEMA_VERSION, Task, canonical_json
+
+SPLIT = "train"
+TOOL_AGENT, SINGLE_TURN_AGENT = "tool_agent", "single_turn_agent"
+REWARD_STYLE = "rule"
+PASSIVE_KEYS = {"time_budget_s", "tokenizer", "tools"}
+
+
+def function_tools(environment: dict[str, Any]) -> list[str]:
+    """The names of the tools a task environment offers in OpenAI function format (pinned tool versions, such
+    as a workflow's `{"python": "3.11"}`, are not callable tools)."""
+    tools = environment.get("tools")
+    return [tool["function"]["name"] for tool in tools if isinstance(tool, dict) and "function" in tool] \
+        if isinstance(tools, list) else []
+
+
+def tool_names(environments: Iterable[dict[str, Any]]) -> list[str]:
+    """Every callable tool name offered by these task environments, sorted."""
+    return sorted({name for env in environments for name in function_tools(env)})
+
+
+def has_environment(environment: dict[str, Any]) -> bool:
+    """Whether a task acts in an environment: callable tools, or anything besides a time budget, a tokenizer
+    and pinned tool versions (a search index, a sandbox image, a workspace, a data folder …)."""
+    return bool(function_tools(environment) or set(environment) - PASSIVE_KEYS)
+
+
+def rl_schema(tools: Sequence[str]) -> pa.Schema:
+    """The RL view's Arrow schema for an export whose tasks offer `tools` (no `tools_kwargs` without any)."""
+    text = pa.string()
+    create = pa.struct([("create_kwargs", pa.struct([("task_id", text), ("environment", text)]))])
+    extra = [("index", pa.int64()), ("split", text), ("task_id", text), ("family", text), ("kind", text),
+             ("capability", text), ("parent_task_id", text), ("payload", text), ("grader", text),
+             ("environment", text), ("need_tools_kwargs", pa.bool_())]
+    if tools:
+        extra.append(("tools_kwargs", pa.struct([(name, create) for name in tools])))
+    extra.append(("interaction_kwargs", pa.struct([("name", text), ("environment", text)])))
+    return pa.schema([
+        ("data_source", text),
+        ("prompt", pa.list_(pa.struct([("role", text), ("content", text)]))),
+        ("ability", text),
+        ("reward_model", pa.struct([("style", text), ("ground_truth", text)])),
+        ("extra_info", pa.struct(extra)),
+        ("agent_name", text),
+    ], metadata={"taskforge.schema_version": SCHEMA_VERSION, "taskforge.record": "RLView"})
+
+
+def rl_row(task: Task, index: int, tools: Sequence[str]) -> dict[str, Any]:
+    """One task as an RL row; `index` is its position in its family's export, `tools` the export's tool names."""
+    offered = function_tools(task.environment)
+    environment = canonical_json(task.environment)
+    create = {"create_kwargs": {"task_id": task.task_id, "environment": environment}}
+    extra: dict[str, Any] = {"index": index, "split": SPLIT, **task_info(task), "need_tools_kwargs": bool(offered)}
+    if tools:
+        extra["tools_kwargs"] = {name: create for name in tools if name in offered} if offered else None
+    extra["interaction_kwargs"] = ({"name": task.environment.get("kind", task.family), "environment": environment}
+                                   if has_environment(task.environment) else None)
+    return {
+        "data_source": data_source_for(task.family),
+        "prompt": [{"role": m.role, "content": m.content} for m in task.prompt],
+        "ability": task.capability,
+        "reward_model": {"style": REWARD_STYLE, "ground_truth": canonical_json(task.reference)},
+        "extra_info": extra,
+        "agent_name": TOOL_AGENT if offered else SINGLE_TURN_AGENT,
+    }
+

@@ -1,0 +1,54 @@
+"""`taskforge build mle` end to end: the shipped samples land as shards, unusable datasets are quarantined."""
+
+from __future__ import annotations
+
+import json
+
+import datasets
+import polars as pl
+import pytest
+
+from flows.cli import main
+from mle_data import generated_frame, write_dataset
+from store.catalog import Catalog
+
+pytestmark = [pytest.mark.usefixtures("prefect_server", "docker_engine"), pytest.mark.docker]
+
+
+@pytest.fixture(autouse=True)
+def docker_backend(monkeypatch):
+    """The baselines need the docker backend's science image."""
+    monkeypatch.setenv("TASKFORGE_SANDBOX", "docker")
+
+
+def _cli_json(capsys, *argv: str) -> dict:
+    code = main([*argv, "--json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    return json.loads(captured.out)
+
+
+def test_build_mle_on_the_shipped_samples_lands_accepted_tasks(capsys, data_dir):
+    summary = _cli_json(capsys, "build", "mle", "--count", "2", "--data-dir", str(data_dir))
+    assert summary["families"]["mle"]["accepted"] == 2 and summary["quarantine"] == []
+    loaded = datasets.load_dataset("parquet", data_files=summary["shard_paths"], split="train",
+                                   cache_dir=str(data_dir / "hf"))
+    assert loaded.num_rows == 2 and set(loaded["family"]) == {"mle"}
+    payloads = [json.loads(p) for p in loaded["payload"]]
+    assert {p["title"] for p in payloads} == {"Greenhouse valve faults", "Orchard yield"}
+    assert {p["is_lower_better"] for p in payloads} == {True, False}
+    with Catalog(data_dir / "catalog.duckdb", read_only=True) as catalog:
+        checks = catalog.query('SELECT "check", passed FROM validations')
+    assert {row["check"] for row in checks} >= {"mle_noop", "mle_reference", "leakage", "grader_determinism"}
+    assert all(row["passed"] for row in checks)
+
+
+def test_build_mle_quarantines_a_dataset_without_labels(capsys, data_dir, tmp_path):
+    source = tmp_path / "uploads"
+    write_dataset(generated_frame("binary").drop("label"), source, "survey")
+    summary = _cli_json(capsys, "build", "mle", "--source", str(source), "--data-dir", str(data_dir))
+    assert summary["families"] == {} and len(summary["quarantine"]) == 1
+    with Catalog(data_dir / "catalog.duckdb", read_only=True) as catalog:
+        (row,) = catalog.query("SELECT stage, source, error_type, reason FROM quarantine")
+    assert row["stage"] == "build" and row["source"] == "uploads/survey.csv" and row["error_type"] == "InputError"
+    assert "dataset without labels" in row["reason"]

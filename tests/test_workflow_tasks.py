@@ -1,0 +1,178 @@
+"""Workflow tasks built and certified for real: reference workflows and graders run in the sandbox.
+
+Most tests use the process backend (network namespace); the `docker` tests run
+a few seeds in containers. Every shipped seed is built and validated once per
+module, with one descendant each (an evolution round).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+import sandbox
+from builders.base import BuildContext
+from builders.workflow import WorkflowBuilder
+from builders.workflow.evolve import evolve
+from builders.workflow.operators import OPERATORS, Operator, table_header, with_table
+from builders.workflow.seeds import load_seed, seed_from_task, write_seed
+from conftest import SAMPLES
+from schemas import PlanItem, Quarantined
+from schemas.workflow import WorkflowPackage, changed_axes, summarize, table_rows
+from validators.runner import validate
+from validators.workflow_perturbation import KINDS
+
+SEEDS = SAMPLES / "workflow_seeds"
+SEED_COUNT = len(list(SEEDS.glob("*/seed.json")))
+WORKFLOW_CHECKS = {"workflow_review", "workflow_noop", "workflow_reference", "workflow_perturbation", "leakage"}
+ACCEPT_ANYTHING = ('import json, sys, os\nnames = [os.path.basename(p) for p in sys.argv[4:]]\n'
+                   'json.dump({n: {"score": 1.0} for n in names}, open(sys.argv[3], "w"))\n')
+
+
+def _use(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    chosen = sandbox.get_sandbox(kind)
+    monkeypatch.setattr(sandbox, "default_sandbox", lambda: chosen)
+
+
+@pytest.fixture(scope="module")
+def process_backend():
+    with pytest.MonkeyPatch.context() as patch:
+        _use("process", patch)
+        yield
+
+
+def _build(source, first: int, count: int, cycle_id: str = "test-cycle") -> list:
+    item = PlanItem(family="workflow", capability="verification", quota=count, gap_ids=["gap-w"], priority=1.0)
+    context = BuildContext(cycle_id=cycle_id, first_index=first, options={"source": str(source)})
+    return list(WorkflowBuilder().build(item, context))
+
+
+@pytest.fixture(scope="module")
+def seed_tasks(process_backend):
+    tasks = _build(SEEDS, 0, SEED_COUNT)
+    return tasks, [validate(t) for t in tasks]
+
+
+@pytest.fixture(scope="module")
+def descendants(process_backend):
+    built = _build(SEEDS, SEED_COUNT, SEED_COUNT)
+    return [item if isinstance(item, Quarantined) else validate(item) for item in built]
+
+
+def _result(task, check):
+    return next(r for r in task.validation if r.check == check)
+
+
+def test_every_shipped_seed_is_accepted(seed_tasks):
+    _, decided = seed_tasks
+    assert len(decided) == SEED_COUNT
+    rejected = {t.payload["seed_id"]: t.reasons for t in decided if t.status != "accepted"}
+    assert rejected == {}
+    for task in decided:
+        assert WORKFLOW_CHECKS <= {r.check for r in task.validation}
+        assert task.reference["run"]["backend"] == "process" and task.reference["run"]["ok"]
+        assert "reference.py" not in json.dumps(task.payload["inputs"]) and "outputs/" not in "".join(task.payload["inputs"])
+
+
+def test_reference_scores_one_twice_and_the_untouched_workspace_zero(seed_tasks):
+    for task in seed_tasks[1]:
+        assert _result(task, "workflow_reference").detail["scores"] == [1.0, 1.0]
+        noop = _result(task, "workflow_noop")
+        assert noop.score == 0.0 and noop.detail["files_left"] == []
+
+
+def test_perturbation_suite_scores_below_one_for_every_perturbation(seed_tasks):
+    kinds, count = set(), 0
+    for task in seed_tasks[1]:
+        scores = _result(task, "workflow_perturbation").detail["scores"]
+        assert scores and max(scores.values()) < 1.0, task.payload["seed_id"]
+        kinds |= {label.split(":")[0] for label in scores}
+        count += len(scores)
+    assert kinds == set(KINDS) and count > 10 * SEED_COUNT
+
+
+def test_the_same_seed_builds_the_same_task(seed_tasks):
+    again = _build(SEEDS, 3, 1)[0]
+    assert again == seed_tasks[0][3], "a rebuild gives the same row, reference run included"
+
+
+def test_a_grader_that_accepts_anything_is_rejected(seed_tasks):
+    task = seed_tasks[0][0].model_copy(deep=True)
+    task.grader["program"] = {"name": "grade.py", "source": ACCEPT_ANYTHING, "sha256": "not-checked-here"}
+    decided = validate(task)
+    assert decided.status == "rejected"
+    assert _result(decided, "workflow_noop").reason == "the untouched workspace scores 1.0"
+    assert "the grader scores 1.0 for" in _result(decided, "workflow_perturbation").reason
+    assert _result(decided, "noop").passed, "the in-process scorer is not the task's program: only the sandbox run shows it"
+
+
+def test_a_reference_leaked_into_the_inputs_is_rejected(seed_tasks):
+    task = next(t for t in seed_tasks[0] if t.payload["seed_id"] == "gl-trial-balance").model_copy(deep=True)
+    leaked = task.reference["deliverables"]["outputs/trial_balance.csv"]
+    task.payload["inputs"]["inputs/prior_work.csv"] = leaked
+    task.payload["files"]["prior_work.csv"] = {"describe": "notes"}
+    decided = validate(task)
+    assert decided.status == "rejected"
+    assert "the reference outputs/trial_balance.csv is contained in inputs/prior_work.csv" in _result(decided, "leakage").reason
+
+
+def _drop_column(name: str, column: str) -> Operator:
+    def apply(package: WorkflowPackage, rng: random.Random) -> WorkflowPackage:
+        header = [c for c in table_header(package, name) if c != column]
+        return with_table(package, name, header, [{c: r[c] for c in header} for r in table_rows(package, name)])
+    return Operator(f"drop_{column}", "data", lambda p: name in p.tables, apply)
+
+
+def test_a_workflow_that_fails_on_the_evolved_inputs_is_rejected(seed_tasks):
+    parent = next(t for t in seed_tasks[0] if t.payload["seed_id"] == "vat-return")
+    seed = seed_from_task(parent)
+    grading = next(op for op in OPERATORS if op.axis == "grading")
+    child = evolve(seed, summarize(seed.package, parent.reference["deliverables"]), parent.task_id, 4,
+                   operators=(_drop_column("sales", "vat_rate_pct"), grading))
+    task = WorkflowBuilder()._task(child, PlanItem(family="workflow", capability="verification", quota=1, gap_ids=[],
+                                                    priority=1.0), BuildContext(cycle_id="test"), parent.task_id, 4)
+    decided = validate(task)
+    assert decided.status == "rejected" and not task.reference["run"]["ok"]
+    assert "KeyError: 'vat_rate_pct'" in task.reference["run"]["stderr_tail"]
+    assert _result(decided, "workflow_judge").reason.startswith("the reference workflow fails on the evolved inputs")
+    assert _result(decided, "workflow_reference").reason.startswith("the reference workflow failed")
+
+
+def test_an_evolution_round_yields_accepted_descendants_along_two_recorded_axes(seed_tasks, descendants):
+    parents = {t.task_id: t for t in seed_tasks[0]}
+    accepted = [d for d in descendants if not isinstance(d, Quarantined) and d.status == "accepted"]
+    assert len(accepted) >= 0.8 * SEED_COUNT
+    for task in accepted:
+        evolution = task.payload["evolution"]
+        parent = parents[task.lineage.parent_task_id]
+        assert task.payload["root_seed_id"] == parent.payload["seed_id"] and task.payload["generation"] == 1
+        before = summarize(WorkflowPackage.model_validate(parent.payload), parent.reference["deliverables"])
+        after = summarize(WorkflowPackage.model_validate(task.payload), task.reference["deliverables"])
+        assert sorted(changed_axes(before, after)) == evolution["axes"] and len(evolution["axes"]) >= 2
+        assert evolution["parent"] == json.loads(before.model_dump_json())
+        assert _result(task, "workflow_judge").detail["axes"] == evolution["axes"]
+    for task in descendants:
+        if not isinstance(task, Quarantined) and task.status == "rejected":
+            assert task.reasons, "a rejected descendant says why"
+
+
+def test_accepted_descendants_seed_the_next_round(descendants, tmp_path, process_backend):
+    accepted = [d for d in descendants if not isinstance(d, Quarantined) and d.status == "accepted"][:3]
+    for task in accepted:
+        write_seed(seed_from_task(task), tmp_path)
+    assert load_seed(tmp_path / accepted[0].payload["seed_id"]).package == WorkflowPackage.model_validate(accepted[0].payload)
+    second = [validate(t) for t in _build(tmp_path, 3, 3, cycle_id="round-2") if not isinstance(t, Quarantined)]
+    grown = [t for t in second if t.status == "accepted"]
+    assert grown and all(t.payload["generation"] == 2 for t in grown)
+    assert {t.lineage.parent_task_id for t in grown} <= {t.task_id for t in accepted}
+
+
+@pytest.mark.docker
+def test_seeds_are_accepted_with_the_docker_backend(docker_engine, monkeypatch):
+    _use("docker", monkeypatch)
+    names = [p.parent.name for p in sorted(SEEDS.glob("*/seed.json"))]
+    decided = [validate(_build(SEEDS, names.index(name), 1)[0]) for name in ("gl-trial-balance", "pii-redaction")]
+    assert [t.status for t in decided] == ["accepted", "accepted"], [t.reasons for t in decided]
+    assert {t.reference["run"]["backend"] for t in decided} == {"docker"}

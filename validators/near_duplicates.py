@@ -1,0 +1,194 @@
+"""Near-duplicate removal with MinHash (`datasketch`): a task that asks nearly what a task already landed, an
+earlier task of the same landing or release, or a task of a registered earlier release asks, is removed, and
+the removal names that task.
+
+What a task asks is the text of its non-system prompt messages (system messages are a family's shared
+instructions). It is cut into word 5-grams of normalised words (`validators.evalsets.words`), each hashed to
+32 bits, signed with a 128-permutation MinHash and looked up with MinHash LSH at an estimated Jaccard
+similarity of 0.8 or more. A task is never its own near-duplicate (a rerun, or a later release carrying a task
+over, keeps it), nor its parent's or its child's: evolution derives a variant on purpose, and its family's
+checks (the judge, hardness) certify that it differs.
+
+Earlier releases are registered like evaluation sets (`taskforge decontam add RELEASE_DIR`): the signatures of
+their tasks are kept in the data dir as `evalsets/<name>.minhash.parquet`.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+from datasketch import MinHash, MinHashLSH
+
+from schemas import InputError, Message, Task, ValidationResult
+from schemas.locations import Location, files_under, join, name_of, readable
+from validators.evalsets import registry_dir, words
+
+SHINGLE_WORDS = 5
+NUM_PERM = 128
+THRESHOLD = 0.8
+SEED = 1
+SCHEME = "affine32"
+RELEASE_SUFFIX = ".minhash.parquet"
+RELEASE_MARKER = "checksums.json"
+SIGNATURE_DTYPE = np.uint32
+_MIXER = np.uint64(1_000_003)
+
+
+def asked_text(prompt: Iterable[Message]) -> str:
+    """What a task asks: its prompt without the system messages."""
+    return "\n".join(m.content for m in prompt if m.role != "system")
+
+
+def _shingle_hashes(text: str) -> list[int]:
+    """32-bit hashes of a text's distinct word 5-grams (a text shorter than 5 words is one shingle): each word
+    is hashed once (crc32) and every run of five word hashes is combined polynomially, all in numpy."""
+    tokens = words(text)
+    if not tokens:
+        return []
+    hashed = np.fromiter((zlib.crc32(token.encode("utf-8")) for token in tokens), dtype=np.uint64, count=len(tokens))
+    width = min(SHINGLE_WORDS, len(tokens))
+    combined = np.zeros(len(tokens) - width + 1, dtype=np.uint64)
+    for offset in range(width):
+        combined = combined * _MIXER + hashed[offset:offset + len(combined)]
+    return np.unique((combined ^ (combined >> np.uint64(32))) & np.uint64(0xFFFFFFFF)).tolist()
+
+
+def signature(text: str) -> bytes:
+    """The MinHash signature of a text's word 5-grams, as bytes."""
+    minhash = MinHash(num_perm=NUM_PERM, seed=SEED, scheme=SCHEME, hashfunc=int)
+    minhash.update_batch(_shingle_hashes(text))
+    return minhash.hashvalues.astype(SIGNATURE_DTYPE).tobytes()
+
+
+def _minhash(signature_bytes: bytes) -> MinHash:
+    """A signature's bytes as a datasketch MinHash."""
+    values = np.frombuffer(signature_bytes, dtype=SIGNATURE_DTYPE)
+    return MinHash(num_perm=NUM_PERM, seed=SEED, scheme=SCHEME, hashvalues=values)
+
+
+@dataclass(frozen=True)
+class Near:
+    """A task found too close to another: which one, where it comes from, the estimated Jaccard similarity."""
+
+    task_id: str
+    origin: str
+    jaccard: float
+
+    def describe(self) -> str:
+        """The match in words, for a check's reason."""
+        return f"asks nearly what task {self.task_id} ({self.origin}) asks: estimated Jaccard {self.jaccard}"
+
+
+class NearDuplicateIndex:
+    """Signatures of known tasks (with their parent task, if any) in an LSH index; each task id is held once
+    (its first origin)."""
+
+    def __init__(self) -> None:
+        self.lsh = MinHashLSH(threshold=THRESHOLD, num_perm=NUM_PERM)
+        self.entries: dict[str, tuple[str, MinHash, str | None]] = {}
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def add(self, task_id: str, origin: str, signature_bytes: bytes, parent: str | None = None) -> None:
+        """Index a task's signature (a task id already held is kept as it was)."""
+        if task_id in self.entries:
+            return
+        minhash = _minhash(signature_bytes)
+        self.entries[task_id] = (origin, minhash, parent)
+        self.lsh.insert(task_id, minhash)
+
+    def near(self, task_id: str, signature_bytes: bytes, parent: str | None = None) -> list[Near]:
+        """Other tasks, not the task itself, its parent or its children, whose estimated Jaccard similarity
+        reaches the threshold, closest first."""
+        minhash = _minhash(signature_bytes)
+        found = []
+        for other in self.lsh.query(minhash):
+            origin, theirs, their_parent = self.entries[other]
+            if task_id in (other, their_parent) or other == parent:
+                continue
+            jaccard = round(float(minhash.jaccard(theirs)), 3)
+            if jaccard >= THRESHOLD:
+                found.append(Near(other, origin, jaccard))
+        return sorted(found, key=lambda n: (-n.jaccard, n.task_id))
+
+
+class NearDuplicateCheck:
+    """Fails a task whose asked text is a near-duplicate of a task in the index; a task it passes joins the
+    index under `origin`, so it runs on tasks one at a time and, of two near-duplicates, keeps the first."""
+
+    name = "near_duplicate"
+
+    def __init__(self, index: NearDuplicateIndex, origin: str):
+        self.index = index
+        self.origin = origin
+        self.passed: dict[str, tuple[str, bytes]] = {}
+
+    def applies_to(self, task: Task) -> bool:
+        return True
+
+    def run(self, task: Task) -> ValidationResult:
+        signed = signature(asked_text(task.prompt))
+        parent = task.lineage.parent_task_id
+        near = self.index.near(task.task_id, signed, parent)
+        if not near:
+            self.index.add(task.task_id, self.origin, signed, parent)
+            self.passed[task.task_id] = (task.family, signed)
+        return ValidationResult(
+            check=self.name, passed=not near, score=near[0].jaccard if near else 0.0,
+            reason="; ".join(n.describe() for n in near[:3]) or None,
+            detail={"threshold": THRESHOLD,
+                    "matches": [{"task_id": n.task_id, "origin": n.origin, "jaccard": n.jaccard} for n in near]},
+        )
+
+
+def _release_rows(folder: Path) -> Iterator[tuple[str, str, str | None, str]]:
+    """(task id, family, parent task id, asked text) of every RL row of a taskforge release folder."""
+    files = sorted((folder / "data").glob("*/*.parquet"))
+    if not (folder / RELEASE_MARKER).is_file() or not files:
+        raise InputError(folder.name, f"not a taskforge release folder (needs {RELEASE_MARKER} and data/*/*.parquet)")
+    for path in files:
+        for row in pq.read_table(path, columns=["prompt", "extra_info"]).to_pylist():
+            prompt = [Message(role=m["role"], content=m["content"]) for m in row["prompt"]]
+            info = row["extra_info"]
+            yield info["task_id"], info["family"], info.get("parent_task_id"), asked_text(prompt)
+
+
+RELEASE_SIGNATURES = pa.schema([("task_id", pa.string()), ("family", pa.string()), ("parent_task_id", pa.string()),
+                                ("signature", pa.binary())])
+
+
+def release_signatures(folder: Path) -> pa.Table:
+    """The signatures of an earlier release's tasks (RL rows under `data/`), to register as references."""
+    rows = [{"task_id": task_id, "family": family, "parent_task_id": parent, "signature": signature(text)}
+            for task_id, family, parent, text in _release_rows(Path(folder))]
+    return pa.Table.from_pylist(rows, schema=RELEASE_SIGNATURES)
+
+
+def release_signatures_path(data_dir: Location, name: str) -> Location:
+    """Where a registered earlier release's signatures are kept."""
+    return join(registry_dir(data_dir), f"{name}{RELEASE_SUFFIX}")
+
+
+def registered_releases(data_dir: Location | None) -> Iterator[tuple[str, str, bytes, str | None]]:
+    """(release name, task id, signature, parent task id) of every registered earlier release of a data dir."""
+    for path in files_under(registry_dir(data_dir), RELEASE_SUFFIX) if data_dir else []:
+        name = name_of(path).removesuffix(RELEASE_SUFFIX)
+        with readable(path) as source:
+            rows = pq.read_table(source).to_pylist()
+        for row in rows:
+            yield name, row["task_id"], row["signature"], row["parent_task_id"]
+
+
+def release_summaries(data_dir: Location) -> list[dict[str, object]]:
+    """Each registered earlier release with its number of tasks."""
+    counts: dict[str, int] = {}
+    for name, *_ in registered_releases(data_dir):
+        counts[name] = counts.get(name, 0) + 1
+    return [{"name": name, "tasks": n} for name, n in sorted(counts.items())]

@@ -1,0 +1,54 @@
+"""The screen every accepted task passes on its way into a shard or a release, one task at a time.
+
+It makes sure the task was checked against the registered evaluation sets (at
+landing the decontamination check runs when a task has no result of it yet; a
+release checks every task again, against the sets registered by then), then
+removes near-duplicates of tasks already landed, of earlier tasks of the same
+landing or release, and of registered earlier releases.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from schemas import Task, ValidationResult
+from validators.base import timed
+from validators.decontamination import DecontaminationCheck
+from validators.evalsets import load_registry
+from validators.near_duplicates import NearDuplicateCheck, NearDuplicateIndex, release_summaries
+from validators.runner import decide
+
+
+class Screen:
+    """Decontamination (again, or when missing) and near-duplicate removal for a stream of accepted tasks."""
+
+    def __init__(self, data_dir: Path | None, index: NearDuplicateIndex, origin: str, recheck: bool = False):
+        self.data_dir = data_dir
+        self.decontamination = DecontaminationCheck(data_dir)
+        self.near_duplicates = NearDuplicateCheck(index, origin)
+        self.recheck = recheck
+
+    @property
+    def passed(self) -> dict[str, tuple[str, bytes]]:
+        """Family and signature of every task the screen let through, by task id."""
+        return self.near_duplicates.passed
+
+    def check(self, task: Task) -> list[ValidationResult]:
+        """The screen's results for a task; near-duplicates are only looked for once it is decontaminated."""
+        results = []
+        if self.recheck or not any(r.check == self.decontamination.name for r in task.validation):
+            results.append(timed(self.decontamination, task))
+        if all(r.passed for r in results):
+            results.append(timed(self.near_duplicates, task))
+        return results
+
+    def land(self, task: Task) -> Task:
+        """The task as it lands: an accepted task screened and decided again; a rejected one unchanged."""
+        if task.status != "accepted":
+            return task
+        return decide(task, [*task.validation, *self.check(task)])
+
+    def references(self) -> dict[str, list[dict[str, object]]]:
+        """What tasks are screened against: the registered evaluation sets and earlier releases."""
+        return {"evaluation_sets": [s.summary() for s in load_registry(self.data_dir).sets],
+                "earlier_releases": release_summaries(self.data_dir) if self.data_dir else []}
