@@ -2,6 +2,9 @@
 
 Every task is idempotent: when its output file already exists (it is only ever
 renamed into place complete), the task returns it instead of redoing the work.
+Everything a task needs comes in its arguments, by value or as a location (a
+local path or an fsspec URL every worker reaches): no working directory, open
+handle or module global of the flow's process is relied on.
 """
 
 from __future__ import annotations
@@ -20,14 +23,20 @@ from diagnosis.diagnose import diagnose
 from diagnosis.llm import in_llm_scope, llm_diagnoses
 from diagnosis.readers import SourceFile, read_traces
 from schemas import Diagnosis, Episode, InfrastructureError, LLMCall, PlanItem, Quarantined, Task
+from schemas.locations import Location, exists, join
 from store.batches import iter_batch, write_batch
 from validators.review import review_accepted
 from validators.runner import default_checks, validate_all
 
 
-def calls_path(batch: Path) -> Path:
+def beside(batch: Location, kind: str) -> str:
+    """The location of a file kept beside a batch file: `<batch stem>.<kind>.parquet`."""
+    return str(batch).removesuffix(".parquet") + f".{kind}.parquet"
+
+
+def calls_path(batch: Location) -> str:
     """Where the LLM calls made while producing a batch file are kept (beside it)."""
-    return batch.with_name(batch.name.removesuffix(".parquet") + ".llm_calls.parquet")
+    return beside(batch, "llm_calls")
 
 
 @task(name="diagnose-batch")
@@ -39,9 +48,9 @@ def diagnose_batch(sources: list[tuple[str, str]], out_dir: str, batch_id: str, 
     file one row group at a time; only the diagnoses, the quarantine records and
     the episodes the LLM diagnoser will read are collected.
     """
-    out = Path(out_dir)
-    paths = {kind: out / f"{batch_id}.{kind}.parquet" for kind in ("episodes", "diagnoses", "llm_calls", "quarantine")}
-    if paths["quarantine"].exists():
+    paths = {kind: join(out_dir, f"{batch_id}.{kind}.parquet")
+             for kind in ("episodes", "diagnoses", "llm_calls", "quarantine")}
+    if exists(paths["quarantine"]):
         return {kind: str(path) for kind, path in paths.items()}
     quarantined: list[Quarantined] = []
     by_rules: dict[str, list[Diagnosis]] = {}
@@ -88,9 +97,8 @@ def build_batch(item: dict[str, Any], context: dict[str, Any], out_path: str, ll
     are written as quarantine records beside the batch; an infrastructure
     failure is raised instead, so Prefect retries the batch a bounded number of times.
     """
-    out = Path(out_path)
-    failed = out.with_suffix(".quarantine.parquet")
-    if not out.exists():
+    failed = beside(out_path, "quarantine")
+    if not exists(out_path):
         plan_item = PlanItem.model_validate(item)
         built: list[Task] = []
         quarantined: list[Quarantined] = []
@@ -103,10 +111,10 @@ def build_batch(item: dict[str, Any], context: dict[str, Any], out_path: str, ll
             except Exception as exc:  # a builder failing on its resource must not stop the cycle
                 source = f"{plan_item.family}:{plan_item.capability}#{context.get('first_index', 0)}"
                 quarantined.append(Quarantined.from_error(exc, "build", source))
-            write_batch(calls_path(out), agents.take_calls(), LLMCall)
+            write_batch(calls_path(out_path), agents.take_calls(), LLMCall)
         write_batch(failed, quarantined, Quarantined)
-        write_batch(out, built, Task, crash_at="build")
-    return {"candidates": str(out), "quarantine": str(failed)}
+        write_batch(out_path, built, Task, crash_at="build")
+    return {"candidates": out_path, "quarantine": failed}
 
 
 @task(name="validate-batch")
@@ -114,19 +122,18 @@ def validate_batch(built: dict[str, str], out_path: str, data_dir: str, llm_dir:
     """Run every check (reading `data_dir`'s snapshots and evaluation sets, and the reviewer where
     configured) on a batch of candidates; write the decided tasks; return their counts, the quarantined
     candidates and the files of the LLM calls made building and deciding them."""
-    out = Path(out_path)
-    candidates = Path(built["candidates"])
-    if not out.exists():
+    candidates = built["candidates"]
+    if not exists(out_path):
         with Agents.open(llm_dir, cycle_id, "validate") as agents:
-            checks = default_checks(Path(data_dir))
+            checks = default_checks(data_dir)
             decided = list(review_accepted(validate_all(iter_batch(candidates, Task), checks), agents))
-            write_batch(calls_path(out), agents.take_calls(), LLMCall)
-        write_batch(out, decided, Task, crash_at="validate")
-    calls = [str(p) for p in (calls_path(candidates), calls_path(out)) if p.exists()]
-    return {"path": str(out), "counts": batch_counts(out), "quarantine": built["quarantine"], "llm_calls": calls}
+            write_batch(calls_path(out_path), agents.take_calls(), LLMCall)
+        write_batch(out_path, decided, Task, crash_at="validate")
+    calls = [p for p in (calls_path(candidates), calls_path(out_path)) if exists(p)]
+    return {"path": out_path, "counts": batch_counts(out_path), "quarantine": built["quarantine"], "llm_calls": calls}
 
 
-def batch_counts(path: Path) -> dict[str, dict[str, Any]]:
+def batch_counts(path: Location) -> dict[str, dict[str, Any]]:
     """Candidates, accepted, rejected and rejections by failing check, per family, in one decided batch."""
     counts: dict[str, dict[str, Any]] = {}
     for decided in iter_batch(path, Task):

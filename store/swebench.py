@@ -37,6 +37,6 @@ def write_instances(tasks: Iterable[Task], path: Path) -> int:
     return len(lines)
 
 
-def export_shards(shards: Iterable[Path], path: Path) -> int:
+def export_shards(shards: Iterable[Path | str], path: Path) -> int:
     """Write the SWE tasks of some shards as SWE-bench instances; returns how many were written."""
     return write_instances((task for shard in shards for task in iter_batch(shard, Task)), path)

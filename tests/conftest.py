@@ -14,7 +14,7 @@ os.environ["TASKFORGE_SWE_CACHE"] = tempfile.mkdtemp(prefix="taskforge-swe-")
 
 import pytest  # noqa: E402
 
-pytest_plugins = ["sandbox_fixtures"]
+pytest_plugins = ["sandbox_fixtures", "s3_fixtures"]
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
