@@ -6,11 +6,12 @@ from builders.base import Builder
 from builders.literature import LiteratureBuilder
 from builders.long_context import LongContextBuilder
 from builders.mle import MleBuilder
+from builders.swe import SweBuilder
 from builders.workflow import WorkflowBuilder
 from schemas import TaskforgeError
 
 BUILDERS: dict[str, Builder] = {builder.family: builder for builder in (LongContextBuilder(), LiteratureBuilder(),
-                                                                  WorkflowBuilder(), MleBuilder())}
+                                                                  WorkflowBuilder(), MleBuilder(), SweBuilder())}
 
 
 class UnknownFamilyError(TaskforgeError):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+import bisect
+from collections import Counter, defaultdict
 from typing import Iterable
 
 from schemas import CAPABILITIES, BuildPlan, Diagnosis, FailureMode, Gap, PlanItem, content_id
@@ -16,25 +17,37 @@ def aggregate(diagnoses: Iterable[Diagnosis], cycle_id: str, episodes: int) -> l
     priority = share × severity: how much of what went wrong this gap is,
     weighed by how much the failure mode costs (the taxonomy's severity).
     `episodes` (all episodes read, successes included) gives each gap's rate.
+    Diagnoses are consumed as a stream: per gap only a count and a few example ids are kept.
     """
-    groups: dict[tuple[str, str, FailureMode], list[Diagnosis]] = defaultdict(list)
+    counts: Counter[tuple[str, str, FailureMode]] = Counter()
+    examples: dict[tuple[str, str, FailureMode], list[str]] = defaultdict(list)
     for diagnosis in diagnoses:
         if diagnosis.failure_mode.is_infrastructure or diagnosis.capability is None:
             continue
-        groups[(diagnosis.family, diagnosis.capability, diagnosis.failure_mode)].append(diagnosis)
-    total = sum(len(v) for v in groups.values())
+        key = (diagnosis.family, diagnosis.capability, diagnosis.failure_mode)
+        counts[key] += 1
+        _keep_smallest(examples[key], diagnosis.episode_id)
+    total = sum(counts.values())
     gaps = []
-    for (family, capability, mode), members in groups.items():
-        share = len(members) / total
+    for (family, capability, mode), count in counts.items():
+        share = count / total
         severity = CAPABILITIES[mode].severity
         gaps.append(Gap(
             gap_id=content_id({"family": family, "capability": capability, "mode": mode.value}, prefix="gap-"),
             cycle_id=cycle_id, family=family, capability=capability, failure_mode=mode.value,
-            count=len(members), share=round(share, 6), severity=severity,
-            priority=round(share * severity, 6), rate=round(len(members) / max(episodes, 1), 6),
-            example_episodes=sorted({d.episode_id for d in members})[:EXAMPLES_PER_GAP],
+            count=count, share=round(share, 6), severity=severity,
+            priority=round(share * severity, 6), rate=round(count / max(episodes, 1), 6),
+            example_episodes=examples[(family, capability, mode)],
         ))
     return sorted(gaps, key=lambda g: (-g.priority, g.gap_id))
+
+
+def _keep_smallest(examples: list[str], episode_id: str) -> None:
+    """Keep `examples` the sorted, distinct, first `EXAMPLES_PER_GAP` episode ids seen so far."""
+    if episode_id in examples or (len(examples) == EXAMPLES_PER_GAP and episode_id > examples[-1]):
+        return
+    bisect.insort(examples, episode_id)
+    del examples[EXAMPLES_PER_GAP:]
 
 
 def plan(gaps: list[Gap], cycle_id: str, budget: int, available_families: Iterable[str]) -> BuildPlan:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from prefect import flow
@@ -13,25 +12,28 @@ from flows.artifacts import publish, publish_charts
 from flows.runners import make_task_runner
 from flows.stages import build_stage, family_counts, land_stage, llm_section, plan_for_family, timed_stage
 from schemas import content_id
-from store.layout import DEFAULT_DATA_DIR, DataDir, display_source
+from store.layout import DataDir, display_source
 
 
 @flow(name="build-family")
 def build_family(family: str, count: int = 4, capability: str = "general", data_dir: str | None = None,
                  seed: int = 0, options: dict[str, Any] | None = None, run_id: str | None = None,
-                 task_runner: str = "thread", runner_address: str | None = None) -> dict[str, Any]:
-    """Build one family's tasks; `options` go to the builder (e.g. `target_tokens`, `source`)."""
+                 task_runner: str = "thread", runner_address: str | None = None,
+                 catalog_path: str | None = None) -> dict[str, Any]:
+    """Build one family's tasks; `options` go to the builder (e.g. `target_tokens`, `source`).
+
+    `data_dir` is a local path or an fsspec URL; `catalog_path` the local catalog (required for a URL)."""
     stages = run_build.with_options(task_runner=make_task_runner(task_runner, runner_address))
     return stages(family=family, count=count, capability=capability, data_dir=data_dir, seed=seed,
-                  options=options or {}, run_id=run_id)
+                  options=options or {}, run_id=run_id, catalog_path=catalog_path)
 
 
 @flow(name="build-family-stages")
 def run_build(family: str, count: int, capability: str, data_dir: str | None, seed: int,
-              options: dict[str, Any], run_id: str | None) -> dict[str, Any]:
+              options: dict[str, Any], run_id: str | None, catalog_path: str | None = None) -> dict[str, Any]:
     """The build, validate and land stages for one family under the chosen task runner."""
     builder_for(family)
-    data = DataDir(Path(data_dir or DEFAULT_DATA_DIR))
+    data = DataDir.at(data_dir, catalog_path)
     llm_config = AgentsConfig.load()
     recorded = {**options, **({"source": display_source(options["source"])} if options.get("source") else {})}
     params = {"family": family, "count": count, "capability": capability, "seed": seed, "options": recorded,

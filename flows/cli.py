@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from flows.runners import TASK_RUNNERS
 from schemas import FAMILIES
+from schemas.locations import join, normalize
 from store.layout import DEFAULT_DATA_DIR, SAMPLES_DIR, DataDir
 
 err = Console(stderr=True)
@@ -23,8 +24,12 @@ out = Console()
 
 def _parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR,
-                        help=f"where the catalog, shards and work files live (default: {DEFAULT_DATA_DIR})")
+    common.add_argument("--data-dir", default=str(DEFAULT_DATA_DIR),
+                        help="where shards and work files live: a local path or an fsspec URL every worker reaches, "
+                             f"e.g. s3://bucket/prefix (default: {DEFAULT_DATA_DIR})")
+    common.add_argument("--catalog", type=Path,
+                        help="the local DuckDB catalog file (default: <data-dir>/catalog.duckdb; required when "
+                             "--data-dir is a URL)")
     common.add_argument("--json", action="store_true", help="print one JSON object summarising the run")
     runner = argparse.ArgumentParser(add_help=False)
     runner.add_argument("--task-runner", choices=TASK_RUNNERS, default="thread", help="Prefect task runner")
@@ -48,11 +53,13 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--count", type=int, default=4, help="how many tasks to build")
     build.add_argument("--capability", default="general", help="the capability the tasks train")
     build.add_argument("--source", help="the resource to build from (a repository, dataset, folder …)")
+    build.add_argument("--export-jsonl", type=Path, metavar="FILE",
+                       help="swe: also write the accepted tasks as SWE-bench instances (JSON lines) to FILE")
     validate = commands.add_parser("validate", parents=[common], help="run every check on task Parquet files")
     validate.add_argument("paths", nargs="+", type=Path, help="Parquet files of tasks (candidates or shards)")
     release = commands.add_parser("release", parents=[common], help="export a Hugging Face dataset release")
     release.add_argument("--version", required=True, help="release version, e.g. 2026.11.0")
-    release.add_argument("--out", type=Path, help="output folder (default: <data-dir>/releases/<version>)")
+    release.add_argument("--out", help="output folder or fsspec URL (default: <data-dir>/releases/<version>)")
     sft = commands.add_parser("sft", parents=[common], help="select SFT demonstrations from traces and write them")
     sft.add_argument("traces", nargs="*", help="trace files or folders (formats are detected by content)")
     sft.add_argument("--out", type=Path, required=True, help="output folder (rows under <out>/data/)")
@@ -101,7 +108,7 @@ def _with_paths(summary: dict[str, Any], data: DataDir) -> dict[str, Any]:
     """The summary with the data dir, catalog and (for runs that land tasks) absolute shard paths."""
     located = {**summary, "data_dir": str(data.root), "catalog": str(data.catalog)}
     if "shards" in summary:
-        located["shard_paths"] = [str(data.shards / p) for p in summary["shards"]]
+        located["shard_paths"] = [str(join(data.shards, p)) for p in summary["shards"]]
     return located
 
 
@@ -117,7 +124,8 @@ def _sources(pairs: list[str]) -> dict[str, str]:
 
 
 def _run(args: argparse.Namespace) -> dict[str, Any]:
-    data = DataDir(args.data_dir.resolve())
+    data = DataDir.at(args.data_dir, args.catalog)
+    catalog_path = str(data.catalog) if data.remote or data.catalog_file else None
     if args.command == "cycle":
         from flows.cycle import cycle
 
@@ -125,21 +133,29 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
                                  budget=args.budget, families=args.family, sources=_sources(args.source),
                                  seed=args.seed,
                                  target_tokens=args.target_tokens, cycle_id=args.cycle_id,
-                                 task_runner=args.task_runner, runner_address=args.runner_address), data)
+                                 task_runner=args.task_runner, runner_address=args.runner_address,
+                                 catalog_path=catalog_path), data)
     if args.command == "diagnose":
         from flows.diagnose import diagnose_traces
 
         return _with_paths(diagnose_traces(traces=[str(Path(p).resolve()) for p in args.paths],
-                                           data_dir=str(data.root)), data)
+                                           data_dir=str(data.root), catalog_path=catalog_path), data)
     if args.command == "build":
         from flows.build_family import build_family
 
         options: dict[str, Any] = {"target_tokens": args.target_tokens}
         if args.source:
             options["source"] = str(Path(args.source).resolve()) if Path(args.source).exists() else args.source
-        return _with_paths(build_family(family=args.family, count=args.count, capability=args.capability,
-                                        data_dir=str(data.root), seed=args.seed, options=options,
-                                        task_runner=args.task_runner, runner_address=args.runner_address), data)
+        built = _with_paths(build_family(family=args.family, count=args.count, capability=args.capability,
+                                         data_dir=str(data.root), seed=args.seed, options=options,
+                                         task_runner=args.task_runner, runner_address=args.runner_address,
+                                         catalog_path=catalog_path), data)
+        if args.export_jsonl:
+            from store.swebench import export_shards
+
+            built["swebench_jsonl"] = str(args.export_jsonl.resolve())
+            built["swebench_instances"] = export_shards(built["shard_paths"], args.export_jsonl.resolve())
+        return built
     if args.command == "validate":
         from flows.validate import validate_files
 
@@ -158,14 +174,15 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
         if not args.traces and not args.builder_runs:
             raise SystemExit("taskforge: error: sft needs TRACES or --builder-runs")
         summary = sft_export(traces=[str(Path(p).resolve()) for p in args.traces], out_dir=str(args.out.resolve()),
-                             data_dir=str(data.root), builder_runs=args.builder_runs)
+                             data_dir=str(data.root), builder_runs=args.builder_runs, catalog_path=catalog_path)
         return {**summary, "out_dir": str(args.out.resolve())}
     if args.command == "release":
         from flows.release_export import release_export
 
-        result = release_export(version=args.version, out_dir=str(args.out.resolve()) if args.out else None,
-                                data_dir=str(data.root))
-        return {**result, "out_dir": str(args.out.resolve() if args.out else data.releases / args.version)}
+        out_dir = str(normalize(args.out) if args.out else join(data.releases, args.version))
+        result = release_export(version=args.version, out_dir=out_dir, data_dir=str(data.root),
+                                catalog_path=catalog_path)
+        return {**result, "out_dir": out_dir}
     from store.catalog import Catalog
     from store.report import cycle_report
 
@@ -178,7 +195,8 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
         if args.html is not None:
             from store.report_html import write_html_report
 
-            out_dir = Path(args.html).resolve() if args.html else data.root / "reports" / report["cycle"]["cycle_id"]
+            out_dir = (Path(args.html).resolve() if args.html
+                       else data.local_root / "reports" / report["cycle"]["cycle_id"])
             report["html"] = str(write_html_report(catalog, data.shards, out_dir, report["cycle"]["cycle_id"]))
         return {"kind": "report", **report}
 
@@ -206,7 +224,7 @@ def _print(args: argparse.Namespace, result: dict[str, Any]) -> None:
     else:
         print_run(out, result)
         if "shard_paths" in result:
-            out.print(f"shards: {len(result['shard_paths'])} file(s) under {Path(result['data_dir']) / 'shards'}")
+            out.print(f"shards: {len(result['shard_paths'])} file(s) under {join(result['data_dir'], 'shards')}")
             out.print(f"catalog: {result['catalog']}")
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
-from pathlib import Path
 from typing import Any
 
 from prefect import flow
@@ -16,25 +14,30 @@ from flows.runners import make_task_runner
 from flows.stages import (build_stage, diagnose_stage, family_counts, land_stage, llm_section, plan_stage,
                           run_id_for, timed_stage)
 from schemas import TaskforgeError
-from store.layout import DEFAULT_DATA_DIR, SAMPLES_DIR, DataDir, display_source
+from store.layout import SAMPLES_DIR, DataDir, display_source
 
 
 @flow(name="cycle")
 def cycle(traces: list[str] | None = None, data_dir: str | None = None, budget: int = 12,
           families: list[str] | None = None, sources: dict[str, str] | None = None, seed: int = 0,
           target_tokens: int = 16384, cycle_id: str | None = None, task_runner: str = "thread",
-          runner_address: str | None = None) -> dict[str, Any]:
-    """Run one improvement cycle over trace files; `sources` maps a family to the resource it builds from."""
+          runner_address: str | None = None, catalog_path: str | None = None) -> dict[str, Any]:
+    """Run one improvement cycle over trace files; `sources` maps a family to the resource it builds from.
+
+    `data_dir` is a local path or an fsspec URL every worker reaches; `catalog_path` is the local catalog
+    file (default `<data_dir>/catalog.duckdb`; required when `data_dir` is a URL).
+    """
     stages = run_cycle.with_options(task_runner=make_task_runner(task_runner, runner_address))
     return stages(traces=traces, data_dir=data_dir, budget=budget, families=families, sources=sources or {},
-                  seed=seed, target_tokens=target_tokens, cycle_id=cycle_id)
+                  seed=seed, target_tokens=target_tokens, cycle_id=cycle_id, catalog_path=catalog_path)
 
 
 @flow(name="cycle-stages")
 def run_cycle(traces: list[str] | None, data_dir: str | None, budget: int, families: list[str] | None,
-              sources: dict[str, str], seed: int, target_tokens: int, cycle_id: str | None) -> dict[str, Any]:
+              sources: dict[str, str], seed: int, target_tokens: int, cycle_id: str | None,
+              catalog_path: str | None = None) -> dict[str, Any]:
     """The stages of a cycle under whichever task runner the caller chose."""
-    data = DataDir(Path(data_dir or DEFAULT_DATA_DIR))
+    data = DataDir.at(data_dir, catalog_path)
     trace_files = discover(traces or [SAMPLES_DIR / "traces"])
     chosen = sorted(families or available_families())
     unknown = sorted(set(chosen) - set(available_families()))
@@ -62,8 +65,8 @@ def run_cycle(traces: list[str] | None, data_dir: str | None, budget: int, famil
             "episodes": diagnosed.episodes,
             "failed_episodes": diagnosed.failed,
             "ungraded_episodes": diagnosed.ungraded,
-            "diagnoses": len(diagnosed.diagnoses),
-            "diagnoses_by_mode": dict(sorted(Counter(d.failure_mode.value for d in diagnosed.diagnoses).items())),
+            "diagnoses": diagnosed.diagnoses,
+            "diagnoses_by_mode": dict(sorted(diagnosed.diagnoses_by_mode.items())),
             "quarantined": len(quarantine := catalog.quarantine_of(cycle_id)),
             "quarantine": quarantine,
             "gaps": [g.model_dump(include={"family", "capability", "failure_mode", "count", "share", "priority"})

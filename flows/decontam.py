@@ -7,7 +7,8 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from store.files import atomic_path, write_text_atomic
+from schemas.locations import join
+from store.files import atomic_open, write_text_atomic
 from store.layout import DataDir
 from validators.evalsets import load_registry, read_evalset, registry_dir
 from validators.near_duplicates import release_signatures, release_signatures_path, release_summaries
@@ -20,12 +21,12 @@ def add_evalset(path: Path, data: DataDir, name: str | None = None) -> dict[str,
     if Path(path).is_dir():
         name = name or Path(path).name
         table = release_signatures(Path(path))
-        with atomic_path(release_signatures_path(data.root, name)) as tmp:
-            pq.write_table(table, tmp)
+        with atomic_open(release_signatures_path(data.root, name)) as handle:
+            pq.write_table(table, handle)
         return {"kind": "decontam", "added": {"name": name, "source": Path(path).name, "release_tasks": table.num_rows},
                 **list_evalsets(data)}
     evalset = read_evalset(path, name)
-    write_text_atomic(registry_dir(data.root) / f"{evalset.name}.json", evalset.to_json())
+    write_text_atomic(join(registry_dir(data.root), f"{evalset.name}.json"), evalset.to_json())
     return {"kind": "decontam", "added": evalset.summary(), **list_evalsets(data)}
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from prefect import flow
@@ -10,13 +9,13 @@ from prefect import flow
 from agents.config import AgentsConfig
 from diagnosis.readers import discover
 from flows.stages import diagnose_stage, llm_section, run_id_for
-from store.layout import DEFAULT_DATA_DIR, DataDir
+from store.layout import DataDir
 
 
 @flow(name="diagnose")
-def diagnose_traces(traces: list[str], data_dir: str | None = None) -> dict[str, Any]:
+def diagnose_traces(traces: list[str], data_dir: str | None = None, catalog_path: str | None = None) -> dict[str, Any]:
     """Diagnose every episode in the given files and folders; returns diagnoses, gaps and quarantine."""
-    data = DataDir(Path(data_dir or DEFAULT_DATA_DIR))
+    data = DataDir.at(data_dir, catalog_path)
     sources = discover(traces)
     llm_config = AgentsConfig.load()
     run_id = run_id_for("diagnose", sources, {"llm": llm_config.fingerprint()})
@@ -26,10 +25,10 @@ def diagnose_traces(traces: list[str], data_dir: str | None = None) -> dict[str,
         summary = {
             "kind": "diagnose", "cycle_id": run_id, "episodes": outcome.episodes, "failed_episodes": outcome.failed,
             "ungraded_episodes": outcome.ungraded,
-            "diagnoses": [d.model_dump(mode="json") for d in outcome.diagnoses],
+            "diagnoses": [d.model_dump(mode="json") for d in outcome.diagnoses_in()],
             "gaps": [g.model_dump(mode="json") for g in outcome.gaps],
             "trends": outcome.trends,
-            "quarantine": [{"source": q.source, "reason": q.reason} for q in outcome.quarantined],
+            "quarantine": [{"source": q["source"], "reason": q["reason"]} for q in catalog.quarantine_of(run_id)],
             **llm_section(catalog, run_id, llm_config),
         }
         catalog.finish_cycle(run_id, "completed", {k: v for k, v in summary.items() if k != "diagnoses"})

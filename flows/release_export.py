@@ -3,7 +3,6 @@ folder; the tasks the release left out are recorded in the catalog."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from prefect import flow
@@ -11,15 +10,18 @@ from prefect.artifacts import create_markdown_artifact
 
 from flows.screening import release_screen
 from schemas import canonical_json
-from store.layout import DEFAULT_DATA_DIR, DataDir
+from schemas.locations import join
+from store.layout import DataDir
 from store.release import export_release
 
 
 @flow(name="release-export")
-def release_export(version: str, out_dir: str | None = None, data_dir: str | None = None) -> dict[str, Any]:
-    """Export release `version` to `out_dir` (default: the data dir's `releases/<version>`)."""
-    data = DataDir(Path(data_dir or DEFAULT_DATA_DIR))
-    target = Path(out_dir) if out_dir else data.releases / version
+def release_export(version: str, out_dir: str | None = None, data_dir: str | None = None,
+                   catalog_path: str | None = None) -> dict[str, Any]:
+    """Export release `version` to `out_dir` (default: the data dir's `releases/<version>`); both may be
+    local paths or fsspec URLs."""
+    data = DataDir.at(data_dir, catalog_path)
+    target = out_dir or join(data.releases, version)
     with data.open_catalog() as catalog:
         result = export_release(catalog, data, version, target, release_screen(catalog, data, version))
         left_out = [{"task_id": r["task_id"], "family": r["family"], "check": r["check"], "reason": r["reason"],

@@ -5,6 +5,7 @@ registered earlier releases."""
 from __future__ import annotations
 
 from schemas import Task
+from schemas.locations import join
 from store.batches import iter_batch
 from store.catalog import Catalog
 from store.layout import DataDir
@@ -19,7 +20,7 @@ def sign_unsigned(catalog: Catalog, data: DataDir) -> int:
     for shard, task_ids in catalog.unsigned_accepted().items():
         wanted = set(task_ids)
         found = {task.task_id: (task.family, signature(asked_text(task.prompt)))
-                 for task in iter_batch(data.shards / shard, Task) if task.task_id in wanted}
+                 for task in iter_batch(join(data.shards, shard), Task) if task.task_id in wanted}
         signed += catalog.record_signatures(found)
     return signed
 

@@ -18,7 +18,7 @@ from prefect import flow
 from diagnosis.readers import discover, read_traces
 from flows.stages import run_id_for
 from schemas import Episode, Quarantined
-from store.layout import DEFAULT_DATA_DIR, DataDir
+from store.layout import DataDir
 from store.sft_view import SOLUTION_PATHS, builder_demonstration, sft_rows, write_sft
 from store.shards import LandedTasks
 from validators.demonstrations import select
@@ -26,10 +26,10 @@ from validators.demonstrations import select
 
 @flow(name="sft-export")
 def sft_export(traces: list[str], out_dir: str, data_dir: str | None = None,
-               builder_runs: bool = False) -> dict[str, Any]:
+               builder_runs: bool = False, catalog_path: str | None = None) -> dict[str, Any]:
     """Select demonstrations from trace files (and, with `builder_runs`, the builders' solution paths of
     accepted tasks) and write them to `out_dir`."""
-    data = DataDir(Path(data_dir or DEFAULT_DATA_DIR))
+    data = DataDir.at(data_dir, catalog_path)
     sources = discover(traces) if traces else []
     run_id = run_id_for("sft", sources, {"builder_runs": builder_runs})
     examples: list[dict[str, Any]] = []

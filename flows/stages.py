@@ -6,10 +6,10 @@ Only this side writes the catalog (DuckDB has one writer); workers return paths.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import islice
-from pathlib import Path
 from typing import Any, Iterator
 
 from prefect.exceptions import UnfinishedRun
@@ -24,6 +24,7 @@ from flows.screening import landing_screen
 from flows.tasks import BatchInfrastructureFailure, build_batch, diagnose_batch, validate_batch
 from schemas import (BuildPlan, Diagnosis, Episode, Gap, InfrastructureError, LLMCall, PlanItem, Quarantined,
                      content_id)
+from schemas.locations import join
 from store.batches import iter_batch, read_batch
 from store.catalog import Catalog
 from store.files import sha256_file
@@ -38,15 +39,25 @@ TASKS_PER_BUILD_BATCH = 4
 
 @dataclass
 class DiagnoseOutcome:
-    """What the diagnosis stage committed: counts, the diagnoses themselves, the gaps and their trends."""
+    """What the diagnosis stage committed: counts, the batch files holding the diagnoses, the gaps and trends.
+
+    The diagnoses themselves stay in their batch files (`diagnoses_in` streams
+    them back): the stage never holds every diagnosis of a run in memory.
+    """
 
     episodes: int = 0
     failed: int = 0
     ungraded: int = 0
-    diagnoses: list[Diagnosis] = field(default_factory=list)
-    quarantined: list[Quarantined] = field(default_factory=list)
+    diagnoses: int = 0
+    diagnoses_by_mode: Counter[str] = field(default_factory=Counter)
+    batches: list[dict[str, str]] = field(default_factory=list)
     gaps: list[Gap] = field(default_factory=list)
     trends: list[dict[str, Any]] = field(default_factory=list)
+
+    def diagnoses_in(self) -> Iterator[Diagnosis]:
+        """Every committed diagnosis, read back batch by batch."""
+        for paths in self.batches:
+            yield from iter_batch(paths["diagnoses"], Diagnosis)
 
 
 @contextmanager
@@ -79,9 +90,8 @@ def diagnose_stage(sources: list[SourceFile], data: DataDir, cycle_id: str, cata
     outcome = DiagnoseOutcome()
     for done, future in enumerate(futures, start=1):
         paths = future.result()
-        diagnoses = read_batch(Path(paths["diagnoses"]), Diagnosis)
-        quarantined = read_batch(Path(paths["quarantine"]), Quarantined)
-        episodes = iter_batch(Path(paths["episodes"]), Episode)
+        diagnoses = read_batch(paths["diagnoses"], Diagnosis)
+        episodes = iter_batch(paths["episodes"], Episode)
         with catalog.transaction():
             while chunk := list(islice(episodes, EPISODES_PER_COMMIT)):
                 catalog.record_episodes(cycle_id, chunk)
@@ -89,12 +99,13 @@ def diagnose_stage(sources: list[SourceFile], data: DataDir, cycle_id: str, cata
                 outcome.failed += sum(1 for e in chunk if e.outcome.graded and not e.outcome.success)
                 outcome.ungraded += sum(1 for e in chunk if not e.outcome.graded)
             catalog.record_diagnoses(cycle_id, diagnoses)
-            catalog.record_quarantine(cycle_id, quarantined)
-            catalog.record_llm_calls(read_batch(Path(paths["llm_calls"]), LLMCall))
-        outcome.diagnoses.extend(diagnoses)
-        outcome.quarantined.extend(quarantined)
+            catalog.record_quarantine(cycle_id, read_batch(paths["quarantine"], Quarantined))
+            catalog.record_llm_calls(iter_batch(paths["llm_calls"], LLMCall))
+        outcome.diagnoses += len(diagnoses)
+        outcome.diagnoses_by_mode.update(d.failure_mode.value for d in diagnoses)
+        outcome.batches.append(paths)
         report("diagnose", done, len(futures))
-    outcome.gaps = aggregate(outcome.diagnoses, cycle_id, outcome.episodes)
+    outcome.gaps = aggregate(outcome.diagnoses_in(), cycle_id, outcome.episodes)
     catalog.record_gaps(outcome.gaps)
     outcome.trends = gap_trends(catalog, cycle_id)
     return outcome
@@ -129,9 +140,9 @@ def build_stage(build_plan: BuildPlan, data: DataDir, context: dict[str, Any],
             batch_context = {**context, "options": options, "first_index": start}
             name = content_id({"item": part.model_dump(), "context": batch_context}, prefix=f"{item.family}-")
             built = build_batch.submit(part.model_dump(), {**batch_context, "data_dir": str(data.root)},
-                                       str(candidates_dir / f"{name}.parquet"), str(data.llm))
-            futures.append((built, validate_batch.submit(built, str(decided_dir / f"{name}.parquet"), str(data.root),
-                                                         str(data.llm), cycle_id)))
+                                       str(join(candidates_dir, f"{name}.parquet")), str(data.llm))
+            futures.append((built, validate_batch.submit(built, str(join(decided_dir, f"{name}.parquet")),
+                                                         str(data.root), str(data.llm), cycle_id)))
     results = []
     for done, (built, decided) in enumerate(futures, start=1):
         results.append(_decided_or_failed(built, decided))
@@ -168,12 +179,14 @@ def land_stage(decided: list[dict[str, Any]], data: DataDir, cycle_id: str, cata
                 catalog.record_quarantine(cycle_id, [record.model_copy(
                     update={"detail": {"attempts": len(batch["infrastructure"])}})])
             else:
-                catalog.record_quarantine(cycle_id, read_batch(Path(batch["quarantine"]), Quarantined))
+                catalog.record_quarantine(cycle_id, read_batch(batch["quarantine"], Quarantined))
     screen = landing_screen(catalog, data)
-    result = land_files([Path(d["path"]) for d in landed], catalog, data.shards, cycle_id, screen=screen.land)
+    result = land_files([d["path"] for d in landed], catalog, data.shards, cycle_id, screen=screen.land)
     catalog.record_signatures(screen.passed)
-    catalog.record_llm_calls(call for d in landed for path in d["llm_calls"]
-                             for call in iter_batch(Path(path), LLMCall))
+    with catalog.transaction():
+        for batch in landed:
+            for path in batch["llm_calls"]:
+                catalog.record_llm_calls(iter_batch(path, LLMCall))
     report("land", 1, 1)
     return result
 

@@ -2,6 +2,9 @@
 
 Every task is idempotent: when its output file already exists (it is only ever
 renamed into place complete), the task returns it instead of redoing the work.
+Everything a task needs comes in its arguments, by value or as a location (a
+local path or an fsspec URL every worker reaches): no working directory, open
+handle or module global of the flow's process is relied on.
 """
 
 from __future__ import annotations
@@ -23,14 +26,20 @@ from diagnosis.diagnose import diagnose
 from diagnosis.llm import in_llm_scope, llm_diagnoses
 from diagnosis.readers import SourceFile, read_traces
 from schemas import Diagnosis, Episode, InfrastructureError, LLMCall, PlanItem, Quarantined, Task
+from schemas.locations import Location, exists, join, name_of
 from store.batches import iter_batch, write_batch
 from validators.review import review_accepted
 from validators.runner import default_checks, validate_all
 
 
-def calls_path(batch: Path) -> Path:
+def beside(batch: Location, kind: str) -> str:
+    """The location of a file kept beside a batch file: `<batch stem>.<kind>.parquet`."""
+    return str(batch).removesuffix(".parquet") + f".{kind}.parquet"
+
+
+def calls_path(batch: Location) -> str:
     """Where the LLM calls made while producing a batch file are kept (beside it)."""
-    return batch.with_name(batch.name.removesuffix(".parquet") + ".llm_calls.parquet")
+    return beside(batch, "llm_calls")
 
 
 @task(name="diagnose-batch")
@@ -42,9 +51,9 @@ def diagnose_batch(sources: list[tuple[str, str]], out_dir: str, batch_id: str, 
     file one row group at a time; only the diagnoses, the quarantine records and
     the episodes the LLM diagnoser will read are collected.
     """
-    out = Path(out_dir)
-    paths = {kind: out / f"{batch_id}.{kind}.parquet" for kind in ("episodes", "diagnoses", "llm_calls", "quarantine")}
-    if paths["quarantine"].exists():
+    paths = {kind: join(out_dir, f"{batch_id}.{kind}.parquet")
+             for kind in ("episodes", "diagnoses", "llm_calls", "quarantine")}
+    if exists(paths["quarantine"]):
         return {kind: str(path) for kind, path in paths.items()}
     quarantined: list[Quarantined] = []
     by_rules: dict[str, list[Diagnosis]] = {}
@@ -69,6 +78,11 @@ def diagnose_batch(sources: list[tuple[str, str]], out_dir: str, batch_id: str, 
     write_batch(paths["llm_calls"], calls, LLMCall)
     write_batch(paths["quarantine"], quarantined, Quarantined)
     return {kind: str(path) for kind, path in paths.items()}
+
+
+def batch_name(location: Location) -> str:
+    """A batch file's name without its suffix, as infrastructure events name it."""
+    return name_of(location).removesuffix(".parquet")
 
 
 def infrastructure_attempts() -> tuple[int, float]:
@@ -126,8 +140,7 @@ def build_batch(item: dict[str, Any], context: dict[str, Any], out_path: str, ll
     are written as quarantine records beside the batch; an infrastructure
     failure is retried a bounded number of times, then raised.
     """
-    out = Path(out_path)
-    failed = out.with_suffix(".quarantine.parquet")
+    failed = beside(out_path, "quarantine")
 
     def build() -> None:
         plan_item = PlanItem.model_validate(item)
@@ -142,14 +155,14 @@ def build_batch(item: dict[str, Any], context: dict[str, Any], out_path: str, ll
                     raise
                 source = f"{plan_item.family}:{plan_item.capability}#{context.get('first_index', 0)}"
                 quarantined.append(Quarantined.from_error(exc, "build", source))
-            write_batch(calls_path(out), agents.take_calls(), LLMCall)
+            write_batch(calls_path(out_path), agents.take_calls(), LLMCall)
         write_batch(failed, quarantined, Quarantined)
-        write_batch(out, built, Task, crash_at="build")
+        write_batch(out_path, built, Task, crash_at="build")
 
     events: list[dict[str, Any]] = []
-    if not out.exists():
-        _, events = with_infrastructure_retries("build", out.stem, build)
-    return {"candidates": str(out), "quarantine": str(failed), "infrastructure": events}
+    if not exists(out_path):
+        _, events = with_infrastructure_retries("build", batch_name(out_path), build)
+    return {"candidates": out_path, "quarantine": failed, "infrastructure": events}
 
 
 @task(name="validate-batch")
@@ -158,25 +171,24 @@ def validate_batch(built: dict[str, Any], out_path: str, data_dir: str, llm_dir:
     configured) on a batch of candidates; write the decided tasks; return their counts, the quarantined
     candidates, the infrastructure failures survived, and the files of the LLM calls made building and
     deciding them."""
-    out = Path(out_path)
-    candidates = Path(built["candidates"])
+    candidates = built["candidates"]
 
     def decide() -> None:
         with Agents.open(llm_dir, cycle_id, "validate") as agents:
-            checks = default_checks(Path(data_dir))
+            checks = default_checks(data_dir)
             decided = list(review_accepted(validate_all(iter_batch(candidates, Task), checks), agents))
-            write_batch(calls_path(out), agents.take_calls(), LLMCall)
-        write_batch(out, decided, Task, crash_at="validate")
+            write_batch(calls_path(out_path), agents.take_calls(), LLMCall)
+        write_batch(out_path, decided, Task, crash_at="validate")
 
     events: list[dict[str, Any]] = []
-    if not out.exists():
-        _, events = with_infrastructure_retries("validate", out.stem, decide)
-    calls = [str(p) for p in (calls_path(candidates), calls_path(out)) if p.exists()]
-    return {"path": str(out), "counts": batch_counts(out), "quarantine": built["quarantine"], "llm_calls": calls,
+    if not exists(out_path):
+        _, events = with_infrastructure_retries("validate", batch_name(out_path), decide)
+    calls = [p for p in (calls_path(candidates), calls_path(out_path)) if exists(p)]
+    return {"path": out_path, "counts": batch_counts(out_path), "quarantine": built["quarantine"], "llm_calls": calls,
             "infrastructure": built["infrastructure"] + events}
 
 
-def batch_counts(path: Path) -> dict[str, dict[str, Any]]:
+def batch_counts(path: Location) -> dict[str, dict[str, Any]]:
     """Candidates, accepted, rejected and rejections by failing check, per family, in one decided batch."""
     counts: dict[str, dict[str, Any]] = {}
     for decided in iter_batch(path, Task):

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from graders.bm25 import Analyzer, BM25Index
 from graders.papers import ABSTRACT, Paper, PaperCollection, load_snapshot, paragraphs, section_texts
 from schemas import TaskforgeError
+from schemas.locations import Location, normalize
 
 ENVIRONMENT_KIND = "literature_search"
 MAX_K = 50
@@ -149,10 +149,10 @@ def environment_files(spec: dict[str, Any]) -> list[str]:
 def open_environment(data_dir: str, collection_id: str, version: str, k1: float = 1.2,
                      b: float = 0.75) -> SearchEnvironment:
     """The environment over a saved collection snapshot; kept per process, since building an index costs."""
-    return SearchEnvironment(load_snapshot(Path(data_dir), collection_id, version), k1=k1, b=b)
+    return SearchEnvironment(load_snapshot(data_dir, collection_id, version), k1=k1, b=b)
 
 
-def environment_for(spec: dict[str, Any], data_dir: Path | None) -> SearchEnvironment:
+def environment_for(spec: dict[str, Any], data_dir: Location | None) -> SearchEnvironment:
     """The environment a task's `environment` spec describes, rebuilt from its snapshot under `data_dir`."""
     if spec.get("kind") != ENVIRONMENT_KIND:
         raise TaskforgeError(f"not a literature search environment: kind {spec.get('kind')!r}")
@@ -162,5 +162,5 @@ def environment_for(spec: dict[str, Any], data_dir: Path | None) -> SearchEnviro
     if index["analyzer"]["name"] != Analyzer.name:
         raise TaskforgeError(f"the task's analyzer {index['analyzer']['name']!r} is not {Analyzer.name!r}")
     collection = spec["collection"]
-    return open_environment(str(Path(data_dir).resolve()), collection["collection_id"], collection["version"],
+    return open_environment(str(normalize(data_dir)), collection["collection_id"], collection["version"],
                                float(index["k1"]), float(index["b"]))

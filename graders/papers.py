@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 from pydantic import Field
 
 from schemas import InputError, Record, from_table, to_table
+from schemas.locations import Location, exists, join, makedirs, open_file, readable, replace
 
 SNAPSHOT_FOLDER = "collections"
 ABSTRACT = "abstract"
@@ -115,29 +116,32 @@ class PaperCollection:
         return dict(citing)
 
 
-def snapshot_path(data_dir: Path, version: str) -> Path:
-    """Where the snapshot of a collection version lives under a data dir."""
-    return Path(data_dir) / SNAPSHOT_FOLDER / f"{version}.parquet"
+def snapshot_path(data_dir: Location, version: str) -> Path | str:
+    """Where the snapshot of a collection version lives under a data dir (a local path or an fsspec URL)."""
+    return join(data_dir, SNAPSHOT_FOLDER, f"{version}.parquet")
 
 
-def save_snapshot(collection: PaperCollection, data_dir: Path) -> str:
+def save_snapshot(collection: PaperCollection, data_dir: Location) -> str:
     """Write the collection's snapshot once (temporary name, then rename); returns its path relative to the data dir."""
     final = snapshot_path(data_dir, collection.version)
-    if not final.exists():
-        final.parent.mkdir(parents=True, exist_ok=True)
-        tmp = final.with_name(f".{final.name}.{os.getpid()}.tmp")
-        pq.write_table(to_table(collection.papers, Paper), tmp, compression="zstd")
-        os.replace(tmp, final)
-    return final.relative_to(Path(data_dir)).as_posix()
+    relative = f"{SNAPSHOT_FOLDER}/{collection.version}.parquet"
+    if not exists(final):
+        makedirs(join(data_dir, SNAPSHOT_FOLDER))
+        tmp = join(data_dir, SNAPSHOT_FOLDER, f".{collection.version}.parquet.{os.getpid()}.tmp")
+        with open_file(tmp, "wb") as handle:
+            pq.write_table(to_table(collection.papers, Paper), handle, compression="zstd")
+        replace(tmp, final)
+    return relative
 
 
-def load_snapshot(data_dir: Path, collection_id: str, version: str) -> PaperCollection:
+def load_snapshot(data_dir: Location, collection_id: str, version: str) -> PaperCollection:
     """The collection saved under `version`, checked against its content; InputError when missing or altered."""
     path = snapshot_path(data_dir, version)
-    name = f"{SNAPSHOT_FOLDER}/{path.name}"
-    if not path.exists():
+    name = f"{SNAPSHOT_FOLDER}/{version}.parquet"
+    if not exists(path):
         raise InputError(name, f"no snapshot of collection {collection_id!r} version {version} in the data dir")
-    collection = PaperCollection(collection_id, from_table(pq.read_table(path), Paper))
+    with readable(path) as source:
+        collection = PaperCollection(collection_id, from_table(pq.read_table(source), Paper))
     if collection.version != version:
         raise InputError(name, f"snapshot content has version {collection.version}, not {version}")
     return collection

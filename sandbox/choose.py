@@ -1,4 +1,8 @@
-"""Choosing a backend: docker where an engine answers and the base image is there, else the process backend."""
+"""Choosing a backend: docker where an engine answers and the base image is there, else the process backend.
+
+With `TASKFORGE_DOCKER_HOSTS` set, every listed engine is probed and jobs spread
+over those that answer with the base image (`sandbox.engines`).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ import docker
 
 from sandbox.api import BASE_IMAGE, Sandbox
 from sandbox.container import ENGINE_ERRORS, DockerSandbox
+from sandbox.engines import SpreadDockerSandbox, endpoints_from, jobs_per_engine
 from sandbox.process import ProcessSandbox
 from schemas.errors import InfrastructureError
 
@@ -21,10 +26,12 @@ KIND_VARIABLE = "TASKFORGE_SANDBOX"
 PROBE_TIMEOUT_S = 5
 
 
-def probe_engine() -> tuple[docker.DockerClient | None, str]:
-    """Ask the local Docker engine for its version; the client (or None) and a sentence saying what happened."""
+def probe_engine(endpoint: str | None = None) -> tuple[docker.DockerClient | None, str]:
+    """Ask a Docker engine (`endpoint`, a `DOCKER_HOST` value; default: the environment's) for its version;
+    the client (or None) and a sentence saying what happened."""
+    environment = {**os.environ, **({"DOCKER_HOST": endpoint} if endpoint else {})}
     try:
-        client = docker.from_env(timeout=PROBE_TIMEOUT_S)
+        client = docker.from_env(timeout=PROBE_TIMEOUT_S, environment=environment)
         version = client.version()["Version"]
     except ENGINE_ERRORS as error:
         return None, f"no docker engine answered ({error.__class__.__name__})"
@@ -43,6 +50,8 @@ def get_sandbox(kind: str | None = None, temp_root: Path | None = None, build_ne
         raise ValueError(f"unknown sandbox kind {kind!r}: one of {', '.join(KINDS)}")
     if kind == "process":
         sandbox: Sandbox = ProcessSandbox(reason="process backend asked for", temp_root=temp_root)
+    elif endpoints_from():
+        sandbox = _spread_sandbox(kind, endpoints_from(), temp_root, build_network)
     else:
         client, finding = probe_engine()
         if client is not None:
@@ -54,6 +63,25 @@ def get_sandbox(kind: str | None = None, temp_root: Path | None = None, build_ne
             sandbox = ProcessSandbox(reason=f"auto: {finding}; using the process backend", temp_root=temp_root)
     log.info("sandbox backend %s (%s)", sandbox.backend, sandbox.reason)
     return sandbox
+
+
+def _spread_sandbox(kind: str, endpoints: list[str], temp_root: Path | None, build_network: str) -> Sandbox:
+    """The docker backend over every listed engine that answers with the base image; endpoints are named by
+    position only (an endpoint may be a host path)."""
+    clients = []
+    for position, endpoint in enumerate(endpoints):
+        client, finding = probe_engine(endpoint)
+        if client is None:
+            log.warning("docker endpoint %d of %d left out: %s", position + 1, len(endpoints), finding)
+        else:
+            clients.append(client)
+    finding = f"docker engines at {len(clients)} of {len(endpoints)} endpoints answered and have {BASE_IMAGE}"
+    if clients:
+        return SpreadDockerSandbox(clients, [jobs_per_engine(c) for c in clients], reason=f"{kind}: {finding}",
+                                   build_network=build_network, temp_root=temp_root)
+    if kind == "docker":
+        raise InfrastructureError(f"docker backend asked for, but {finding}")
+    return ProcessSandbox(reason=f"auto: {finding}; using the process backend", temp_root=temp_root)
 
 
 @cache

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from itertools import islice
 from typing import Iterable, Iterator, TypeVar
 
@@ -10,7 +9,8 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel
 
 from schemas import InputError, arrow_schema, from_row, to_table
-from store.files import atomic_path
+from schemas.locations import Location, name_of, readable
+from store.files import atomic_open
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -18,31 +18,33 @@ M = TypeVar("M", bound=BaseModel)
 ROWS_PER_GROUP = 512
 
 
-def write_batch(path: Path, records: Iterable[BaseModel], model: type[BaseModel], crash_at: str | None = None) -> Path:
-    """Write records to `path` (tmp name, then rename) and return the path.
+def write_batch(path: Location, records: Iterable[BaseModel], model: type[BaseModel],
+                crash_at: str | None = None) -> Location:
+    """Write records to `path`, local or an fsspec URL (tmp name, then rename), and return the path.
 
     Records are consumed and written one row group at a time, so a generator of
     records is never held in memory whole.
     """
     rows = iter(records)
-    with atomic_path(Path(path), crash_at) as tmp:
-        with pq.ParquetWriter(tmp, arrow_schema(model), compression="zstd") as writer:
+    with atomic_open(path, crash_at) as handle:
+        with pq.ParquetWriter(handle, arrow_schema(model), compression="zstd") as writer:
             while chunk := list(islice(rows, ROWS_PER_GROUP)):
                 writer.write_table(to_table(chunk, model))
-    return Path(path)
+    return path
 
 
-def iter_batch(path: Path, model: type[M], rows_per_read: int = 256) -> Iterator[M]:
-    """Stream the records of a batch file without loading it whole."""
-    try:
-        parquet = pq.ParquetFile(path)
-    except Exception as exc:  # pyarrow raises several types for corrupt files
-        raise InputError(Path(path).name, f"unreadable Parquet batch ({exc})") from exc
-    for batch in parquet.iter_batches(batch_size=rows_per_read):
-        for row in batch.to_pylist():
-            yield from_row(row, model)
+def iter_batch(path: Location, model: type[M], rows_per_read: int = 256) -> Iterator[M]:
+    """Stream the records of a batch file (local or an fsspec URL) without loading it whole."""
+    with readable(path) as source:
+        try:
+            parquet = pq.ParquetFile(source)
+        except Exception as exc:  # pyarrow raises several types for corrupt files
+            raise InputError(name_of(path), f"unreadable Parquet batch ({exc})") from exc
+        for batch in parquet.iter_batches(batch_size=rows_per_read):
+            for row in batch.to_pylist():
+                yield from_row(row, model)
 
 
-def read_batch(path: Path, model: type[M]) -> list[M]:
+def read_batch(path: Location, model: type[M]) -> list[M]:
     """All records of a batch file."""
     return list(iter_batch(path, model))

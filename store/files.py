@@ -1,14 +1,21 @@
-"""Atomic file writes: content goes to a temporary name in the same folder, then is renamed."""
+"""Atomic file writes: content goes to a temporary name in the same folder, then is renamed.
+
+Locations may be local paths or fsspec URLs (`schemas.locations`): locally the
+temporary file is fsynced and renamed; on an object store it is uploaded whole,
+then moved onto the final key, so the final object only ever appears complete.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import os
 import tempfile
+import uuid
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import IO, Iterator
 
+from schemas.locations import Location, files_under, is_url, join, name_of, open_file, remove, replace
 from store.crashpoints import crash_point
 
 
@@ -17,7 +24,7 @@ TEMP_SUFFIX = ".tmp"
 
 @contextmanager
 def atomic_path(final: Path, crash_at: str | None = None) -> Iterator[Path]:
-    """Yield a temporary path beside `final`; on success it is fsynced and renamed onto `final`.
+    """Yield a temporary local path beside `final`; on success it is fsynced and renamed onto `final`.
 
     `crash_at` names a crash point reached after the content is written and
     before the rename (the moment a crash would leave a partial file).
@@ -37,28 +44,54 @@ def atomic_path(final: Path, crash_at: str | None = None) -> Iterator[Path]:
         tmp.unlink(missing_ok=True)
 
 
-def write_text_atomic(final: Path, text: str, crash_at: str | None = None) -> None:
+@contextmanager
+def atomic_open(final: Location, crash_at: str | None = None) -> Iterator[IO[bytes]]:
+    """A binary file to write `final` through, local or remote; it takes `final`'s place only when complete.
+
+    `crash_at` is reached after the content is written and before the rename, as in `atomic_path`.
+    """
+    if not is_url(final):
+        with atomic_path(Path(final), crash_at) as tmp, open(tmp, "wb") as handle:
+            yield handle
+        return
+    folder, name = os.fspath(final).rstrip("/").rsplit("/", 1)
+    tmp = join(folder, f".{name}.{uuid.uuid4().hex}{TEMP_SUFFIX}")
+    moved = False
+    try:
+        with open_file(tmp, "wb") as handle:
+            yield handle
+        if crash_at:
+            crash_point(crash_at)
+        replace(tmp, final)
+        moved = True
+    finally:
+        if not moved:
+            remove(tmp)
+
+
+def write_text_atomic(final: Location, text: str, crash_at: str | None = None) -> None:
     """Write a text file so that readers see the old or the new content, never a part."""
-    with atomic_path(final, crash_at) as tmp:
-        tmp.write_text(text, encoding="utf-8")
+    with atomic_open(final, crash_at) as handle:
+        handle.write(text.encode("utf-8"))
 
 
-def sweep_temporaries(root: Path) -> int:
+def sweep_temporaries(root: Location) -> int:
     """Delete temporary files a crashed writer left under `root`; returns how many.
 
     Only the single writer of a data dir may call this (the flow, at start).
     """
     removed = 0
-    for path in Path(root).rglob(f".*{TEMP_SUFFIX}"):
-        path.unlink(missing_ok=True)
-        removed += 1
+    for path in files_under(root, TEMP_SUFFIX):
+        if name_of(path).startswith("."):
+            remove(path)
+            removed += 1
     return removed
 
 
-def sha256_file(path: Path) -> str:
+def sha256_file(path: Location) -> str:
     """The hex sha256 of a file's bytes."""
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
+    with open_file(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()

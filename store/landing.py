@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable, Iterable
 
 from schemas import Task
+from schemas.locations import Location
 from store.batches import iter_batch
 from store.catalog import Catalog
 from store.crashpoints import crash_point
@@ -29,7 +29,7 @@ Screen = Callable[[Task], Task]
 """Decides a validated task once more as it lands (e.g. near-duplicate removal); sees new tasks in id order."""
 
 
-def land(tasks: Iterable[Task], catalog: Catalog, shard_root: Path, cycle_id: str,
+def land(tasks: Iterable[Task], catalog: Catalog, shard_root: Location, cycle_id: str,
          writer: ShardWriter | None = None, screen: Screen | None = None) -> LandingResult:
     """Land validated tasks once: tasks already in the catalog are skipped, not duplicated.
 
@@ -66,7 +66,7 @@ def land(tasks: Iterable[Task], catalog: Catalog, shard_root: Path, cycle_id: st
     return result
 
 
-def land_files(paths: Iterable[Path], catalog: Catalog, shard_root: Path, cycle_id: str,
+def land_files(paths: Iterable[Location], catalog: Catalog, shard_root: Location, cycle_id: str,
                writer: ShardWriter | None = None, screen: Screen | None = None) -> LandingResult:
     """Land validated batch files in order, at most one shard's worth of tasks in memory at a time."""
     writer = writer or ShardWriter(shard_root)
@@ -81,7 +81,7 @@ def land_files(paths: Iterable[Path], catalog: Catalog, shard_root: Path, cycle_
         total.shards.extend(step.shards)
         pending.clear()
 
-    for path in sorted(map(Path, paths)):
+    for path in sorted(paths, key=str):
         for task in iter_batch(path, Task):
             pending.append(task)
             if len(pending) >= writer.max_rows:

@@ -1,10 +1,21 @@
-"""Where a data dir keeps things: the catalog, the shards, each cycle's work files, the releases."""
+"""Where a data dir keeps things: the catalog, the shards, each cycle's work files, the releases.
+
+A data dir is a local path or an fsspec URL that every worker reaches (`s3://bucket/prefix`).
+The DuckDB catalog is always a local file of the driver, its one writer:
+`<data-dir>/catalog.duckdb` for a local data dir, and given explicitly
+(`--catalog PATH`) for a remote one. What needs a local (or NFS) folder — the
+LLM replay cache and its `flock` concurrency slots — lives in `local_root`: the
+data dir itself when it is local, else the catalog's folder.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from schemas import TaskforgeError
+from schemas.locations import Location, is_url, join, makedirs, normalize
 
 if TYPE_CHECKING:
     from store.catalog import Catalog
@@ -28,26 +39,51 @@ def display_source(source: str) -> str:
 
 @dataclass(frozen=True)
 class DataDir:
-    """The folders of one data dir (git-ignored by default: `data/out/`)."""
+    """The folders of one data dir (git-ignored by default: `data/out/`); `root` is a `Path` or a URL."""
 
-    root: Path
+    root: Path | str
+    catalog_file: Path | None = None
+
+    @classmethod
+    def at(cls, location: Location | None = None, catalog: Location | None = None) -> "DataDir":
+        """The data dir at a local path or an fsspec URL (default `data/out/`), with its local catalog file."""
+        root = normalize(location or DEFAULT_DATA_DIR)
+        if catalog is not None and is_url(catalog):
+            raise TaskforgeError(f"the catalog must be a local file (DuckDB has one local writer), not {catalog}")
+        return cls(root, normalize(catalog) if catalog is not None else None)
+
+    @property
+    def remote(self) -> bool:
+        """Whether the data dir is an fsspec URL rather than a local path."""
+        return is_url(self.root)
 
     @property
     def catalog(self) -> Path:
-        return self.root / "catalog.duckdb"
+        """The DuckDB catalog: a local file, `<root>/catalog.duckdb` unless given."""
+        if self.catalog_file is not None:
+            return Path(self.catalog_file)
+        if self.remote:
+            raise TaskforgeError(f"the data dir {self.root} is remote: give a local catalog file with --catalog PATH")
+        return Path(self.root) / "catalog.duckdb"
 
     @property
-    def shards(self) -> Path:
-        return self.root / "shards"
+    def local_root(self) -> Path:
+        """The local folder for what must stay on a local or NFS path: the data dir, or the catalog's folder."""
+        return self.catalog.parent if self.remote else Path(self.root)
 
     @property
-    def releases(self) -> Path:
-        return self.root / "releases"
+    def shards(self) -> Path | str:
+        return join(self.root, "shards")
+
+    @property
+    def releases(self) -> Path | str:
+        return join(self.root, "releases")
 
     @property
     def llm(self) -> Path:
-        """The LLM replay cache and the concurrency slots shared by every process using this data dir."""
-        return self.root / "llm"
+        """The LLM replay cache and the `flock` concurrency slots shared by every process on this machine
+        (or on every machine that mounts `local_root` over NFS)."""
+        return self.local_root / "llm"
 
     def open_catalog(self) -> "Catalog":
         """Open the catalog as the data dir's one writer, then clear temporaries a crashed writer left.
@@ -60,11 +96,11 @@ class DataDir:
 
         catalog = Catalog(self.catalog)
         sweep_temporaries(self.shards)
-        sweep_temporaries(self.root / "work")
+        sweep_temporaries(join(self.root, "work"))
         return catalog
 
-    def work(self, cycle_id: str, stage: str) -> Path:
+    def work(self, cycle_id: str, stage: str) -> Path | str:
         """The folder of one stage's intermediate batches in one cycle."""
-        path = self.root / "work" / cycle_id / stage
-        path.mkdir(parents=True, exist_ok=True)
+        path = join(self.root, "work", cycle_id, stage)
+        makedirs(path)
         return path

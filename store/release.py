@@ -22,7 +22,6 @@ import json
 import shutil
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable, Iterable, Protocol
 
 import pyarrow as pa
@@ -30,10 +29,11 @@ import pyarrow.parquet as pq
 
 from graders.literature_env import ENVIRONMENT_KIND as LITERATURE_ENVIRONMENT, environment_files
 from schemas import Task, TaskforgeError, ValidationResult, to_table
+from schemas.locations import Location, exists, join, normalize, open_file, read_text, readable, remove
 from store.batches import iter_batch
 from store.card import release_card
 from store.catalog import Catalog
-from store.files import atomic_path, sha256_file, write_text_atomic
+from store.files import atomic_open, sha256_file, write_text_atomic
 from store.layout import DataDir
 from store.report import funnel
 from store.rl_view import rl_row, rl_schema, tool_names
@@ -58,15 +58,15 @@ class ReleaseScreen(Protocol):
 class ReleaseResult:
     """The folder written, released rows per family, the tasks left out, and the checksum of every file."""
 
-    out_dir: Path
+    out_dir: Location
     rows: dict[str, int]
     removed: list[dict[str, Any]]
     checksums: dict[str, str]
 
 
-def _family_tasks(shard_root: Path, shard_paths: Iterable[str]) -> list[Task]:
+def _family_tasks(shard_root: Location, shard_paths: Iterable[str]) -> list[Task]:
     """Every task in a family's shards, sorted by task id."""
-    tasks = [task for path in shard_paths for task in iter_batch(shard_root / path, Task)]
+    tasks = [task for path in shard_paths for task in iter_batch(join(shard_root, path), Task)]
     return sorted(tasks, key=lambda t: t.task_id)
 
 
@@ -82,11 +82,11 @@ def _ranges(sizes: list[int]) -> list[tuple[int, int]]:
     return ranges
 
 
-def _write(table: pa.Table, final: Path, row_bytes: int) -> Path:
+def _write(table: pa.Table, final: Location, row_bytes: int) -> Location:
     """Write one Parquet file of a release in row groups of about ROW_GROUP_BYTES."""
     per_group = max(1, min(table.num_rows, ROW_GROUP_BYTES // max(1, row_bytes)))
-    with atomic_path(final) as tmp:
-        pq.write_table(table, tmp, compression="zstd", row_group_size=per_group)
+    with atomic_open(final) as handle:
+        pq.write_table(table, handle, compression="zstd", row_group_size=per_group)
     return final
 
 
@@ -127,13 +127,13 @@ def _sources(tasks: list[Task]) -> list[dict[str, Any]]:
             in sorted(groups.items())]
 
 
-def _remove_stale(out_dir: Path, keep: set[str]) -> None:
+def _remove_stale(out_dir: Location, keep: set[str]) -> None:
     """Delete files an earlier export into the same folder listed that this export does not write."""
-    listing = out_dir / "checksums.json"
-    if listing.is_file():
-        for name in json.loads(listing.read_text(encoding="utf-8")):
+    listing = join(out_dir, "checksums.json")
+    if exists(listing):
+        for name in json.loads(read_text(listing)):
             if name not in keep:
-                (out_dir / name).unlink(missing_ok=True)
+                remove(join(out_dir, name))
 
 
 def _screened(tasks: list[Task], screen: ReleaseScreen | None) -> tuple[list[Task], list[dict[str, Any]]]:
@@ -147,7 +147,7 @@ def _screened(tasks: list[Task], screen: ReleaseScreen | None) -> tuple[list[Tas
     return kept, removed
 
 
-def _write_family(out_dir: Path, family: str, tasks: list[Task], tools: list[str]) -> list[Path]:
+def _write_family(out_dir: Location, family: str, tasks: list[Task], tools: list[str]) -> list[Location]:
     """A family's RL view and envelope files, split alike, row i of one being row i of the other."""
     rl_rows = [rl_row(task, index, tools) for index, task in enumerate(tasks)]
     sizes = [len(json.dumps(row, ensure_ascii=False)) for row in rl_rows]
@@ -157,8 +157,8 @@ def _write_family(out_dir: Path, family: str, tasks: list[Task], tools: list[str
         name = f"train-{number:05d}-of-{len(parts):05d}.parquet"
         row_bytes = sum(sizes[start:end]) // (end - start)
         written.append(_write(pa.Table.from_pylist(rl_rows[start:end], schema=rl_schema(tools)),
-                              out_dir / "data" / family / name, row_bytes))
-        written.append(_write(to_table(tasks[start:end], Task), out_dir / "envelope" / family / name, row_bytes))
+                              join(out_dir, "data", family, name), row_bytes))
+        written.append(_write(to_table(tasks[start:end], Task), join(out_dir, "envelope", family, name), row_bytes))
     return written
 
 
@@ -171,30 +171,38 @@ def _environment_files(tasks: Iterable[Task]) -> set[str]:
     return needed
 
 
-def _ship(data: DataDir, relative: str, out_dir: Path) -> Path:
+def _ship(data: DataDir, relative: str, out_dir: Location) -> Location:
     """Copy one environment file from the data dir into the release."""
-    if not (data.root / relative).is_file():
+    source = join(data.root, relative)
+    if not exists(source):
         raise TaskforgeError(f"{relative}: missing from the data dir, and released tasks' environments need it")
-    target = out_dir / relative
-    with atomic_path(target) as tmp:
-        shutil.copyfile(data.root / relative, tmp)
+    target = join(out_dir, relative)
+    with open_file(source, "rb") as original, atomic_open(target) as handle:
+        shutil.copyfileobj(original, handle)
     return target
 
 
-def export_release(catalog: Catalog, data: DataDir, version: str, out_dir: Path,
+def _environments(data: DataDir, shard_paths: Iterable[str]) -> Iterable[dict[str, Any]]:
+    """The `environment` of every task in the given shards."""
+    for path in shard_paths:
+        with readable(join(data.shards, path)) as source:
+            yield from map(json.loads, pq.read_table(source, columns=["environment"])[0].to_pylist())
+
+
+def export_release(catalog: Catalog, data: DataDir, version: str, out_dir: Location,
                    screen: ReleaseScreen | None = None) -> ReleaseResult:
-    """Write the release folder (see the module docstring) and return what it holds."""
+    """Write the release folder (see the module docstring; a local path or an fsspec URL) and return what it holds."""
+    out_dir = normalize(out_dir)
     shards = catalog.all_shards()
     if not shards:
         raise TaskforgeError("nothing to release: the catalog lists no shards (run `taskforge cycle` first)")
     by_family: dict[str, list[str]] = defaultdict(list)
     for shard in shards:
         by_family[shard.family].append(shard.path)
-    tools = tool_names(json.loads(env) for shard in shards
-                       for env in pq.read_table(data.shards / shard.path, columns=["environment"])[0].to_pylist())
+    tools = tool_names(_environments(data, (shard.path for shard in shards)))
     rows: dict[str, int] = {}
     removed: list[dict[str, Any]] = []
-    written: list[Path] = []
+    written: list[Location] = []
     needed: set[str] = set()
     summaries: dict[str, dict[str, Any]] = {}
     for family, paths in sorted(by_family.items()):
@@ -209,13 +217,13 @@ def export_release(catalog: Catalog, data: DataDir, version: str, out_dir: Path,
     removals = _landing_removals(catalog) + removed
     references = screen.references() if screen else {}
     report = {"version": version, **references, "removed": removals}
-    write_text_atomic(out_dir / "decontamination.json", json.dumps(report, indent=1, sort_keys=True) + "\n")
+    write_text_atomic(join(out_dir, "decontamination.json"), json.dumps(report, indent=1, sort_keys=True) + "\n")
     card = release_card(version, {f: n for f, n in rows.items() if n}, summaries, funnel(catalog, None), removals,
                         references, sorted(needed))
-    write_text_atomic(out_dir / "README.md", card)
-    written += [out_dir / "decontamination.json", out_dir / "README.md"]
-    names = {path.relative_to(out_dir).as_posix() for path in written}
+    write_text_atomic(join(out_dir, "README.md"), card)
+    written += [join(out_dir, "decontamination.json"), join(out_dir, "README.md")]
+    names = {str(path)[len(str(out_dir)) + 1:] for path in written}
     _remove_stale(out_dir, names)
-    checksums = {name: sha256_file(out_dir / name) for name in sorted(names)}
-    write_text_atomic(out_dir / "checksums.json", json.dumps(checksums, indent=2, sort_keys=True) + "\n")
+    checksums = {name: sha256_file(join(out_dir, name)) for name in sorted(names)}
+    write_text_atomic(join(out_dir, "checksums.json"), json.dumps(checksums, indent=2, sort_keys=True) + "\n")
     return ReleaseResult(out_dir=out_dir, rows=rows, removed=removals, checksums=checksums)

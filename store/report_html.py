@@ -9,6 +9,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from schemas.locations import Location, join, readable
 from store.catalog import Catalog
 from store.charts import Chart, funnel_chart, gaps_chart, rejections_chart, stages_chart, trend_chart
 from store.files import atomic_path, write_text_atomic
@@ -27,13 +28,14 @@ def charts_for(report: dict[str, Any]) -> list[Chart]:
             rejections_chart(report["rejections"]), stages_chart(report["stages"])]
 
 
-def accepted_examples(catalog: Catalog, shard_root: Path, cycle_id: str, count: int = EXAMPLES) -> list[dict[str, Any]]:
+def accepted_examples(catalog: Catalog, shard_root: Location, cycle_id: str, count: int = EXAMPLES) -> list[dict[str, Any]]:
     """A few accepted tasks of the cycle, read back from their shards."""
     rows = catalog.query("SELECT task_id, shard FROM tasks WHERE cycle_id = ? AND status = 'accepted' "
                          "ORDER BY family, task_id LIMIT ?", [cycle_id, count])
     examples = []
     for row in rows:
-        table = pq.read_table(shard_root / row["shard"], filters=[("task_id", "=", row["task_id"])])
+        with readable(join(shard_root, row["shard"])) as source:
+            table = pq.read_table(source, filters=[("task_id", "=", row["task_id"])])
         task = table.to_pylist()[0]
         examples.append({"task_id": task["task_id"], "family": task["family"], "kind": task["kind"],
                          "question": task["prompt"][-1]["content"][-700:],
@@ -74,7 +76,7 @@ def render_html(report: dict[str, Any], charts: list[Chart], examples: list[dict
     )
 
 
-def write_html_report(catalog: Catalog, shard_root: Path, out_dir: Path, cycle_id: str | None = None) -> Path:
+def write_html_report(catalog: Catalog, shard_root: Location, out_dir: Path, cycle_id: str | None = None) -> Path:
     """Write `out_dir/report.html` and `out_dir/charts/<name>.png`; returns the HTML path."""
     report = cycle_report(catalog, cycle_id)
     charts = charts_for(report)

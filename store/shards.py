@@ -5,15 +5,15 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from schemas import Task, arrow_schema, to_row
+from schemas.locations import Location, join, normalize, size
 from store.batches import iter_batch
-from store.files import atomic_path, sha256_file
+from store.files import atomic_open, sha256_file
 
 if TYPE_CHECKING:
     from store.catalog import Catalog
@@ -40,15 +40,15 @@ def shard_view(task: Task) -> Task:
 
 
 class ShardWriter:
-    """Writes tasks of one family as Parquet shards under `root/<family>/`.
+    """Writes tasks of one family as Parquet shards under `root/<family>/` (a local path or an fsspec URL).
 
     A shard holds at most `max_rows` rows and roughly `max_bytes` of row data. Its
     name is a hash of the task ids it holds, so writing the same tasks again
     produces the same file under the same name.
     """
 
-    def __init__(self, root: Path, max_rows: int = 2000, max_bytes: int = 64 << 20):
-        self.root = Path(root)
+    def __init__(self, root: Location, max_rows: int = 2000, max_bytes: int = 64 << 20):
+        self.root = normalize(root)
         self.max_rows = max_rows
         self.max_bytes = max_bytes
 
@@ -75,22 +75,22 @@ class ShardWriter:
     def _write_one(self, family: str, rows: list[dict]) -> ShardFile:
         ids = "\n".join(row["task_id"] for row in rows)
         name = f"part-{hashlib.sha256(ids.encode()).hexdigest()[:16]}.parquet"
-        final = self.root / family / name
+        final = join(self.root, family, name)
         table = pa.Table.from_pylist(rows, schema=arrow_schema(Task))
-        with atomic_path(final, crash_at="shard_write") as tmp:
-            pq.write_table(table, tmp, compression="zstd", write_statistics=True)
+        with atomic_open(final, crash_at="shard_write") as handle:
+            pq.write_table(table, handle, compression="zstd", write_statistics=True)
         return ShardFile(
             path=f"{family}/{name}", family=family, rows=len(rows),
-            bytes=final.stat().st_size, sha256=sha256_file(final),
+            bytes=size(final), sha256=sha256_file(final),
         )
 
 
 class LandedTasks:
     """Accepted tasks found by id through the catalog and read from their shards (the last shard read is kept)."""
 
-    def __init__(self, catalog: "Catalog", shard_root: Path):
+    def __init__(self, catalog: "Catalog", shard_root: Location):
         self.catalog = catalog
-        self.shard_root = Path(shard_root)
+        self.shard_root = normalize(shard_root)
         self._shard: tuple[str, dict[str, Task]] | None = None
 
     def get(self, task_id: str) -> Task | None:
@@ -101,7 +101,7 @@ class LandedTasks:
             return None
         shard = rows[0]["shard"]
         if self._shard is None or self._shard[0] != shard:
-            self._shard = (shard, {t.task_id: t for t in iter_batch(self.shard_root / shard, Task)})
+            self._shard = (shard, {t.task_id: t for t in iter_batch(join(self.shard_root, shard), Task)})
         return self._shard[1].get(task_id)
 
     def with_environment(self, kinds: Iterable[str]) -> Iterator[Task]:
@@ -109,6 +109,6 @@ class LandedTasks:
         wanted = set(kinds)
         for row in self.catalog.query("SELECT DISTINCT shard FROM tasks WHERE status = 'accepted' "
                                       "AND shard IS NOT NULL ORDER BY shard"):
-            for task in sorted(iter_batch(self.shard_root / row["shard"], Task), key=lambda t: t.task_id):
+            for task in sorted(iter_batch(join(self.shard_root, row["shard"]), Task), key=lambda t: t.task_id):
                 if task.environment.get("kind") in wanted:
                     yield task

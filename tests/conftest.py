@@ -10,10 +10,11 @@ _PREFECT_HOME = tempfile.mkdtemp(prefix="taskforge-prefect-")
 os.environ["PREFECT_HOME"] = _PREFECT_HOME
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+os.environ["TASKFORGE_SWE_CACHE"] = tempfile.mkdtemp(prefix="taskforge-swe-")
 
 import pytest  # noqa: E402
 
-pytest_plugins = ["sandbox_fixtures"]
+pytest_plugins = ["sandbox_fixtures", "s3_fixtures"]
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

@@ -26,6 +26,7 @@ import pyarrow.parquet as pq
 
 from graders.paper_ids import arxiv_ids_in, dois_in, normalise_arxiv, normalise_doi
 from schemas import InputError
+from schemas.locations import Location, change_key, files_under, join, read_text
 
 REGISTRY_FOLDER = "evalsets"
 NGRAM = 13
@@ -209,9 +210,9 @@ def read_evalset(path: Path, name: str | None = None) -> EvalSet:
     return EvalSet(name=name, source=path.name, items=items)
 
 
-def registry_dir(data_dir: Path) -> Path:
-    """The folder of registered evaluation sets in a data dir."""
-    return Path(data_dir) / REGISTRY_FOLDER
+def registry_dir(data_dir: Location) -> Path | str:
+    """The folder of registered evaluation sets in a data dir (a local path or an fsspec URL)."""
+    return join(data_dir, REGISTRY_FOLDER)
 
 
 @dataclass(frozen=True)
@@ -276,13 +277,12 @@ class Registry:
         return list(found.values())
 
 
-def load_registry(data_dir: Path | None) -> Registry:
+def load_registry(data_dir: Location | None) -> Registry:
     """The registered sets of a data dir (none without a data dir); re-read only when the files change."""
-    folder = registry_dir(data_dir) if data_dir else None
-    files = sorted(folder.glob("*.json")) if folder and folder.is_dir() else []
-    return _registry(tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files))
+    files = files_under(registry_dir(data_dir), ".json") if data_dir else []
+    return _registry(tuple((str(p), change_key(p)) for p in files))
 
 
 @lru_cache(maxsize=2)
-def _registry(stamp: tuple[tuple[str, int, int], ...]) -> Registry:
-    return Registry([EvalSet.from_json(Path(path).read_text(encoding="utf-8")) for path, _, _ in stamp])
+def _registry(stamp: tuple[tuple[str, str], ...]) -> Registry:
+    return Registry([EvalSet.from_json(read_text(path)) for path, _ in stamp])

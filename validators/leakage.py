@@ -12,6 +12,7 @@ from graders.long_context.values import verbatim_in
 from schemas import Task, ValidationResult
 from validators.literature_leaks import literature_leaks
 from validators.mle_leakage import mle_leaks
+from validators.swe_leakage import swe_leaks
 from validators.workflow_leakage import workflow_leaks
 
 LeakFinder = Callable[[Task], list[str]]
@@ -59,7 +60,7 @@ def long_context_leaks(task: Task) -> list[str]:
 
 
 LEAK_FINDERS: dict[str, LeakFinder] = {"long_context": long_context_leaks, "literature": literature_leaks,
-                                       "workflow": workflow_leaks, "mle": mle_leaks}
+                                       "workflow": workflow_leaks, "mle": mle_leaks, "swe": swe_leaks}
 
 
 class LeakageCheck:

@@ -26,6 +26,7 @@ import pyarrow.parquet as pq
 from datasketch import MinHash, MinHashLSH
 
 from schemas import InputError, Message, Task, ValidationResult
+from schemas.locations import Location, files_under, join, name_of, readable
 from validators.evalsets import registry_dir, words
 
 SHINGLE_WORDS = 5
@@ -170,21 +171,22 @@ def release_signatures(folder: Path) -> pa.Table:
     return pa.Table.from_pylist(rows, schema=RELEASE_SIGNATURES)
 
 
-def release_signatures_path(data_dir: Path, name: str) -> Path:
+def release_signatures_path(data_dir: Location, name: str) -> Location:
     """Where a registered earlier release's signatures are kept."""
-    return registry_dir(data_dir) / f"{name}{RELEASE_SUFFIX}"
+    return join(registry_dir(data_dir), f"{name}{RELEASE_SUFFIX}")
 
 
-def registered_releases(data_dir: Path | None) -> Iterator[tuple[str, str, bytes, str | None]]:
+def registered_releases(data_dir: Location | None) -> Iterator[tuple[str, str, bytes, str | None]]:
     """(release name, task id, signature, parent task id) of every registered earlier release of a data dir."""
-    folder = registry_dir(data_dir) if data_dir else None
-    for path in sorted(folder.glob(f"*{RELEASE_SUFFIX}")) if folder and folder.is_dir() else []:
-        name = path.name.removesuffix(RELEASE_SUFFIX)
-        for row in pq.read_table(path).to_pylist():
+    for path in files_under(registry_dir(data_dir), RELEASE_SUFFIX) if data_dir else []:
+        name = name_of(path).removesuffix(RELEASE_SUFFIX)
+        with readable(path) as source:
+            rows = pq.read_table(source).to_pylist()
+        for row in rows:
             yield name, row["task_id"], row["signature"], row["parent_task_id"]
 
 
-def release_summaries(data_dir: Path) -> list[dict[str, object]]:
+def release_summaries(data_dir: Location) -> list[dict[str, object]]:
     """Each registered earlier release with its number of tasks."""
     counts: dict[str, int] = {}
     for name, *_ in registered_releases(data_dir):

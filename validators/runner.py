@@ -20,6 +20,7 @@ from validators.mle_reference import MleReferenceCheck
 from validators.noop import NoOpCheck
 from validators.reachability import ReachabilityCheck
 from validators.reference import ReferenceCheck
+from validators.swe import SweNoOpCheck, SweReferenceCheck
 from validators.workflow_judge import WorkflowJudgeCheck
 from validators.workflow_noop import WorkflowNoOpCheck
 from validators.workflow_perturbation import WorkflowPerturbationCheck
@@ -33,7 +34,8 @@ def default_checks(data_dir: Path | None = None) -> tuple[Check, ...]:
     return (NoOpCheck(), ReferenceCheck(), LeakageCheck(), EvidenceCheck(), DeterminismCheck(), AnswerabilityCheck(),
             HardnessCheck(), ReachabilityCheck(data_dir), DistractorCheck(data_dir), DecontaminationCheck(data_dir),
             WorkflowReviewCheck(), WorkflowJudgeCheck(), WorkflowNoOpCheck(), WorkflowReferenceCheck(),
-            WorkflowPerturbationCheck(), MleNoOpCheck(), MleReferenceCheck(), GraderDeterminismCheck())
+            WorkflowPerturbationCheck(), MleNoOpCheck(), MleReferenceCheck(), GraderDeterminismCheck(),
+            SweNoOpCheck(), SweReferenceCheck())
 
 
 DEFAULT_CHECKS: tuple[Check, ...] = default_checks()

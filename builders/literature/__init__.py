@@ -20,6 +20,7 @@ from builders.literature.questions import QuestionWriter, TemplateQuestions
 from graders.literature_env import SearchEnvironment, open_environment
 from graders.papers import save_snapshot
 from schemas import InputError, Lineage, Message, PlanItem, Quarantined, Task, TaskforgeError, task_id_for
+from schemas.locations import normalize
 
 KINDS_FOR_CAPABILITY = {
     "search_breadth": ("find_papers", "table_synthesis"),
@@ -60,8 +61,8 @@ class LiteratureBuilder:
         loaded = load_collection(Path(source), context.options.get("collection_id"))
         yield from loaded.quarantined
         collection = loaded.collection
-        snapshot = save_snapshot(collection, Path(context.data_dir))
-        env = open_environment(str(Path(context.data_dir).resolve()), collection.collection_id, collection.version)
+        snapshot = save_snapshot(collection, context.data_dir)
+        env = open_environment(str(normalize(context.data_dir)), collection.collection_id, collection.version)
         spec = env.spec(snapshot)
         kinds = kinds_for(item.capability, context.options.get("kinds"))
         for index in range(context.first_index, context.first_index + item.quota):

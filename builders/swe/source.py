@@ -1,0 +1,76 @@
+"""The repository a SWE build reads: a local clone, a clone URL cloned once into the cache, or the
+shipped sample script (a `.py` file that creates a repository with a scripted history)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import git
+
+from builders.swe.cachelock import locked
+from schemas import InputError, content_id
+
+_FORGE_URL = re.compile(r"(?:github\.com|gitlab\.com|bitbucket\.org)[:/](?P<owner>[^/]+)/(?P<name>[^/]+?)(?:\.git)?/?$")
+
+
+@dataclass(frozen=True)
+class SourceRepository:
+    """An opened repository with the `owner/name` SWE-bench calls `repo`."""
+
+    repo: git.Repo
+    name: str
+
+    @property
+    def head(self) -> str:
+        """The commit the history is read from."""
+        return self.repo.head.commit.hexsha
+
+
+def repo_name(repo: git.Repo, fallback: str) -> str:
+    """`owner/name` from the `origin` remote when it points at a forge, else `local/<folder name>`."""
+    try:
+        url = repo.remotes.origin.url
+    except (AttributeError, ValueError):
+        url = ""
+    match = _FORGE_URL.search(url)
+    return f"{match['owner']}/{match['name']}" if match else f"local/{fallback}"
+
+
+def materialize_sample(script: Path, cache: Path) -> dict[str, str]:
+    """Run a sample script (once per script content) and return what it prints: `path` and commits by role."""
+    folder = cache / "samples" / content_id(script.read_text(encoding="utf-8"), prefix="sample-")
+    made = folder / "made.json"
+    with locked(folder):
+        if not made.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir(parents=True)
+            done = subprocess.run([sys.executable, str(script), str(folder)], capture_output=True, text=True)
+            if done.returncode != 0:
+                raise InputError(script.name, f"the sample script failed: {done.stderr.strip()[-300:]}")
+            made.write_text(done.stdout)
+    return json.loads(made.read_text())
+
+
+def open_source(source: str, cache: Path) -> SourceRepository:
+    """Open a local repository, a sample script's repository, or clone a URL into `cache/clones/` (once)."""
+    path = Path(source)
+    if path.suffix == ".py" and path.is_file():
+        path = Path(materialize_sample(path, cache)["path"])
+    try:
+        if path.exists():
+            repo = git.Repo(path)
+            return SourceRepository(repo=repo, name=repo_name(repo, path.resolve().name.removesuffix(".git")))
+        clone = cache / "clones" / content_id(source, prefix="clone-")
+        with locked(clone):
+            if not clone.exists():
+                git.Repo.clone_from(source, clone, no_checkout=True)
+        repo = git.Repo(clone)
+        return SourceRepository(repo=repo, name=repo_name(repo, clone.name))
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError, git.GitCommandError) as exc:
+        raise InputError(source, f"not a readable git repository or clone URL ({type(exc).__name__})") from None

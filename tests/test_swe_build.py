@@ -1,0 +1,225 @@
+"""The SWE builder and checks end to end on the scripted sample history, in the real sandbox (network off).
+
+One module-wide build: the environment is built once (wheels from PyPI on the host, the virtual
+environment inside the sandbox), every candidate is harvested and validated.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from contextlib import contextmanager
+
+import pytest
+
+import sandbox
+
+from builders.base import BuildContext
+from builders.swe import SweBuilder, ensure_snapshot
+from builders.swe.environment import build_environment
+from builders.swe.recipe import detect_recipe
+from builders.swe.source import materialize_sample, open_source
+from conftest import SAMPLES
+from flows.cli import main
+from graders.swe_harness import CACHE_ENV, cache_root
+from schemas import Message, PlanItem, Quarantined
+from store.swebench import to_instance
+from validators.runner import validate
+
+SAMPLE = SAMPLES / "swe" / "calc_history.py"
+FLAKY = "tests/test_flaky.py::test_sometimes"
+
+
+@contextmanager
+def sandbox_kind(kind: str):
+    """Run the enclosed code on one sandbox backend (the default backend is chosen once per process)."""
+    before = os.environ.get("TASKFORGE_SANDBOX")
+    os.environ["TASKFORGE_SANDBOX"] = kind
+    sandbox.default_sandbox.cache_clear()
+    try:
+        yield
+    finally:
+        os.environ.pop("TASKFORGE_SANDBOX") if before is None else os.environ.update(TASKFORGE_SANDBOX=before)
+        sandbox.default_sandbox.cache_clear()
+
+
+@pytest.fixture(scope="module")
+def swe_cache():
+    """The SWE cache of the test session (conftest points `$TASKFORGE_SWE_CACHE` at a temporary folder)."""
+    return cache_root()
+
+
+@pytest.fixture(scope="module")
+def built(swe_cache):
+    """Every candidate of the sample history, built and validated, by role of its fix commit."""
+    commits = materialize_sample(SAMPLE, swe_cache)
+    item = PlanItem(family="swe", capability="implementation", quota=10, gap_ids=["gap-1"], priority=1.0)
+    roles = {sha: role for role, sha in commits.items()}
+    with sandbox_kind("process"):
+        tasks = list(SweBuilder().build(item, BuildContext(cycle_id="test", options={"source": str(SAMPLE)})))
+        return commits, {roles[t.reference["fix_commit"]]: validate(t) for t in tasks}
+
+
+def failed_checks(task):
+    return {r.check for r in task.validation if not r.passed}
+
+
+def test_the_right_candidates_are_accepted(built):
+    _, tasks = built
+    assert set(tasks) == {"div_fix", "already_passing", "mul_fix_flaky", "power_merge"}
+    accepted = {role for role, task in tasks.items() if task.status == "accepted"}
+    assert accepted == {"div_fix", "mul_fix_flaky", "power_merge"}, {r: t.reasons for r, t in tasks.items()}
+    div = tasks["div_fix"]
+    assert div.payload["FAIL_TO_PASS"] == ["tests/test_ops.py::test_div_by_zero"]
+    assert div.payload["PASS_TO_PASS"] == ["tests/test_ops.py::test_add", "tests/test_ops.py::test_sub"]
+    assert div.payload["statement_origin"] == "issue" and div.payload["hints_text"] == "Confirmed on main."
+    assert [r.check for r in div.validation][-3:] == ["decontamination", "noop", "reference"]
+    assert "leakage" in [r.check for r in div.validation]
+    assert tasks["power_merge"].payload["instance_id"] == "local__calc-7"
+
+
+def test_a_test_that_already_passes_is_rejected_by_the_noop_check(built):
+    _, tasks = built
+    task = tasks["already_passing"]
+    assert task.payload["FAIL_TO_PASS"] == [] and "tests/test_ops.py::test_clamp_bounds" in task.payload["PASS_TO_PASS"]
+    assert failed_checks(task) == {"noop"}
+    assert "no FAIL_TO_PASS test" in task.reasons[0]
+
+
+def test_the_flaky_test_is_dropped(built):
+    _, tasks = built
+    task = tasks["mul_fix_flaky"]
+    assert task.environment["harvest"]["flaky"] == [FLAKY]
+    assert FLAKY not in task.payload["FAIL_TO_PASS"] + task.payload["PASS_TO_PASS"]
+    assert task.payload["FAIL_TO_PASS"] == ["tests/test_ops.py::test_mul_negative"]
+    outcomes = [run["statuses"].get(FLAKY) for run in task.environment["harvest"]["solution"]]
+    assert len(set(outcomes)) == 2, "the runs with the solution disagree on the flaky test"
+
+
+def test_runs_are_recorded_as_task_metadata(built):
+    _, tasks = built
+    task = tasks["div_fix"]
+    harvest = task.environment["harvest"]
+    assert len(harvest["solution"]) == 3 and harvest["empty"]["statuses"]["tests/test_ops.py::test_div_by_zero"] == "FAILED"
+    noop = next(r for r in task.validation if r.check == "noop")
+    reference = next(r for r in task.validation if r.check == "reference")
+    assert noop.score == 0.0 and noop.detail["verdict"]["FAIL_TO_PASS"]["failure"] == ["tests/test_ops.py::test_div_by_zero"]
+    assert reference.detail["scores"] == [1.0, 1.0]
+    assert task.environment["network"] is False and task.grader["test_files"] == ["tests/test_ops.py"]
+
+
+def test_snapshots_pass_the_leakage_audit_and_hold_nothing_after_the_base(built, swe_cache):
+    commits, tasks = built
+    for task in tasks.values():
+        assert "leakage" not in failed_checks(task)
+    snapshot = swe_cache / tasks["power_merge"].environment["snapshot"]
+    logged = subprocess.run(["git", "-C", str(snapshot), "log", "--all", "--format=%H"], capture_output=True,
+                            text=True, check=True).stdout.split()
+    assert logged[0] == commits["mul_fix_flaky"]
+    assert not {commits[c] for c in ("power_branch", "power_merge", "readme", "changelog")} & set(logged)
+    tags = subprocess.run(["git", "-C", str(snapshot), "tag"], capture_output=True, text=True, check=True).stdout
+    assert tags == ""
+
+
+def test_a_planted_leak_in_the_snapshot_is_rejected(built, swe_cache):
+    commits, tasks = built
+    task = tasks["div_fix"]
+    leaked_snapshot = task.environment["snapshot"] + "-leaked"
+    shutil.copytree(swe_cache / task.environment["snapshot"], swe_cache / leaked_snapshot)
+    subprocess.run(["git", "-C", str(swe_cache / leaked_snapshot), "fetch", "-q", commits["path"],
+                    task.reference["fix_commit"]], check=True)
+    subprocess.run(["git", "-C", str(swe_cache / leaked_snapshot), "tag", "next", task.reference["fix_commit"]],
+                   check=True)
+    planted = task.model_copy(update={"environment": {**task.environment, "snapshot": leaked_snapshot},
+                                      "validation": [], "status": "candidate"})
+    assert "leakage" in failed_checks(validate(planted))
+
+
+def test_planted_defects_are_rejected_by_the_execution_checks(built):
+    _, tasks = built
+    task = tasks["div_fix"].model_copy(update={"validation": [], "status": "candidate"})
+    wrong_list = task.model_copy(update={"payload": {**task.payload, "FAIL_TO_PASS": [
+        "tests/test_ops.py::test_div_by_zero", "tests/test_ops.py::test_missing"]}})
+    assert failed_checks(validate(wrong_list)) == {"reference"}
+    no_fix = task.model_copy(update={"reference": {**task.reference, "patch": ""}})
+    assert failed_checks(validate(no_fix)) == {"reference"}
+    quoted = task.model_copy(update={"prompt": [task.prompt[0], Message(
+        role="user", content=task.prompt[1].content + '\n        raise ZeroDivisionError("division by zero")')]})
+    assert failed_checks(validate(quoted)) == {"leakage"}
+
+
+def test_swe_bench_instances_are_exported(built):
+    _, tasks = built
+    instance = to_instance(tasks["div_fix"])
+    assert set(instance) >= {"repo", "instance_id", "base_commit", "patch", "test_patch", "problem_statement",
+                             "hints_text", "created_at", "version", "FAIL_TO_PASS", "PASS_TO_PASS",
+                             "environment_setup_commit"}
+    assert json.loads(instance["FAIL_TO_PASS"]) == ["tests/test_ops.py::test_div_by_zero"]
+    assert instance["repo"] == "local/calc" and instance["version"] == "0.1"
+    assert instance["created_at"] == "2024-03-02T12:00:00Z"
+
+
+def _commit_all(repo, message):
+    subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qm", message],
+                   check=True)
+
+
+def test_a_repository_that_will_not_build_is_quarantined_with_its_log_and_not_retried(swe_cache, tmp_path):
+    repo = tmp_path / "broken"
+    (repo / "tests").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "tool.py").write_text("def value():\n    return 1\n")
+    (repo / "tests" / "test_tool.py").write_text("import taskforge_no_such_module_xyz\n")
+    _commit_all(repo, "initial")
+    (repo / "tool.py").write_text("def value():\n    return 2\n")
+    (repo / "tests" / "test_tool.py").write_text("import taskforge_no_such_module_xyz\n\n\ndef test_value():\n"
+                                                 "    assert True\n")
+    _commit_all(repo, "value is 2")
+    item = PlanItem(family="swe", capability="implementation", quota=4, gap_ids=[], priority=1.0)
+    (built,) = SweBuilder().build(item, BuildContext(cycle_id="test", options={"source": str(repo)}))
+    assert isinstance(built, Quarantined) and built.stage == "build" and built.source.startswith("repo:local/broken@")
+    assert "did not build" in built.reason
+    assert "taskforge-no-such-module-xyz" in built.detail["log_tail"] or "taskforge_no_such_module_xyz" in built.detail["log_tail"]
+    assert str(tmp_path) not in built.detail["log_tail"]
+    source = open_source(str(repo), swe_cache)
+    base = source.repo.commit("HEAD~1").hexsha
+    record = build_environment(source.name, "0.0", base, detect_recipe(source.repo, base),
+                               ensure_snapshot(source, base))
+    assert record.status == "failed" and 1 < record.attempts <= 4, "repaired at least once, within the bound"
+    assert record.log_tail == built.detail["log_tail"], "the recorded failure is reused, not retried"
+
+
+@pytest.mark.usefixtures("prefect_server")
+def test_cli_builds_lands_and_exports_swe_tasks(built, capsys, data_dir, tmp_path):
+    export = tmp_path / "instances.jsonl"
+    with sandbox_kind("process"):
+        code = main(["build", "swe", "--source", str(SAMPLE), "--count", "4", "--data-dir", str(data_dir),
+                     "--export-jsonl", str(export), "--json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    summary = json.loads(captured.out)
+    assert summary["families"]["swe"] == {"candidates": 4, "accepted": 3, "rejected": 1,
+                                          "rejected_by_check": {"noop": 1}}
+    instances = [json.loads(line) for line in export.read_text().splitlines()]
+    assert summary["swebench_instances"] == 3 and len(instances) == 3
+    assert {i["instance_id"] for i in instances} == {t.payload["instance_id"] for t in built[1].values()
+                                                     if t.status == "accepted"}
+    assert str(data_dir) not in export.read_text() and os.environ[CACHE_ENV] not in export.read_text()
+
+
+@pytest.mark.docker
+def test_a_task_is_built_and_validated_in_docker_containers(built):
+    commits, tasks = built
+    item = PlanItem(family="swe", capability="implementation", quota=1, gap_ids=[], priority=1.0)
+    context = BuildContext(cycle_id="test-docker", first_index=3, options={"source": str(SAMPLE)})
+    with sandbox_kind("docker"):
+        (task,) = SweBuilder().build(item, context)
+        decided = validate(task)
+    assert task.reference["fix_commit"] == commits["div_fix"]
+    assert decided.status == "accepted", decided.reasons
+    assert task.environment["env"] != tasks["div_fix"].environment["env"], "one environment per backend"
+    assert task.payload["FAIL_TO_PASS"] == tasks["div_fix"].payload["FAIL_TO_PASS"]
+    assert task.payload["PASS_TO_PASS"] == tasks["div_fix"].payload["PASS_TO_PASS"]

@@ -1,0 +1,219 @@
+"""SWE candidates from a real scripted git history: mining, statements, versions, recipes, snapshots, leakage."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import git
+import pytest
+
+from agents.client import Agents
+from builders.swe.mining import mine
+from builders.swe.problem import linked_issues, load_issues, message_statement, problem_statement, pull_request_number
+from builders.swe.recipe import Recipe, detect_recipe
+from builders.swe.repair import TASK_RULES, repair
+from builders.swe.snapshot import make_snapshot
+from builders.swe.source import materialize_sample, open_source
+from builders.swe.versioning import major_minor, version_at
+from conftest import SAMPLES
+from llm_server import ChatServer
+from graders.swe_patch import post_image_blobs
+from schemas import InputError
+from test_agents import make_agents
+from validators.swe_leakage import audit_snapshot
+
+OFFLINE = Agents.offline("no endpoint configured")
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory):
+    root = tmp_path_factory.mktemp("history")
+    commits = materialize_sample(SAMPLES / "swe" / "calc_history.py", root / "cache")
+    source = open_source(commits["path"], root / "cache")
+    return commits, source, mine(source.repo, source.head)
+
+
+def by_fix(report):
+    return {c.fix_commit: c for c in report.candidates}
+
+
+def test_candidates_are_the_changes_of_source_and_tests(history):
+    commits, _, report = history
+    assert [c.fix_commit for c in report.candidates] == [
+        commits["power_merge"], commits["mul_fix_flaky"], commits["already_passing"], commits["div_fix"]]
+    assert report.skipped == {"no_test_change": 3, "root_commit": 1}, "refactor, README and changelog are not candidates"
+
+
+def test_a_merge_stands_for_its_pull_request(history):
+    commits, _, report = history
+    merge = by_fix(report)[commits["power_merge"]]
+    assert merge.pull_number == 7 and merge.base_commit == commits["mul_fix_flaky"]
+    assert merge.created_at == "2024-03-06T12:00:00Z", "created_at is when the pull request's first commit was made"
+    assert "power(a, 0) is 1" in merge.message
+
+
+def test_the_diff_is_split_into_solution_and_held_out_tests(history):
+    commits, _, report = history
+    flaky = by_fix(report)[commits["mul_fix_flaky"]]
+    assert flaky.diff.source_files == ("calc/ops.py",)
+    assert flaky.test_files == ("tests/test_flaky.py", "tests/test_ops.py")
+    assert "tests/" not in flaky.diff.patch and "calc/ops.py" not in flaky.diff.test_patch
+    repo = git.Repo(commits["path"])
+    whole = repo.git.diff("--full-index", "--no-renames", flaky.base_commit, flaky.fix_commit) + "\n"
+    assert sorted(whole.split("diff --git")) == sorted((flaky.diff.patch + flaky.diff.test_patch).split("diff --git"))
+
+
+def test_statement_from_the_linked_issue_with_hints_from_earlier_comments(history):
+    commits, source, report = history
+    div = by_fix(report)[commits["div_fix"]]
+    issues = load_issues(Path(source.repo.git_dir) / "issues.jsonl")
+    statement = problem_statement(div.message, issues, div.diff.patch, source.name, div.first_commit_at, "calc-1",
+                                  OFFLINE)
+    assert statement.origin == "issue" and statement.rewrite == "skipped"
+    assert statement.text.startswith("div(1, 0) returns None instead of raising\nDividing by zero")
+    assert statement.hints == "Confirmed on main."
+
+
+def test_statement_falls_back_to_the_commit_message(history):
+    commits, source, report = history
+    merge = by_fix(report)[commits["power_merge"]]
+    statement = problem_statement(merge.message, {}, merge.diff.patch, source.name, merge.first_commit_at, "calc-7",
+                                  OFFLINE)
+    assert statement.origin == "commit" and "Merge pull request" not in statement.text
+    assert "Fix power with exponent 0" in statement.text
+
+
+def test_the_builder_agent_rewrites_the_statement_and_a_rewrite_quoting_the_fix_is_sent_back(history, tmp_path):
+    commits, source, report = history
+    div = by_fix(report)[commits["div_fix"]]
+    leaky = {"title": "div by zero", "statement": 'Make it do raise ZeroDivisionError("division by zero").'}
+    clean = {"title": "div(1, 0) returns None", "statement": "calc.ops.div(1, 0) gives None; expected an error."}
+    with ChatServer() as server:
+        server.queue(json.dumps(leaky), json.dumps(clean))
+        statement = problem_statement(div.message, {}, div.diff.patch + div.diff.test_patch, source.name,
+                                      div.first_commit_at, "calc-1", make_agents(server, tmp_path))
+    assert statement.origin == "rewritten" and statement.rewrite == "ok"
+    assert statement.text == "div(1, 0) returns None\ncalc.ops.div(1, 0) gives None; expected an error."
+    assert "Raise on division by zero" in server.requests[0]["messages"][-1]["content"]
+
+
+def test_message_parsing():
+    assert linked_issues("Fix parser.\n\nCloses #12, fixes: #3 and fixes #12") == [12, 3]
+    assert pull_request_number("Merge pull request #42 from a/b") == 42
+    assert pull_request_number("Allow grouping (#221)") == 221
+    assert pull_request_number("Plain commit") is None
+    assert message_statement("Allow grouping (#221)\n\nSigned-off-by: X <x@y>\nFixes #3") == "Allow grouping"
+    assert message_statement("Merge pull request #9 from a/b\n\nAllow hyphens\nAllow hyphens\n\nDocs") == (
+        "Allow hyphens\n\nDocs")
+
+
+def test_version_is_the_nearest_reachable_tag_else_the_declared_one(history):
+    commits, source, _ = history
+    assert version_at(source.repo, commits["changelog"]) == "0.2"
+    assert version_at(source.repo, commits["mul_fix_flaky"]) == "0.1", "a later tag does not count"
+    assert major_minor("v1.20.3") == "1.20" and major_minor("release") is None
+
+
+def test_recipe_is_read_from_the_files_at_the_commit(history):
+    commits, source, _ = history
+    recipe = detect_recipe(source.repo, commits["initial"])
+    assert recipe.packages == ("pytest",) and recipe.install == "pythonpath" and recipe.python == ">=3.9"
+    assert recipe.log_parser == "pytest" and "-rA" in recipe.test_cmd
+
+
+def test_recipe_of_a_setuptools_project_with_requirement_files(tmp_path):
+    repo = git.Repo.init(tmp_path / "proj")
+    root = Path(repo.working_tree_dir)
+    (root / "setup.py").write_text("from setuptools import setup\nsetup(name='proj', install_requires=['attrs>=20'],"
+                                   " extras_require={'test': ['hypothesis']}, python_requires='>=3.8')\n")
+    (root / "requirements-dev.txt").write_text("-r requirements.txt\npytest-cov  # coverage\n--index-url http://x\n"
+                                               "-e .\nproj\n")
+    (root / "requirements.txt").write_text("six==1.16.0\n")
+    (root / "src" / "proj").mkdir(parents=True)
+    (root / "src" / "proj" / "__init__.py").write_text("")
+    repo.index.add(["setup.py", "requirements-dev.txt", "requirements.txt", "src/proj/__init__.py"])
+    repo.index.commit("init")
+    recipe = detect_recipe(repo, "HEAD")
+    assert set(recipe.packages) == {"attrs>=20", "hypothesis", "six==1.16.0", "pytest-cov", "pytest"}
+    assert recipe.install == "editable" and recipe.pythonpath == "src" and recipe.python == ">=3.8"
+    assert recipe.build_requires == ("setuptools>=61", "wheel")
+
+
+def test_repairs_read_the_failure_log():
+    recipe = Recipe(python="", packages=("pytest", "foo==0.0.1"), build_requires=(), install="editable",
+                    pythonpath=".")
+    unpinned = repair(recipe, "download", "ERROR: No matching distribution found for foo==0.0.1")
+    assert "foo" in unpinned.packages and "foo==0.0.1" not in unpinned.packages
+    dropped = repair(unpinned, "download", "ERROR: No matching distribution found for foo")
+    assert dropped.packages == ("pytest",)
+    yaml = repair(recipe, "smoke", "E   ModuleNotFoundError: No module named 'yaml'")
+    assert "PyYAML" in yaml.packages
+    cov = repair(recipe, "smoke", "pytest: error: unrecognized arguments: --cov=parse --cov-branch")
+    assert "pytest-cov" in cov.packages
+    assert repair(recipe, "install_project", "ERROR: Package 'x' requires a different Python").pip_flags == (
+        "--ignore-requires-python",)
+    assert repair(recipe, "install_project", "error: subprocess-exited-with-error").install == "pythonpath"
+    no_pip = "develop.py ... /workspace/env/bin/python: No module named pip"
+    assert "pip" in repair(recipe, "smoke", no_pip).packages, "a new environment may bring what is missing"
+    assert repair(recipe, "install_project", no_pip, TASK_RULES).install == "pythonpath", "a task can only run from source"
+    assert repair(cov, "smoke", "pytest: error: unrecognized arguments: --cov") is None, "nothing left to try"
+    assert repair(recipe, "smoke", "Segmentation fault") is None
+
+
+def test_snapshot_holds_only_the_base_commit_and_passes_the_audit(history, tmp_path):
+    commits, source, report = history
+    candidate = by_fix(report)[commits["mul_fix_flaky"]]
+    snapshot = make_snapshot(Path(source.repo.git_dir), candidate.base_commit, tmp_path / "snap")
+    logged = subprocess.run(["git", "-C", str(snapshot), "log", "--all", "--format=%H"], capture_output=True,
+                            text=True, check=True).stdout.split()
+    assert logged[0] == candidate.base_commit
+    assert set(logged) == set(git.Repo(commits["path"]).git.rev_list(candidate.base_commit).split())
+    for later in ("mul_fix_flaky", "power_branch", "power_merge", "readme", "changelog"):
+        assert commits[later] not in logged
+    blobs = post_image_blobs(candidate.diff.patch) + post_image_blobs(candidate.diff.test_patch)
+    assert audit_snapshot(snapshot, candidate.base_commit, candidate.fix_commit, blobs) == []
+
+
+def _planted(source, candidate, tmp_path, name):
+    snapshot = make_snapshot(Path(source.repo.git_dir), candidate.base_commit, tmp_path / name)
+    return snapshot, post_image_blobs(candidate.diff.patch) + post_image_blobs(candidate.diff.test_patch)
+
+
+def test_a_tag_pointing_at_the_fix_is_caught(history, tmp_path):
+    commits, source, report = history
+    candidate = by_fix(report)[commits["mul_fix_flaky"]]
+    snapshot, blobs = _planted(source, candidate, tmp_path, "tagged")
+    subprocess.run(["git", "-C", str(snapshot), "fetch", "-q", commits["path"], candidate.fix_commit], check=True)
+    subprocess.run(["git", "-C", str(snapshot), "tag", "v-next", candidate.fix_commit], check=True)
+    (snapshot / ".git" / "FETCH_HEAD").unlink()
+    leaks = audit_snapshot(snapshot, candidate.base_commit, candidate.fix_commit, blobs)
+    assert any("refs/tags/v-next" in leak for leak in leaks)
+    assert any("fix commit" in leak for leak in leaks) and any("post-fix blob" in leak for leak in leaks)
+
+
+def test_a_stash_holding_the_fix_is_caught(history, tmp_path):
+    commits, source, report = history
+    candidate = by_fix(report)[commits["mul_fix_flaky"]]
+    snapshot, blobs = _planted(source, candidate, tmp_path, "stashed")
+    subprocess.run(["git", "-C", str(snapshot), "apply", "-"], input=candidate.diff.patch, text=True, check=True)
+    subprocess.run(["git", "-C", str(snapshot), "-c", "user.name=a", "-c", "user.email=a@b", "stash", "-q"], check=True)
+    leaks = audit_snapshot(snapshot, candidate.base_commit, candidate.fix_commit, blobs)
+    assert any("refs/stash" in leak for leak in leaks) and any("post-fix blob" in leak for leak in leaks)
+
+
+def test_a_packed_ref_or_an_alternate_is_caught(history, tmp_path):
+    commits, source, report = history
+    candidate = by_fix(report)[commits["div_fix"]]
+    snapshot, blobs = _planted(source, candidate, tmp_path, "alternate")
+    (snapshot / ".git" / "objects" / "info" / "alternates").write_text(str(Path(source.repo.git_dir) / "objects"))
+    (snapshot / ".git" / "packed-refs").write_text(f"{commits['changelog']} refs/remotes/origin/main\n")
+    leaks = audit_snapshot(snapshot, candidate.base_commit, candidate.fix_commit, blobs)
+    assert "objects/info/alternates is present" in leaks
+    assert any("refs/remotes/origin/main" in leak for leak in leaks) and any("fix commit" in leak for leak in leaks)
+
+
+def test_a_missing_source_is_an_input_error(tmp_path):
+    with pytest.raises(InputError, match="not a readable git repository"):
+        open_source(str(tmp_path), tmp_path / "cache")
