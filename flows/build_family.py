@@ -10,7 +10,8 @@ from agents.config import AgentsConfig
 from builders.registry import builder_for
 from flows.artifacts import publish, publish_charts
 from flows.runners import make_task_runner
-from flows.stages import build_stage, family_counts, land_stage, llm_section, plan_for_family, timed_stage
+from flows.stages import (build_stage, family_counts, finish_run, land_stage, llm_section, plan_for_family,
+                          timed_stage)
 from schemas import content_id
 from store.layout import DataDir, display_source
 
@@ -51,7 +52,7 @@ def run_build(family: str, count: int, capability: str, data_dir: str | None, se
         summary = {"kind": "build_family", "cycle_id": run_id, "families": family_counts(decided),
                    "quarantine": catalog.quarantine_of(run_id),
                    "shards": catalog.shard_paths(run_id), **llm_section(catalog, run_id, llm_config)}
-        catalog.finish_cycle(run_id, "completed", summary)
+        summary = finish_run(catalog, run_id, summary)
         publish_charts(catalog, run_id)
     publish(summary)
     return summary

@@ -11,8 +11,8 @@ from builders.registry import available_families
 from diagnosis.readers import discover
 from flows.artifacts import publish, publish_charts
 from flows.runners import make_task_runner
-from flows.stages import (build_stage, diagnose_stage, family_counts, land_stage, llm_section, plan_stage,
-                          run_id_for, timed_stage)
+from flows.stages import (build_stage, diagnose_stage, family_counts, finish_run, land_stage, llm_section,
+                          plan_stage, run_id_for, timed_stage)
 from schemas import TaskforgeError
 from store.layout import SAMPLES_DIR, DataDir, display_source
 
@@ -77,7 +77,7 @@ def run_cycle(traces: list[str] | None, data_dir: str | None, budget: int, famil
             "shards": catalog.shard_paths(cycle_id),
             **llm_section(catalog, cycle_id, llm_config),
         }
-        catalog.finish_cycle(cycle_id, "completed", summary)
+        summary = finish_run(catalog, cycle_id, summary)
         publish_charts(catalog, cycle_id)
     publish(summary)
     return {**summary, "newly_landed": {"accepted": landed.accepted, "rejected": landed.rejected}}

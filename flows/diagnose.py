@@ -8,7 +8,7 @@ from prefect import flow
 
 from agents.config import AgentsConfig
 from diagnosis.readers import discover
-from flows.stages import diagnose_stage, llm_section, run_id_for
+from flows.stages import diagnose_stage, finish_run, llm_section, run_id_for
 from store.layout import DataDir
 
 
@@ -31,5 +31,5 @@ def diagnose_traces(traces: list[str], data_dir: str | None = None, catalog_path
             "quarantine": [{"source": q["source"], "reason": q["reason"]} for q in catalog.quarantine_of(run_id)],
             **llm_section(catalog, run_id, llm_config),
         }
-        catalog.finish_cycle(run_id, "completed", {k: v for k, v in summary.items() if k != "diagnoses"})
-    return summary
+        recorded = finish_run(catalog, run_id, {k: v for k, v in summary.items() if k != "diagnoses"})
+    return {**summary, "infrastructure_failures": recorded["infrastructure_failures"]}

@@ -21,7 +21,8 @@ from diagnosis.gaps import aggregate, plan
 from diagnosis.readers import SourceFile
 from flows.progress import report
 from flows.screening import landing_screen
-from flows.tasks import BatchInfrastructureFailure, build_batch, diagnose_batch, validate_batch
+from flows.tasks import (BatchInfrastructureFailure, build_batch, diagnose_batch, validate_batch,
+                         with_infrastructure_retries)
 from schemas import (BuildPlan, Diagnosis, Episode, Gap, InfrastructureError, LLMCall, PlanItem, Quarantined,
                      content_id)
 from schemas.locations import join
@@ -89,7 +90,12 @@ def diagnose_stage(sources: list[SourceFile], data: DataDir, cycle_id: str, cata
     ]
     outcome = DiagnoseOutcome()
     for done, future in enumerate(futures, start=1):
-        paths = future.result()
+        try:
+            paths = future.result()
+        except BatchInfrastructureFailure as failure:
+            with catalog.transaction():
+                record_infrastructure(catalog, cycle_id, failed_batch(failure))
+            continue
         diagnoses = read_batch(paths["diagnoses"], Diagnosis)
         episodes = iter_batch(paths["episodes"], Episode)
         with catalog.transaction():
@@ -101,6 +107,7 @@ def diagnose_stage(sources: list[SourceFile], data: DataDir, cycle_id: str, cata
             catalog.record_diagnoses(cycle_id, diagnoses)
             catalog.record_quarantine(cycle_id, read_batch(paths["quarantine"], Quarantined))
             catalog.record_llm_calls(iter_batch(paths["llm_calls"], LLMCall))
+            record_infrastructure(catalog, cycle_id, paths)
         outcome.diagnoses += len(diagnoses)
         outcome.diagnoses_by_mode.update(d.failure_mode.value for d in diagnoses)
         outcome.batches.append(paths)
@@ -150,18 +157,33 @@ def build_stage(build_plan: BuildPlan, data: DataDir, context: dict[str, Any],
     return results
 
 
+def failed_batch(failure: BatchInfrastructureFailure) -> dict[str, Any]:
+    """What a batch whose infrastructure failed on every attempt leaves for the catalog."""
+    return {"failed": failure.stage, "batch": failure.batch, "error": str(failure), "infrastructure": failure.events}
+
+
+def record_infrastructure(catalog: Catalog, cycle_id: str, batch: dict[str, Any]) -> None:
+    """Record a batch's failed infrastructure attempts; a batch that never got through is quarantined as such
+    (never as a task failure: a rerun builds it again)."""
+    failed = "failed" in batch
+    catalog.record_infrastructure_events(cycle_id, batch["infrastructure"], recovered=not failed)
+    if failed:
+        record = Quarantined.from_error(InfrastructureError(batch["error"]), batch["failed"], batch["batch"])
+        attempts = {"attempts": len(batch["infrastructure"])}
+        catalog.record_quarantine(cycle_id, [record.model_copy(update={"detail": attempts})])
+
+
 def _decided_or_failed(built: Any, decided: Any) -> dict[str, Any]:
     """A decided batch's result, or — when its infrastructure failed on every attempt — what failed."""
     try:
         return decided.result()
     except BatchInfrastructureFailure as failure:
-        return {"failed": failure.stage, "batch": failure.batch, "error": str(failure), "infrastructure": failure.events}
+        return failed_batch(failure)
     except UnfinishedRun:
         try:
             built.result()
         except BatchInfrastructureFailure as failure:
-            return {"failed": failure.stage, "batch": failure.batch, "error": str(failure),
-                    "infrastructure": failure.events}
+            return failed_batch(failure)
         raise
 
 
@@ -172,16 +194,19 @@ def land_stage(decided: list[dict[str, Any]], data: DataDir, cycle_id: str, cata
     landed = [d for d in decided if "failed" not in d]
     with catalog.transaction():
         for batch in decided:
-            catalog.record_infrastructure_events(cycle_id, batch["infrastructure"], recovered="failed" not in batch)
-            if "failed" in batch:
-                failure = InfrastructureError(batch["error"])
-                record = Quarantined.from_error(failure, batch["failed"], batch["batch"])
-                catalog.record_quarantine(cycle_id, [record.model_copy(
-                    update={"detail": {"attempts": len(batch["infrastructure"])}})])
-            else:
+            record_infrastructure(catalog, cycle_id, batch)
+            if "failed" not in batch:
                 catalog.record_quarantine(cycle_id, read_batch(batch["quarantine"], Quarantined))
     screen = landing_screen(catalog, data)
-    result = land_files([d["path"] for d in landed], catalog, data.shards, cycle_id, screen=screen.land)
+    try:
+        result, events = with_infrastructure_retries("land", "shards", lambda: land_files(
+            [d["path"] for d in landed], catalog, data.shards, cycle_id, screen=screen.land))
+    except BatchInfrastructureFailure as failure:
+        result, events = LandingResult(), []
+        with catalog.transaction():
+            record_infrastructure(catalog, cycle_id, failed_batch(failure))
+    with catalog.transaction():
+        catalog.record_infrastructure_events(cycle_id, events, recovered=True)
     catalog.record_signatures(screen.passed)
     with catalog.transaction():
         for batch in landed:
@@ -189,6 +214,15 @@ def land_stage(decided: list[dict[str, Any]], data: DataDir, cycle_id: str, cata
                 catalog.record_llm_calls(iter_batch(path, LLMCall))
     report("land", 1, 1)
     return result
+
+
+def finish_run(catalog: Catalog, run_id: str, summary: dict[str, Any]) -> dict[str, Any]:
+    """Close a run in the catalog: `completed`, or `incomplete` when batches failed on infrastructure on every
+    attempt (a rerun does them); returns the summary with those failures."""
+    failures = catalog.infrastructure_failures(run_id)
+    summary = {**summary, "infrastructure_failures": failures}
+    catalog.finish_cycle(run_id, "incomplete" if failures else "completed", summary)
+    return summary
 
 
 def llm_section(catalog: Catalog, cycle_id: str, config: AgentsConfig) -> dict[str, Any]:

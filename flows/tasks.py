@@ -44,7 +44,7 @@ def calls_path(batch: Location) -> str:
 
 @task(name="diagnose-batch")
 def diagnose_batch(sources: list[tuple[str, str]], out_dir: str, batch_id: str, llm_dir: str,
-                   cycle_id: str) -> dict[str, str]:
+                   cycle_id: str) -> dict[str, Any]:
     """Read a batch of trace files into episodes, diagnose them, and quarantine what cannot be read.
 
     Episodes stream from the readers through the rule diagnoser into the episodes
@@ -53,31 +53,35 @@ def diagnose_batch(sources: list[tuple[str, str]], out_dir: str, batch_id: str, 
     """
     paths = {kind: join(out_dir, f"{batch_id}.{kind}.parquet")
              for kind in ("episodes", "diagnoses", "llm_calls", "quarantine")}
-    if exists(paths["quarantine"]):
-        return {kind: str(path) for kind, path in paths.items()}
-    quarantined: list[Quarantined] = []
-    by_rules: dict[str, list[Diagnosis]] = {}
-    for_llm: list[Episode] = []
-    with Agents.open(llm_dir, cycle_id, "diagnose") as agents:
 
-        def diagnosed() -> Iterator[Episode]:
-            """Episodes as they are read, diagnosed by the rules on the way; quarantine records set aside."""
-            for item in read_traces(SourceFile(path=Path(p), name=name) for p, name in sources):
-                if isinstance(item, Quarantined):
-                    quarantined.append(item)
-                    continue
-                found = by_rules[item.episode_id] = diagnose(item)
-                if in_llm_scope(item, found, agents):
-                    for_llm.append(item)
-                yield item
+    def read_and_diagnose() -> None:
+        quarantined: list[Quarantined] = []
+        by_rules: dict[str, list[Diagnosis]] = {}
+        for_llm: list[Episode] = []
+        with Agents.open(llm_dir, cycle_id, "diagnose") as agents:
 
-        write_batch(paths["episodes"], diagnosed(), Episode)
-        diagnoses = [d for found in by_rules.values() for d in found] + llm_diagnoses(for_llm, by_rules, agents)
-        calls = agents.take_calls()
-    write_batch(paths["diagnoses"], diagnoses, Diagnosis)
-    write_batch(paths["llm_calls"], calls, LLMCall)
-    write_batch(paths["quarantine"], quarantined, Quarantined)
-    return {kind: str(path) for kind, path in paths.items()}
+            def diagnosed() -> Iterator[Episode]:
+                """Episodes as they are read, diagnosed by the rules on the way; quarantine records set aside."""
+                for item in read_traces(SourceFile(path=Path(p), name=name) for p, name in sources):
+                    if isinstance(item, Quarantined):
+                        quarantined.append(item)
+                        continue
+                    found = by_rules[item.episode_id] = diagnose(item)
+                    if in_llm_scope(item, found, agents):
+                        for_llm.append(item)
+                    yield item
+
+            write_batch(paths["episodes"], diagnosed(), Episode)
+            diagnoses = [d for found in by_rules.values() for d in found] + llm_diagnoses(for_llm, by_rules, agents)
+            calls = agents.take_calls()
+        write_batch(paths["diagnoses"], diagnoses, Diagnosis)
+        write_batch(paths["llm_calls"], calls, LLMCall)
+        write_batch(paths["quarantine"], quarantined, Quarantined)
+
+    events: list[dict[str, Any]] = []
+    if not exists(paths["quarantine"]):
+        _, events = with_infrastructure_retries("diagnose", batch_id, read_and_diagnose)
+    return {**{kind: str(path) for kind, path in paths.items()}, "infrastructure": events}
 
 
 def batch_name(location: Location) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Protocol
 
 
@@ -19,3 +20,10 @@ class Scorer(Protocol):
 
 NOOP_TEXTS = ("", "insufficient information")
 """What doing nothing looks like for a text answer: no answer, or a refusal to answer."""
+
+
+def decoded(value: Any) -> dict[str, Any]:
+    """A JSON-string field of an RL row (or an already decoded mapping) as a dict."""
+    if isinstance(value, str):
+        return json.loads(value) if value else {}
+    return dict(value or {})

@@ -10,19 +10,20 @@ JSON string in `extra_info`. Point verl at this module
 use `InProcessScorer` (the scorer `graders.scorer_for(grader)` names); so do
 workflow, whose installed scorer grades a JSON mapping of deliverable files with
 the same code its sandboxed grader program runs, and mle, whose scorer grades a
-submission CSV against the private answers with the competition's metric. A family whose grading must run
-task code in `sandbox/` (held-out tests of a repository) registers its own entry
-with the same three methods. Every entry
+submission CSV against the private answers with the competition's metric. swe, whose grading must run
+task code in `sandbox/` (held-out tests of a repository), has its own entry with
+the same three methods (`graders.swe_reward`). Every entry
 names its reference and no-op submissions, so each row can be checked to score
 1 for its reference and 0 for doing nothing.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any, Protocol
 
 from graders import scorer_for
+from graders.base import decoded
+from graders.swe_reward import SweSandboxScorer
 from schemas import Task, TaskforgeError, canonical_json
 
 DATA_SOURCE_PREFIX = "taskforge/"
@@ -60,6 +61,7 @@ class InProcessScorer:
 IN_PROCESS = InProcessScorer()
 REWARD_ENTRIES: dict[str, RewardEntry] = {
     "long_context": IN_PROCESS, "literature": IN_PROCESS, "workflow": IN_PROCESS, "mle": IN_PROCESS,
+    "swe": SweSandboxScorer(),
 }
 """Family → reward entry. A family's tasks cannot be trained on until it has one here."""
 
@@ -67,13 +69,6 @@ REWARD_ENTRIES: dict[str, RewardEntry] = {
 def data_source_for(family: str) -> str:
     """The `data_source` of a family's RL rows."""
     return f"{DATA_SOURCE_PREFIX}{family}"
-
-
-def decoded(value: Any) -> dict[str, Any]:
-    """A JSON-string field of a row (or an already decoded mapping) as a dict."""
-    if isinstance(value, str):
-        return json.loads(value) if value else {}
-    return dict(value or {})
 
 
 def family_of(data_source: str, extra_info: dict[str, Any] | None) -> str:

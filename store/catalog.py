@@ -69,6 +69,9 @@ class Catalog:
         return _Transaction(self.con)
 
     def start_cycle(self, cycle_id: str, kind: str, params: dict[str, Any]) -> None:
+        """Open a run, or reopen it on a rerun: batches whose infrastructure failed are done again, so their
+        quarantine records are cleared here and written again only if they fail again."""
+        self.con.execute("DELETE FROM quarantine WHERE cycle_id = ? AND infrastructure", [cycle_id])
         self.con.execute(
             """INSERT INTO cycles VALUES (?, ?, ?, 'running', 1, ?, NULL, NULL)
                ON CONFLICT (cycle_id) DO UPDATE SET attempts = cycles.attempts + 1, status = 'running'""",
@@ -207,6 +210,12 @@ class Catalog:
     def quarantine_of(self, cycle_id: str) -> list[dict[str, Any]]:
         """Every input or candidate a run quarantined: stage, source and reason."""
         return self.query("SELECT stage, source, reason FROM quarantine WHERE cycle_id = ? ORDER BY stage, source",
+                          [cycle_id])
+
+    def infrastructure_failures(self, cycle_id: str) -> list[dict[str, Any]]:
+        """Batches of a run whose infrastructure failed on every attempt (a rerun does them again)."""
+        return self.query("""SELECT stage, source AS batch, reason, json_extract(detail, '$.attempts')::INTEGER AS attempts
+                             FROM quarantine WHERE cycle_id = ? AND infrastructure ORDER BY stage, source""",
                           [cycle_id])
 
     def shard_paths(self, cycle_id: str) -> list[str]:

@@ -5,15 +5,21 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
+import docker
 import pytest
 
 from conftest import REPO, SAMPLES
 from llm_server import Canned, ChatServer
+from private_engine import PrivateEngine
+from sandbox.container import SANDBOX_LABEL
 from store.catalog import Catalog
 from test_agents import endpoint_env
 from test_flows import _cli_json
@@ -105,3 +111,159 @@ def test_trace_truncated_while_being_read_is_quarantined_and_the_rest_lands(tmp_
     assert summary["families"]["long_context"]["accepted"] == 2
     stored = _catalog(data_dir, "SELECT stage, source, infrastructure FROM quarantine")
     assert stored == [{"stage": "read", "source": broken[0]["source"], "infrastructure": False}]
+
+
+@contextmanager
+def small_disk(path: Path, size: str = "1m"):
+    """A real, small filesystem (tmpfs) mounted at `path` for the duration; needs root, as CI runs."""
+    path.mkdir(parents=True, exist_ok=True)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)], capture_output=True,
+                             text=True)
+    assert mounted.returncode == 0, f"cannot mount a tmpfs (run as root): {mounted.stderr}"
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", "-l", str(path)], check=True)
+
+
+def _fill(disk: Path, leave_bytes: int) -> Path:
+    """A ballast file that leaves about `leave_bytes` free on the disk."""
+    ballast = disk / "ballast"
+    free = os.statvfs(disk).f_bavail * os.statvfs(disk).f_frsize
+    ballast.write_bytes(b"\0" * max(0, free - leave_bytes))
+    return ballast
+
+
+DISK_RUN = ["--budget", "8", "--target-tokens", "4096", "--family", "long_context"]
+
+
+def test_full_data_disk_is_retried_recorded_and_a_rerun_lands_everything(capsys, tmp_path, monkeypatch):
+    from catalog_state import data_dir_state
+
+    monkeypatch.setenv("TASKFORGE_INFRA_BACKOFF_S", "0.2")
+    uninterrupted = tmp_path / "uninterrupted"
+    _cli_json(capsys, "cycle", "--data-dir", str(uninterrupted), *DISK_RUN)
+    catalog = tmp_path / "catalog.duckdb"
+    with small_disk(tmp_path / "disk") as disk:
+        ballast = _fill(disk, 80_000)
+        full = _cli_json(capsys, "cycle", "--data-dir", str(disk / "data"), "--catalog", str(catalog), *DISK_RUN)
+        failures = full["infrastructure_failures"]
+        assert failures, "the full disk failed no batch"
+        assert all(f["attempts"] == 3 and "No space left on device" in f["reason"] for f in failures), failures
+        with Catalog(catalog, read_only=True) as store:
+            events = store.query("SELECT stage, batch, attempt, error, recovered FROM infrastructure_events "
+                                 "WHERE NOT recovered ORDER BY stage, batch, attempt")
+            status = store.query("SELECT status FROM cycles")
+            rejected = store.query("SELECT reasons FROM tasks WHERE status = 'rejected'")
+        assert len(events) == 3 * len(failures) and {e["attempt"] for e in events} == {1, 2, 3}
+        assert status == [{"status": "incomplete"}]
+        assert all(r.startswith("hardness:") for row in rejected for r in row["reasons"]), "a full disk rejects no task"
+        assert not list(disk.rglob("*.tmp")), "no partial file is left under the data dir"
+
+        ballast.unlink()
+        rerun = _cli_json(capsys, "cycle", "--data-dir", str(disk / "data"), "--catalog", str(catalog), *DISK_RUN)
+        assert rerun["infrastructure_failures"] == [] and rerun["cycle_id"] == full["cycle_id"]
+        (disk / "data" / "catalog.duckdb").symlink_to(catalog)
+        resumed = data_dir_state(disk / "data")
+    expected = data_dir_state(uninterrupted)
+    for table in ("tasks", "validations", "diagnoses", "episodes", "shards", "gaps", "plan"):
+        assert resumed["tables"][table] == expected["tables"][table], f"{table} differs after the disk was freed"
+    assert resumed["files"] == expected["files"]
+
+
+WORKFLOW_RUN = ["--budget", "4", "--target-tokens", "4096", "--family", "workflow", "--family", "long_context"]
+VALIDATION_JOBS = ("workflow-solver:", "workflow-grade:")
+
+
+@pytest.fixture
+def stoppable_engine(docker_engine, monkeypatch):
+    """A private dockerd that the test may stop; the cycle's sandboxes run on it and only on it."""
+    engine = PrivateEngine("faults")
+    engine.start()
+    engine.load_base_image(docker_engine)
+    monkeypatch.setenv("TASKFORGE_SANDBOX", "docker")
+    monkeypatch.setenv("DOCKER_HOST", engine.endpoint)
+    monkeypatch.delenv("TASKFORGE_DOCKER_HOSTS", raising=False)
+    yield engine
+    engine.stop()
+
+
+def _stop_mid_validation(engine: PrivateEngine, restart_after_s: float | None, seen: list[str]) -> None:
+    """Wait until a validation job runs on the engine, then stop the engine (and start it again after a while)."""
+    client = docker.DockerClient(base_url=engine.endpoint)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and not seen:
+        running = client.containers.list(filters={"label": SANDBOX_LABEL, "status": "running"})
+        seen.extend(c.labels[SANDBOX_LABEL] for c in running if c.labels[SANDBOX_LABEL].startswith(VALIDATION_JOBS))
+        time.sleep(0.05)
+    client.close()
+    engine.stop()
+    if restart_after_s is not None:
+        time.sleep(restart_after_s)
+        engine.start()
+
+
+def _cycle_with_engine_stopped(capsys, engine, data_dir, restart_after_s):
+    seen: list[str] = []
+    watcher = threading.Thread(target=_stop_mid_validation, args=(engine, restart_after_s, seen))
+    watcher.start()
+    try:
+        summary = _cli_json(capsys, "cycle", "--data-dir", str(data_dir), *WORKFLOW_RUN)
+    finally:
+        watcher.join()
+    assert seen, "no validation job ran on the engine before it stopped"
+    return summary
+
+
+@pytest.mark.docker
+def test_docker_engine_stopping_mid_validation_is_retried_and_the_tasks_are_accepted(capsys, data_dir, monkeypatch,
+                                                                                    stoppable_engine):
+    monkeypatch.setenv("TASKFORGE_INFRA_BACKOFF_S", "4")
+    summary = _cycle_with_engine_stopped(capsys, stoppable_engine, data_dir, restart_after_s=0.5)
+    assert summary["infrastructure_failures"] == []
+    assert summary["families"]["workflow"]["accepted"] == summary["families"]["workflow"]["candidates"] > 0
+    events = _catalog(data_dir, "SELECT stage, attempt, error, recovered FROM infrastructure_events")
+    assert events and all(e["stage"] == "validate" and e["recovered"] for e in events), events
+    assert any("docker" in e["error"].lower() or "engine" in e["error"].lower() for e in events), events
+    assert _catalog(data_dir, "SELECT status FROM cycles") == [{"status": "completed"}]
+
+
+@pytest.mark.docker
+def test_docker_engine_staying_down_quarantines_its_batches_and_the_rest_of_the_cycle_lands(
+        capsys, data_dir, monkeypatch, stoppable_engine):
+    monkeypatch.setenv("TASKFORGE_INFRA_BACKOFF_S", "0.2")
+    down = _cycle_with_engine_stopped(capsys, stoppable_engine, data_dir, restart_after_s=None)
+    failures = down["infrastructure_failures"]
+    assert failures and all(f["stage"] == "validate" and f["attempts"] == 3 for f in failures), failures
+    assert all(f["batch"].startswith("workflow") for f in failures), failures
+    assert down["families"]["long_context"]["accepted"] > 0, "the rest of the cycle landed"
+    assert down["families"].get("workflow", {}).get("rejected", 0) == 0, "an engine down rejects no task"
+    assert _catalog(data_dir, "SELECT status FROM cycles") == [{"status": "incomplete"}]
+
+    stoppable_engine.start()
+    rerun = _cli_json(capsys, "cycle", "--data-dir", str(data_dir), *WORKFLOW_RUN)
+    assert rerun["cycle_id"] == down["cycle_id"] and rerun["infrastructure_failures"] == []
+    assert rerun["families"]["workflow"]["accepted"] == rerun["families"]["workflow"]["candidates"] > 0
+    assert _catalog(data_dir, "SELECT status FROM cycles") == [{"status": "completed"}]
+
+
+def test_a_resource_repository_that_disappeared_is_quarantined_by_name_and_the_rest_lands(capsys, data_dir, tmp_path):
+    import git
+
+    repo = git.Repo.init(tmp_path / "tool")
+    (tmp_path / "tool" / "tool.py").write_text("def value():\n    return 1\n")
+    repo.index.add(["tool.py"])
+    repo.index.commit("tool: first version")
+    repo.close()
+    shutil.rmtree(tmp_path / "tool")
+    summary = _cli_json(capsys, "cycle", "--data-dir", str(data_dir), "--family", "swe", "--family", "long_context",
+                        "--source", f"swe={tmp_path / 'tool'}", "--budget", "4", "--target-tokens", "4096")
+    gone = [q for q in summary["quarantine"] if q["source"].startswith("swe:")]
+    assert gone and all(q["stage"] == "build" for q in gone), summary["quarantine"]
+    assert all(q["reason"] == "local/tool: no such repository (deleted or moved?)" for q in gone), gone
+    assert summary["families"]["long_context"]["accepted"] > 0 and "swe" not in summary["families"]
+    assert summary["infrastructure_failures"] == [], "a missing repository is the input's fault: never retried"
+    assert _catalog(data_dir, "SELECT count(*) AS n FROM infrastructure_events") == [{"n": 0}]
+    stored = _catalog(data_dir, "SELECT reason, infrastructure FROM quarantine")
+    assert all(str(tmp_path) not in row["reason"] and not row["infrastructure"] for row in stored), stored
+    assert _catalog(data_dir, "SELECT status FROM cycles") == [{"status": "completed"}]

@@ -10,16 +10,15 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
-import subprocess
 import threading
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import docker
 import pytest
 
+from private_engine import PrivateEngine
 from sandbox import get_sandbox
 from sandbox.api import BASE_IMAGE, Job
 from sandbox.choose import probe_engine
@@ -27,50 +26,20 @@ from sandbox.container import SANDBOX_LABEL
 from sandbox.engines import SpreadDockerSandbox
 from schemas.errors import InfrastructureError
 
-SECOND = Path("/run/taskforge-docker2")
-SECOND_ENDPOINT = f"unix://{SECOND}/docker.sock"
 NO_ENGINE = "unix:///nonexistent/docker.sock"
-
-
-def _answers(endpoint: str) -> bool:
-    try:
-        docker.DockerClient(base_url=endpoint, timeout=2).version()
-    except docker.errors.DockerException:
-        return False
-    return True
 
 
 @pytest.fixture(scope="module")
 def second_engine(docker_engine):
     """The endpoint of a second dockerd on this machine holding the base image; stopped afterwards if started here."""
-    started = None
-    if not _answers(SECOND_ENDPOINT):
-        if shutil.which("dockerd") is None:
-            pytest.fail("dockerd is not installed: the second engine cannot start")
-        SECOND.mkdir(parents=True, exist_ok=True)
-        log = open(SECOND / "dockerd.log", "ab")
-        started = subprocess.Popen(
-            ["dockerd", "--host", SECOND_ENDPOINT, "--data-root", "/var/lib/taskforge-docker2",
-             "--exec-root", str(SECOND / "exec"), "--pidfile", str(SECOND / "docker.pid"), "--bridge", "none",
-             "--iptables=false", "--containerd-namespace", "taskforge2",
-             "--containerd-plugins-namespace", "taskforge2-plugins"], stdout=log, stderr=log)
-        deadline = time.monotonic() + 60
-        while not _answers(SECOND_ENDPOINT):
-            if started.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"the second dockerd did not start: see {SECOND / 'dockerd.log'}")
-            time.sleep(0.5)
-    client = docker.DockerClient(base_url=SECOND_ENDPOINT)
-    wanted = docker_engine.images.get(BASE_IMAGE).id
-    if wanted not in {image.id for image in client.images.list()}:
-        save = subprocess.Popen(["docker", "save", BASE_IMAGE], stdout=subprocess.PIPE)
-        subprocess.run(["docker", "-H", SECOND_ENDPOINT, "load", "-q"], stdin=save.stdout, check=True,
-                       stdout=subprocess.DEVNULL)
-        assert save.wait() == 0
-    yield SECOND_ENDPOINT
-    client.close()
-    if started is not None:
-        started.terminate()
-        started.wait(timeout=60)
+    if shutil.which("dockerd") is None:
+        pytest.fail("dockerd is not installed: the second engine cannot start")
+    engine = PrivateEngine("docker2")
+    engine.start()
+    engine.load_base_image(docker_engine)
+    yield engine.endpoint
+    if engine.process is not None:
+        engine.stop()
 
 
 def _running_peaks(clients: list[docker.DockerClient], label: str, stop: threading.Event) -> list[int]:

@@ -23,8 +23,10 @@ from builders.swe.recipe import detect_recipe
 from builders.swe.source import materialize_sample, open_source
 from conftest import SAMPLES
 from flows.cli import main
+from graders.reward import compute_score, reward_entry
 from graders.swe_harness import CACHE_ENV, cache_root
 from schemas import Message, PlanItem, Quarantined
+from store.rl_view import rl_row
 from store.swebench import to_instance
 from validators.runner import validate
 
@@ -159,6 +161,20 @@ def test_swe_bench_instances_are_exported(built):
     assert json.loads(instance["FAIL_TO_PASS"]) == ["tests/test_ops.py::test_div_by_zero"]
     assert instance["repo"] == "local/calc" and instance["version"] == "0.1"
     assert instance["created_at"] == "2024-03-02T12:00:00Z"
+
+
+def test_the_rl_reward_grades_patches_in_the_sandbox_reference_one_noop_zero(built):
+    _, tasks = built
+    task = tasks["div_fix"]
+    row = rl_row(task, 0, ())
+    truth, info = row["reward_model"]["ground_truth"], row["extra_info"]
+    entry = reward_entry("swe")
+    reference, grader = json.loads(truth), json.loads(info["grader"])
+    broken = reference["patch"].replace("+", "+#", 1)
+    with sandbox_kind("process"):
+        assert compute_score(row["data_source"], entry.reference_submission(reference, grader), truth, info) == 1.0
+        assert [compute_score(row["data_source"], noop, truth, info) for noop in entry.noop_submissions(grader)] == [0.0]
+        assert compute_score(row["data_source"], broken, truth, info) == 0.0, "a patch that does not apply scores 0"
 
 
 def _commit_all(repo, message):

@@ -15,7 +15,7 @@ from builders.swe.problem import linked_issues, load_issues, message_statement, 
 from builders.swe.recipe import Recipe, detect_recipe
 from builders.swe.repair import TASK_RULES, repair
 from builders.swe.snapshot import make_snapshot
-from builders.swe.source import materialize_sample, open_source
+from builders.swe.source import materialize_sample, open_source, public_name
 from builders.swe.versioning import major_minor, version_at
 from conftest import SAMPLES
 from llm_server import ChatServer
@@ -214,6 +214,23 @@ def test_a_packed_ref_or_an_alternate_is_caught(history, tmp_path):
     assert any("refs/remotes/origin/main" in leak for leak in leaks) and any("fix commit" in leak for leak in leaks)
 
 
-def test_a_missing_source_is_an_input_error(tmp_path):
+def test_a_folder_that_is_not_a_repository_is_an_input_error(tmp_path):
     with pytest.raises(InputError, match="not a readable git repository"):
         open_source(str(tmp_path), tmp_path / "cache")
+
+
+def test_a_repository_that_is_gone_is_named_without_its_host_path(tmp_path):
+    with pytest.raises(InputError) as raised:
+        open_source(str(tmp_path / "vanished.git"), tmp_path / "cache")
+    assert str(raised.value) == "local/vanished: no such repository (deleted or moved?)"
+    assert str(tmp_path) not in str(raised.value)
+
+
+@pytest.mark.parametrize("source,name", [
+    ("https://github.com/r1chardj0n3s/parse.git", "r1chardj0n3s/parse"),
+    ("git@gitlab.com:group/tool.git", "group/tool"),
+    ("https://deploy:s3cret-token@git.example.org:8443/team/tool.git", "https://git.example.org/team/tool.git"),
+    ("/home/someone/work/tool", "local/tool"),
+])
+def test_public_names_carry_no_credentials_or_host_paths(source, name):
+    assert public_name(source) == name

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import git
 
@@ -40,6 +41,18 @@ def repo_name(repo: git.Repo, fallback: str) -> str:
         url = ""
     match = _FORGE_URL.search(url)
     return f"{match['owner']}/{match['name']}" if match else f"local/{fallback}"
+
+
+def public_name(source: str) -> str:
+    """How a source is named in errors and records, never by a host path or with credentials: `owner/name` on a
+    forge, a URL without its user part, else `local/<folder name>`."""
+    match = _FORGE_URL.search(source)
+    if match:
+        return f"{match['owner']}/{match['name']}"
+    if "://" in source:
+        parts = urlsplit(source)
+        return urlunsplit((parts.scheme, parts.hostname or "", parts.path, "", ""))
+    return f"local/{Path(source).name.removesuffix('.git')}"
 
 
 def materialize_sample(script: Path, cache: Path) -> dict[str, str]:
@@ -73,4 +86,7 @@ def open_source(source: str, cache: Path) -> SourceRepository:
         repo = git.Repo(clone)
         return SourceRepository(repo=repo, name=repo_name(repo, clone.name))
     except (git.InvalidGitRepositoryError, git.NoSuchPathError, git.GitCommandError) as exc:
-        raise InputError(source, f"not a readable git repository or clone URL ({type(exc).__name__})") from None
+        missing = not path.exists() and "://" not in source and ":" not in source.split("/")[0]
+        problem = ("no such repository (deleted or moved?)" if missing
+                   else f"not a readable git repository or clone URL ({type(exc).__name__})")
+        raise InputError(public_name(source), problem) from None

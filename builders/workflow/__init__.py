@@ -1,8 +1,10 @@
 """The workflow family: professional multi-step jobs with file deliverables, hidden references and graders.
 
-Task `i` of a build is seed `i mod n` of the source folder itself when `i < n`,
-else a descendant of that seed (attempt `i div n`) made by the evolution
-operators (a seed that cannot be varied is quarantined for that attempt).
+Task `i` of a build is seed `(start + i) mod n` of the source folder itself
+when `i < n`, else a descendant of that seed (attempt `i div n`) made by the
+evolution operators (a seed that cannot be varied is quarantined for that
+attempt). `start` is derived from the plan item's capability, so plan items of
+one cycle that ask for different capabilities begin at different seeds.
 Every reference deliverable comes from running the reference workflow inside
 the sandbox.
 """
@@ -35,8 +37,9 @@ class WorkflowBuilder:
         if not context.options.get("source"):
             raise InputError("workflow build", f"no seed folder given (option 'source'; shipped: data/samples/{SEEDS_FOLDER})")
         folders = seed_folders(Path(context.options["source"]))
+        start = derive_seed(item.family, item.capability)
         for index in range(context.first_index, context.first_index + item.quota):
-            folder, attempt = folders[index % len(folders)], index // len(folders)
+            folder, attempt = folders[(start + index) % len(folders)], index // len(folders)
             try:
                 seed = load_seed(folder)
             except InputError as exc:
