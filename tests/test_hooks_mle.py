@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -81,8 +82,13 @@ def test_a_failed_or_rejected_description_falls_back_to_the_template(facts, tmp_
     assert [(c.purpose, c.status) for c in calls] == statuses
 
 
-def test_without_an_endpoint_the_template_is_written(facts, tmp_path):
+def test_without_an_endpoint_or_a_reviewer_the_template_is_written(facts, tmp_path):
     with ChatServer(_responder()) as server:
         agents = make_agents(server, tmp_path, OPENAI_BASE_URL="", OPENAI_API_KEY="")
-        assert describe(facts, agents) == (render_description(facts), WRITER, {})
-        assert server.requests == [] and agents.take_calls() == []
+        unreviewed = make_agents(server, tmp_path)
+        roles = unreviewed.config.roles
+        unreviewed.config = replace(unreviewed.config, roles={**roles, "reviewer": replace(roles["reviewer"], model=None)})
+        for writer_alone in (agents, unreviewed):
+            assert describe(facts, writer_alone) == (render_description(facts), WRITER, {})
+            assert writer_alone.take_calls() == []
+        assert server.requests == [], "a description no reviewer can check is not written"

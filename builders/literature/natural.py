@@ -10,7 +10,8 @@ the computed question and the papers, checks it. A rewrite the reviewer
 accepts replaces the templated question; one it rejects is not used, and the
 task keeps its templated question (the computed answer is right either way,
 so a doubtful phrasing costs the rewrite, not the task). A failed or skipped
-call leaves the templated question too; every call is recorded.
+call leaves the templated question too; every call is recorded. Without a
+reviewer nothing is rewritten (an unreviewed rewrite could not be used).
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ def with_question(case: Case, question: str, writer: str) -> Case:
 def natural_task(case: Case, env: SearchEnvironment, make_task: Callable[[Case], Task], agents: Agents) -> Task:
     """The case's task, asking the builder's rewrite of its question where the reviewer accepts it."""
     task = make_task(case)
-    if agents.skip_reason("builder"):
+    if agents.skip_reason("builder") or agents.skip_reason("reviewer"):
         return task
     papers = source_papers(case, env)
     written = write_literature_questions(agents, papers, kind=case.kind, count=1, subject=task.task_id,

@@ -136,9 +136,9 @@ def required_phrases(facts: dict[str, Any]) -> list[str]:
 
 def describe(facts: dict[str, Any], agents: Agents) -> tuple[str, str, dict[str, list[str]]]:
     """The description, its writer and its provenance: the builder agent's where the reviewer accepts it,
-    else the template's (with no provenance)."""
+    else the template's (with no provenance). Without a reviewer the builder is not asked."""
     template = render_description(facts)
-    if agents.skip_reason("builder"):
+    if agents.skip_reason("builder") or agents.skip_reason("reviewer"):
         return template, WRITER, {}
     subject = facts["competition_id"]
     written = write_mle_description(agents, facts, must_state=required_phrases(facts), subject=subject)
