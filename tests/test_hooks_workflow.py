@@ -119,7 +119,7 @@ def built(tmp_path_factory):
             parent, child = WorkflowBuilder().build(item, BuildContext(cycle_id="wf-hooks",
                                                                        options={"source": str(root / "seeds")}))
         yield {"parent": parent, "child": child, "calls": agents.take_calls(), "requests": list(server.requests),
-               "decided": validate(child), "root": root, "patch": patch}
+               "decided": validate(child)}
 
 
 def test_descendant_is_built_by_the_agent_and_judged_in_a_call_of_its_own(built):
