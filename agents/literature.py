@@ -2,7 +2,10 @@
 
 Every reply is held to the papers it was given: gold paper ids must be among
 them and every key passage must be quoted verbatim from its paper; a question
-that states its own answer is sent back.
+that states its own answer is sent back. Given a `QuestionBrief`, the builder
+rewrites a question computed from the collection instead: the rewrite must
+keep its gold papers (so the computed answer stays right), state the phrases
+the answer depends on, and leave out what would give the answer away.
 """
 
 from __future__ import annotations
@@ -80,18 +83,55 @@ def question_problems(questions: LiteratureQuestions, papers: Sequence[Paper], c
     return problems
 
 
+class QuestionBrief(BaseModel):
+    """A question computed from the collection, to be rewritten in natural words without changing its answer."""
+
+    asks: str = Field(description="the computed question; the rewrite must ask exactly this")
+    gold_paper_ids: list[str] = Field(min_length=1, description="the papers that answer it")
+    keep: list[str] = Field(default_factory=list, description="phrases the rewrite must state verbatim")
+    withhold: list[str] = Field(default_factory=list, description="strings the rewrite must not contain")
+
+
+def brief_problems(questions: LiteratureQuestions, brief: QuestionBrief) -> list[str]:
+    """Why rewritten questions do not keep to their brief (empty when they do)."""
+    problems = []
+    for n, q in enumerate(questions.questions, start=1):
+        if sorted(set(q.gold_paper_ids)) != sorted(set(brief.gold_paper_ids)):
+            problems.append(f"question {n}: its gold papers must stay {sorted(set(brief.gold_paper_ids))}")
+        text = _normalised(q.question)
+        problems += [f"question {n}: it must state {phrase!r} verbatim" for phrase in brief.keep
+                     if _normalised(phrase) not in text]
+        problems += [f"question {n}: it must not contain {word!r}" for word in brief.withhold
+                     if _normalised(word) in text]
+    return problems
+
+
+def _brief_text(brief: QuestionBrief) -> str:
+    """The rewriting instructions of a brief."""
+    lines = ["Rewrite this question in natural words, as a researcher would ask it. It must ask exactly the same "
+             f"thing, so that its answer stays the same (gold papers: {', '.join(brief.gold_paper_ids)}):",
+             f"\n{brief.asks}\n"]
+    if brief.keep:
+        lines.append("State these phrases verbatim: " + "; ".join(f"“{p}”" for p in brief.keep) + ".")
+    if brief.withhold:
+        lines.append("Never write any of: " + "; ".join(f"“{w}”" for w in brief.withhold) + ".")
+    return "\n".join(lines)
+
+
 def write_literature_questions(agents: Agents, papers: Sequence[Paper], *, kind: QuestionKind, count: int,
-                               subject: str) -> Reply[LiteratureQuestions]:
-    """Ask the builder for up to `count` questions of `kind` from `papers`; `subject` names the collection.
+                               subject: str, brief: QuestionBrief | None = None) -> Reply[LiteratureQuestions]:
+    """Ask the builder for up to `count` questions of `kind` from `papers`; `subject` names the collection
+    (or the task, when rewriting). With a `brief`, the builder rewrites that computed question instead.
 
     On `skipped` or `failed` the literature builder keeps its programmatic questions.
     """
     listing = "\n\n".join(f"## [{p.paper_id}] {p.title}\n\n{p.text}" for p in papers)
-    user = f"Write up to {count} question(s). {_KIND_GUIDE[kind]}\n\n# Papers\n\n{listing}"
+    task = _brief_text(brief) if brief else f"Write up to {count} question(s). {_KIND_GUIDE[kind]}"
+    user = f"{task}\n\n# Papers\n\n{listing}"
 
     def check(reply: LiteratureQuestions) -> None:
-        """The questions must hold to the papers they were written from."""
-        problems = question_problems(reply, papers, count)
+        """The questions must hold to the papers they were written from (and to their brief)."""
+        problems = question_problems(reply, papers, count) + (brief_problems(reply, brief) if brief else [])
         if problems:
             raise ValueError("; ".join(problems))
 

@@ -29,6 +29,16 @@ class Canned:
 Responder = Callable[[dict[str, Any]], Canned]
 
 
+def schema_name(body: dict[str, Any]) -> str | None:
+    """The name of the reply schema a request asks for (the pydantic model's name)."""
+    return body.get("response_format", {}).get("json_schema", {}).get("name")
+
+
+def user_text(body: dict[str, Any]) -> str:
+    """The first user turn of a request (what the role is shown)."""
+    return next(m["content"] for m in body["messages"] if m["role"] == "user")
+
+
 class ChatServer:
     """`POST /v1/chat/completions` on 127.0.0.1; use as a context manager."""
 

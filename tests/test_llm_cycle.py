@@ -17,13 +17,15 @@ from agents.config import ROLES
 from conftest import SAMPLES
 from agents.steps import LLM_STEPS
 from flows.cli import main
-from llm_server import Canned, ChatServer
+from llm_server import Canned, ChatServer, schema_name
 from store.catalog import Catalog
 from test_agents import SECRET, endpoint_env
 from test_flows import _cli_json
+from test_hooks_literature import _rewrite
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
 RUN = ["--target-tokens", "2048", "--budget", "2", "--family", "long_context"]
+LLM_RUN = ["--target-tokens", "2048", "--budget", "4", "--family", "long_context", "--family", "literature"]
 SETTINGS = ("BASE_URL", "API_KEY", "MODEL")
 
 
@@ -52,12 +54,21 @@ def client_logs():
 
 
 def _respond(body: dict) -> Canned:
-    """The diagnoser names a mode at the first assistant step; the reviewer accepts."""
-    schema = body.get("response_format", {}).get("json_schema", {}).get("name")
+    """The diagnoser names an evidence-selection failure (trained by literature and long-context tasks) at
+    the first assistant step; the reviewer accepts; the judge model answers wrongly and finds every child
+    sound; the builder rewrites literature questions to their brief."""
+    schema = schema_name(body)
     user = body["messages"][1]["content"]
+    if schema == "TaskAnswer":
+        return Canned(content=json.dumps({"answer": "Answer: none"}))
+    if schema == "EvolutionJudgement":
+        return Canned(content=json.dumps({"preferred": "candidate", "harder": True, "solvable": True,
+                                          "same_capability": True, "reasons": []}))
+    if schema == "LiteratureQuestions":
+        return Canned(content=_rewrite(body))
     if schema == "LLMDiagnosisReply":
         step = int(re.search(r"^\[(\d+)\] assistant", user, re.M).group(1))
-        return Canned(content=json.dumps({"findings": [{"failure_mode": "research.lost_objective",
+        return Canned(content=json.dumps({"findings": [{"failure_mode": "literature.poor_evidence_selection",
                                                         "evidence_steps": [step], "confidence": 0.6,
                                                         "explanation": f"step {step} drifts"}]}))
     if schema == "TaskReview":
@@ -86,28 +97,46 @@ def test_cycle_against_local_server_accounts_per_stage_and_replays(capsys, clien
     with ChatServer(_respond) as server:
         for name, value in endpoint_env(server, tmp_path, TASKFORGE_LLM_DIAGNOSIS="all").items():
             monkeypatch.setenv(name, value)
-        summary = _cli_json(capsys, "cycle", "--data-dir", str(data_dir), *RUN)
+        summary = _cli_json(capsys, "cycle", "--data-dir", str(data_dir), *LLM_RUN)
         sent = len(server.requests)
-        assert summary["llm_steps"]["diagnosis"].startswith("ran: 9 call(s)")
-        assert summary["llm_steps"]["review"] == "ran: 2 call(s), 0 replayed from cache, 0 failed"
-        assert summary["llm_steps"]["swe_problem_statement"] == "enabled: no calls in this run"
+        steps, families = summary["llm_steps"], summary["families"]
+        long_context, literature = families["long_context"]["candidates"], families["literature"]["candidates"]
+        assert steps["diagnosis"].startswith("ran: 9 call(s)")
+        assert steps["swe_problem_statement"] == "enabled: no calls in this run"
+        assert steps["easiness_estimate"] == f"ran: {long_context} call(s), 0 replayed from cache, 0 failed"
+        assert steps["literature_questions"] == f"ran: {literature} call(s), 0 replayed from cache, 0 failed"
+        accepted_long_context = families["long_context"]["accepted"]
+        assert steps["review"] == f"ran: {literature + accepted_long_context} call(s), 0 replayed from cache, 0 failed"
 
         with Catalog(data_dir / "catalog.duckdb", read_only=True) as catalog:
             per_stage = catalog.query("""SELECT stage, count(*) AS calls, sum(tokens_in) AS tokens_in,
                                          sum(tokens_out) AS tokens_out, sum(cost_usd) AS cost_usd
                                          FROM llm_calls GROUP BY stage ORDER BY stage""")
-        assert [r["stage"] for r in per_stage] == ["diagnose", "validate"]
-        assert [r["calls"] for r in per_stage] == [9, 2]
+            by_purpose = catalog.query("""SELECT stage, family, purpose, count(*) AS calls FROM llm_calls
+                                          GROUP BY ALL ORDER BY ALL""")
+            (roots,) = catalog.query("""SELECT count(*) AS n FROM tasks WHERE family = 'long_context'
+                                        AND json_extract_string(lineage, '$.parent_task_id') IS NULL""")
+        assert [r["stage"] for r in per_stage] == ["build", "diagnose", "validate"]
+        built = {(r["stage"], r["family"], r["purpose"]): r["calls"] for r in by_purpose if r["stage"] != "diagnose"}
+        assert built == {
+            ("build", "literature", "literature_questions"): literature, ("build", "literature", "review"): literature,
+            ("build", "long_context", "easiness_estimate"): long_context,
+            ("build", "long_context", "evolution_judge"): long_context - roots["n"],
+            ("validate", "long_context", "review"): accepted_long_context}
+        assert steps["evolution_judge"] == f"ran: {long_context - roots['n']} call(s), 0 replayed from cache, 0 failed"
+        assert literature > 0 and long_context > roots["n"] > 0
+        assert families["literature"]["accepted"] == literature, "rewritten questions pass every check"
         for row in per_stage:
             assert row["tokens_in"] > 0 and row["tokens_out"] > 0
             assert row["cost_usd"] == pytest.approx((row["tokens_in"] * 2.0 + row["tokens_out"] * 8.0) / 1e6)
         assert {d["diagnoser"] for d in _diagnoses(data_dir)} == {"rules", "llm"}
         report = _cli_json(capsys, "report", "--data-dir", str(data_dir))
         assert report["llm_steps"] == summary["llm_steps"] and report["llm"] == summary["llm"]
-        assert {(r["stage"], r["family"]) for r in report["llm"]["by_stage"]} >= {("validate", "long_context")}
+        assert {(r["stage"], r["family"]) for r in report["llm"]["by_stage"]} >= {
+            ("validate", "long_context"), ("build", "long_context"), ("build", "literature")}
 
         shutil.rmtree(data_dir / "work")
-        again = _cli_json(capsys, "cycle", "--data-dir", str(data_dir), *RUN)
+        again = _cli_json(capsys, "cycle", "--data-dir", str(data_dir), *LLM_RUN)
         assert len(server.requests) == sent, "the rerun replayed every call from the cache"
         assert again["cycle_id"] == summary["cycle_id"]
         diagnosed = _cli_json(capsys, "diagnose", "--data-dir", str(data_dir), str(SAMPLES / "traces"))

@@ -1,22 +1,46 @@
 """The reviewer's second opinion on tasks the deterministic checks accepted (where an endpoint is configured).
 
 A task of a reviewed family that passed every check is shown to the reviewer
-role; its verdict is added as the `review` check and a rejection rejects the
-task. When the role is skipped or its call fails, no `review` result is added
-(the task was not reviewed, and the run summary says why); the deterministic
-checks alone decide.
+role with its sources; its verdict is added as the `review` check and a
+rejection rejects the task. When the role is skipped or its call fails, no
+`review` result is added (the task was not reviewed, and the run summary says
+why); the deterministic checks alone decide. The reviewer never sees how the
+task was made, and a review from a call that built it is refused.
+
+Literature questions and MLE descriptions written by the builder agent are
+reviewed where they are written (a rejected one is replaced by the templated
+text), so those families are not reviewed again here.
 """
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
+from agents.artifact import SourceText, built_by
 from agents.client import Agents
 from agents.review import TaskReview, review_task
 from schemas import Task, ValidationResult
 
-REVIEWED_FAMILIES = frozenset({"long_context"})
-"""Families whose tasks show their sources in the prompt, so the task alone is what the reviewer needs."""
+INPUT_CHARS = 20_000
+"""How much of each workflow input file the reviewer reads."""
+
+
+def _shown_in_prompt(task: Task) -> list[SourceText]:
+    """No separate sources: the task's prompt shows them (long-context documents)."""
+    return []
+
+
+def _workflow_inputs(task: Task) -> list[SourceText]:
+    """A workflow package's input files, which the solver reads from its workspace."""
+    return [SourceText(source_id=path, text=text[:INPUT_CHARS])
+            for path, text in sorted(task.payload.get("inputs", {}).items())]
+
+
+REVIEWED_FAMILIES: dict[str, Callable[[Task], list[SourceText]]] = {
+    "long_context": _shown_in_prompt,
+    "workflow": _workflow_inputs,
+}
+"""Families reviewed here, each with what the reviewer reads besides the task."""
 
 
 def review_accepted(tasks: Iterable[Task], agents: Agents) -> Iterator[Task]:
@@ -25,7 +49,7 @@ def review_accepted(tasks: Iterable[Task], agents: Agents) -> Iterator[Task]:
         if task.status != "accepted" or task.family not in REVIEWED_FAMILIES:
             yield task
             continue
-        reply = review_task(agents, task)
+        reply = review_task(agents, task, REVIEWED_FAMILIES[task.family](task), built_by=built_by(task))
         yield with_review(task, reply.value, reply.call.call_id) if reply.ok else task
 
 

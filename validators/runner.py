@@ -12,6 +12,7 @@ from validators.decontamination import DecontaminationCheck
 from validators.determinism import DeterminismCheck
 from validators.distractors import DistractorCheck
 from validators.evidence import EvidenceCheck
+from validators.evolution_judge import EvolutionJudgeCheck
 from validators.hardness import HardnessCheck
 from validators.leakage import LeakageCheck
 from validators.mle_determinism import GraderDeterminismCheck
@@ -35,7 +36,7 @@ def default_checks(data_dir: Path | None = None) -> tuple[Check, ...]:
             HardnessCheck(), ReachabilityCheck(data_dir), DistractorCheck(data_dir), DecontaminationCheck(data_dir),
             WorkflowReviewCheck(), WorkflowJudgeCheck(), WorkflowNoOpCheck(), WorkflowReferenceCheck(),
             WorkflowPerturbationCheck(), MleNoOpCheck(), MleReferenceCheck(), GraderDeterminismCheck(),
-            SweNoOpCheck(), SweReferenceCheck())
+            SweNoOpCheck(), SweReferenceCheck(), EvolutionJudgeCheck())
 
 
 DEFAULT_CHECKS: tuple[Check, ...] = default_checks()

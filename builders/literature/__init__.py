@@ -3,22 +3,28 @@
 Each task ships a search environment (BM25 over the collection, `search` and
 `read` tools) described in its `environment`; the collection's snapshot is
 saved under the data dir so validators and the trainer rebuild the same tools.
+Questions are phrased by templates, and rewritten by the builder agent where
+an endpoint is configured and the reviewer accepts the rewrite
+(`builders.literature.natural`).
 """
 
 from __future__ import annotations
 
 import random
+from functools import partial
 from pathlib import Path
 from typing import Iterator
 
+from agents.session import current_agents
 from builders.base import BuildContext, derive_seed
 from builders.literature.cases import Case
 from builders.literature.collection import load_collection
 from builders.literature.kinds import GENERATORS, KINDS
+from builders.literature.natural import natural_task
 from builders.literature.prompting import system_message
 from builders.literature.questions import QuestionWriter, TemplateQuestions
 from graders.literature_env import SearchEnvironment, open_environment
-from graders.papers import save_snapshot
+from graders.papers import PaperCollection, save_snapshot
 from schemas import InputError, Lineage, Message, PlanItem, Quarantined, Task, TaskforgeError, task_id_for
 from schemas.locations import normalize
 
@@ -74,18 +80,24 @@ class LiteratureBuilder:
                     collection.collection_id, f"no {kind} task found in {ATTEMPTS} attempts (seed {seed})"),
                     "build", f"papers:{collection.collection_id}")
                 continue
-            payload = {**case.payload, "kind": kind,
-                       "collection": {"collection_id": collection.collection_id, "version": collection.version}}
-            yield Task(
-                task_id=task_id_for(self.family, kind, payload), family=self.family, kind=kind,
-                capability=item.capability,
-                prompt=[Message(role="system", content=system_message(collection)),
-                        Message(role="user", content=case.user)],
-                payload=payload, reference=case.reference, grader=case.grader, environment=spec,
-                lineage=Lineage(cycle_id=context.cycle_id, gap_ids=item.gap_ids,
-                                resource_id=f"papers:{collection.collection_id}", resource_revision=collection.version,
-                                builder=self.name, builder_version=self.version, seed=seed),
-            )
+            make_task = partial(self._task, item=item, context=context, collection=collection, spec=spec, seed=seed)
+            yield natural_task(case, env, make_task, current_agents())
+
+    def _task(self, case: Case, *, item: PlanItem, context: BuildContext, collection: PaperCollection,
+              spec: dict, seed: int) -> Task:
+        """The envelope of a case of `collection` for a plan item."""
+        payload = {**case.payload, "kind": case.kind,
+                   "collection": {"collection_id": collection.collection_id, "version": collection.version}}
+        return Task(
+            task_id=task_id_for(self.family, case.kind, payload), family=self.family, kind=case.kind,
+            capability=item.capability,
+            prompt=[Message(role="system", content=system_message(collection)),
+                    Message(role="user", content=case.user)],
+            payload=payload, reference=case.reference, grader=case.grader, environment=spec,
+            lineage=Lineage(cycle_id=context.cycle_id, gap_ids=item.gap_ids,
+                            resource_id=f"papers:{collection.collection_id}", resource_revision=collection.version,
+                            builder=self.name, builder_version=self.version, seed=seed),
+        )
 
     def _case(self, kind: str, env: SearchEnvironment, seed: int) -> Case | None:
         """The first case the kind's generator makes over a few seeded attempts."""

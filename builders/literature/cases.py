@@ -11,8 +11,8 @@ from graders.papers import Paper
 
 @dataclass
 class Case:
-    """One generated task before it is wrapped in the envelope: the question's facts, what the solver is
-    shown, the payload, the hidden reference and the grader spec."""
+    """One generated task before it is wrapped in the envelope: the question and the facts it was phrased
+    from, what the solver is shown (the question first), the payload, the hidden reference and the grader spec."""
 
     kind: str
     question: str
@@ -20,6 +20,7 @@ class Case:
     payload: dict[str, Any]
     reference: dict[str, Any]
     grader: dict[str, Any]
+    facts: dict[str, Any]
 
 
 def paper_entry(paper: Paper, role: str) -> dict[str, Any]:

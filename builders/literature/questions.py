@@ -1,11 +1,12 @@
 """How a literature question is phrased from the facts a generator computed.
 
-`TemplateQuestions` is the deterministic path and the default. The seam for
-the builder agent is `QuestionWriter`: an implementation that asks an LLM to
-write a natural question from the same facts (and has the reviewer check it
-against the sources) plugs in as `LiteratureBuilder(question_writer=...)`.
-That agent is not wired yet; every task today is phrased by the templates, and
-the writer's name is recorded in the payload.
+`TemplateQuestions` is the deterministic path and the default; another
+`QuestionWriter` plugs in as `LiteratureBuilder(question_writer=...)`, and the
+writer's name is recorded in the payload. The builder agent does not plug in
+here: a natural question must be checked against the computed answer and the
+papers, which a writer of facts alone does not have (a claim is phrased before
+its candidates are retrieved), so the agent rewrites the finished case instead
+(`builders.literature.natural`).
 """
 
 from __future__ import annotations

@@ -10,7 +10,8 @@ from builders.long_context.axes import Axes, root_axes
 from builders.long_context.categories import CATEGORIES, categories_for
 from builders.long_context.compose import Case, UnanswerableError, assemble_world
 from builders.long_context.documents import DOCUMENT_CATEGORIES
-from builders.long_context.evolution import evolve
+from builders.long_context.evolution import Judge, evolve
+from builders.long_context.judging import JudgeModelSolver, judge_child
 from builders.long_context.options import LongContextOptions
 from builders.long_context.sources import Corpus, load_corpus
 from graders.long_context.solvers import SHALLOW_SOLVERS, Solver
@@ -30,9 +31,12 @@ class LongContextBuilder:
     version = "0.2.0"
     default_source = None
 
-    def __init__(self, solvers: tuple[Solver, ...] = SHALLOW_SOLVERS):
-        """`solvers` estimate each candidate's success rate (a judge-model solver can be added here)."""
+    def __init__(self, solvers: tuple[Solver, ...] = (*SHALLOW_SOLVERS, JudgeModelSolver()),
+                 judge: Judge | None = judge_child):
+        """`solvers` estimate each candidate's success rate (the shallow ones, and the judge model where an
+        endpoint is configured); `judge` compares each child with its parent (None: no child is judged)."""
         self.solvers = solvers
+        self.judge = judge
 
     def build(self, item: PlanItem, context: BuildContext) -> Iterator[Task]:
         """For each of `item.quota` roots: the root and its evolved descendants down to a hard one."""
@@ -47,6 +51,7 @@ class LongContextBuilder:
                 lambda axes: self._case(category, seed, axes, options, corpus),
                 lambda case, record, parent: self._task(case, record, parent, item, context, seed, corpus),
                 root_axes(module.KNOBS), module.KNOBS, random.Random(seed), options.evolution, self.solvers,
+                self.judge,
             )
 
     def _case(self, category: str, seed: int, axes: Axes, options: LongContextOptions,

@@ -2,10 +2,11 @@
 
 `description_facts` gathers what a description must state (columns, sizes,
 metric, submission format) from the public files only; `render_description`
-writes it from a template. The facts are the seam for the builder/reviewer
-agents: an LLM writer would take the same facts and a reviewer would check its
-text against them. That path is not wired here; tasks record which writer
-produced their description (`template`).
+writes it from a template. Where an endpoint is configured, `describe` has the
+builder agent write it from the same facts instead, and the reviewer check it
+against them in a call of its own; a description that fails its checks or that
+the reviewer rejects is not used, and the template's stands. Tasks record which
+writer produced their description (`template`, or `builder:<model>`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 import polars as pl
+
+from agents.client import Agents
+from agents.mle import review_mle_description, write_mle_description
 
 from builders.mle.prepare import Competition
 from graders.mle import frame_from_csv, prediction_columns
@@ -121,6 +125,32 @@ def render_description(facts: dict[str, Any]) -> str:
     if facts["notes"]:
         lines += ["## Notes", "", *[f"- {note}" for note in facts["notes"]], ""]
     return "\n".join(lines)
+
+
+def required_phrases(facts: dict[str, Any]) -> list[str]:
+    """What a written description must state verbatim: the files, the id and target columns, the metric,
+    the submission header."""
+    return [*facts["files"], facts["id_column"], facts["target"]["name"], facts["metric"]["name"],
+            ",".join(facts["submission_columns"])]
+
+
+def describe(facts: dict[str, Any], agents: Agents) -> tuple[str, str, dict[str, list[str]]]:
+    """The description, its writer and its provenance: the builder agent's where the reviewer accepts it,
+    else the template's (with no provenance). Without a reviewer the builder is not asked."""
+    template = render_description(facts)
+    if agents.skip_reason("builder") or agents.skip_reason("reviewer"):
+        return template, WRITER, {}
+    subject = facts["competition_id"]
+    written = write_mle_description(agents, facts, must_state=required_phrases(facts), subject=subject)
+    if not written.ok:
+        return template, WRITER, {}
+    review = review_mle_description(agents, written.value.markdown, facts, subject=subject,
+                                    built_by=[written.call.call_id])
+    if not review.ok or review.value.verdict != "accept":
+        return template, WRITER, {}
+    text = written.value.markdown.rstrip() + "\n"
+    return text, f"builder:{written.call.model}", {"built_by": [written.call.call_id],
+                                                   "reviewed_by": [review.call.call_id]}
 
 
 def user_message(description: str) -> str:

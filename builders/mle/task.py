@@ -7,8 +7,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from builders.base import derive_seed
-from builders.mle.description import (DATA_DIR, SUBMISSION_PATH, SYSTEM, WRITER, description_facts,
-                                      render_description, user_message)
+from agents.artifact import with_provenance
+from agents.session import current_agents
+from builders.mle.description import (DATA_DIR, SUBMISSION_PATH, SYSTEM, describe, description_facts,
+                                      user_message)
 from builders.mle.inference import define_problem
 from builders.mle.leaderboard import BASELINE_ENVIRONMENT, Leaderboard, build_leaderboard, run_baselines
 from builders.mle.prepare import Competition, checksum, prepare
@@ -32,8 +34,10 @@ class Timings:
         self.phases[phase] = self.phases.get(phase, 0.0) + time.perf_counter() - started
 
 
-def payload_for(competition: Competition, leaderboard: Leaderboard, description: str, title: str) -> dict[str, Any]:
-    """What defines the task and what the solver's workspace holds: the public files, metric and leaderboard."""
+def payload_for(competition: Competition, leaderboard: Leaderboard, description: str, title: str,
+                writer: str) -> dict[str, Any]:
+    """What defines the task and what the solver's workspace holds: the public files, metric and leaderboard,
+    and who wrote the description."""
     problem = competition.problem
     files = {"description.md": description, **competition.public}
     return {
@@ -46,7 +50,7 @@ def payload_for(competition: Competition, leaderboard: Leaderboard, description:
         "split": competition.split, "dropped_columns": list(problem.dropped_columns),
         "leaderboard": leaderboard.entries,
         "thresholds": vars(leaderboard.thresholds),
-        "description_writer": WRITER,
+        "description_writer": writer,
     }
 
 
@@ -68,10 +72,11 @@ def competition_task(spec: DatasetSpec, sandbox: Sandbox, capability: str, linea
     timings.add("grading", started)
     started = time.perf_counter()
     title = spec.title or spec.name.replace("_", " ").title()
-    description = render_description(description_facts(competition, title, spec.description))
-    payload = payload_for(competition, leaderboard, description, title)
+    description, writer, written = describe(description_facts(competition, title, spec.description),
+                                            current_agents())
+    payload = payload_for(competition, leaderboard, description, title, writer)
     timings.add("description", started)
-    return Task(
+    task = Task(
         task_id=task_id_for("mle", KIND, payload), family="mle", kind=KIND, capability=capability,
         prompt=[Message(role="system", content=SYSTEM), Message(role="user", content=user_message(description))],
         payload=payload,
@@ -86,3 +91,4 @@ def competition_task(spec: DatasetSpec, sandbox: Sandbox, capability: str, linea
         lineage=Lineage(**lineage, resource_id=f"dataset-{revision[:16]}", resource_revision=revision,
                         seed=split_seed),
     )
+    return with_provenance(task, **written) if written else task

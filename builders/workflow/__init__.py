@@ -6,7 +6,9 @@ evolution operators (a seed that cannot be varied is quarantined for that
 attempt). `start` is derived from the plan item's capability, so plan items of
 one cycle that ask for different capabilities begin at different seeds.
 Every reference deliverable comes from running the reference workflow inside
-the sandbox.
+the sandbox. Where an endpoint is configured, the builder agent leads the
+operators with new input rows (`authoring`), and the judge compares each
+descendant with its ancestor in a call of its own (`judging`).
 """
 
 from __future__ import annotations
@@ -14,9 +16,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
+from agents.artifact import with_provenance
+from agents.session import current_agents
 from builders.base import BuildContext, derive_seed
+from builders.workflow.authoring import NAME as AUTHOR
+from builders.workflow.authoring import RecordAuthor
 from builders.workflow.evolve import NotEvolvableError, evolve
 from builders.workflow.execute import run_reference
+from builders.workflow.judging import judged
+from builders.workflow.operators import OPERATORS
 from builders.workflow.package import to_task
 from builders.workflow.seeds import WorkflowSeed, load_seed, seed_folders
 from schemas import InputError, Lineage, PlanItem, Quarantined, Task, content_id
@@ -51,12 +59,16 @@ class WorkflowBuilder:
                 continue
             rng_seed = derive_seed(context.cycle_id, context.seed, seed.package.seed_id, attempt)
             summary = summarize(seed.package, parent.reference["deliverables"])
+            author = RecordAuthor(current_agents())
             try:
-                child = evolve(seed, summary, parent.task_id, rng_seed)
+                child = evolve(seed, summary, parent.task_id, rng_seed, (author.operator(), *OPERATORS))
             except NotEvolvableError as exc:
                 yield Quarantined.from_error(exc, "build", f"workflow-seed:{seed.package.seed_id}#{attempt}")
                 continue
-            yield self._task(child, item, context, parent_task_id=parent.task_id, rng_seed=rng_seed)
+            task = self._task(child, item, context, parent_task_id=parent.task_id, rng_seed=rng_seed)
+            if AUTHOR in child.package.evolution.operators:
+                task = with_provenance(task, built_by=author.calls)
+            yield judged(parent, task, author.agents)
 
     def _task(self, seed: WorkflowSeed, item: PlanItem, context: BuildContext, parent_task_id: str | None,
               rng_seed: int | None) -> Task:

@@ -2,7 +2,9 @@
 
 The first operator changes what the solver must produce (the data, the task
 object, the operations or the deliverables); further operators come from
-other axes until two or three axes have changed. An operator is recorded only
+other axes until two or three axes have changed. A `lead` operator (the
+builder agent's, where an endpoint is configured) is tried before the random
+choice; one that changes nothing is dropped and the deterministic ones go on. An operator is recorded only
 when it changed the axis it works on (as `schemas.workflow.changed_axes`
 measures it), so the recorded axes are the axes along which the descendant
 differs. Certifying the descendant (reviewer, judge, validators) is someone
@@ -43,7 +45,7 @@ def vary(package: WorkflowPackage, rng: random.Random,
                 and (not first_pass or op.axis in REFERENCE_AXES)]
         if not pool:
             break
-        operator = rng.choice(pool)
+        operator = next((op for op in pool if op.lead), None) or rng.choice(pool)
         candidate = operator.apply(varied, rng)
         if operator.axis in _axes(varied, candidate):
             varied, first_pass = candidate, False

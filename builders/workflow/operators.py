@@ -19,12 +19,13 @@ from schemas.workflow import INPUTS, DeliverableSpec, WorkflowPackage, table_row
 
 @dataclass(frozen=True)
 class Operator:
-    """A named variation along one axis."""
+    """A named variation along one axis; a `lead` operator is tried before the randomly chosen ones."""
 
     name: str
     axis: str
     applies: Callable[[WorkflowPackage], bool]
     apply: Callable[[WorkflowPackage, random.Random], WorkflowPackage]
+    lead: bool = False
 
 
 def table_header(package: WorkflowPackage, name: str) -> list[str]:
@@ -36,7 +37,8 @@ def table_header(package: WorkflowPackage, name: str) -> list[str]:
     return next(csv.reader(io.StringIO(text)))
 
 
-def _csv_text(header: list[str], rows: list[dict[str, str]]) -> str:
+def csv_text(header: list[str], rows: list[dict[str, str]]) -> str:
+    """Rows as CSV text under `header`."""
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=header, lineterminator="\n")
     writer.writeheader()
@@ -56,7 +58,7 @@ def with_table(package: WorkflowPackage, name: str, header: list[str], rows: lis
     else:
         size = -(-len(rows) // len(files))
         for index, path in enumerate(files):
-            inputs[path] = _csv_text(header, rows[index * size:(index + 1) * size])
+            inputs[path] = csv_text(header, rows[index * size:(index + 1) * size])
     return package.model_copy(update={"tables": {**package.tables, name: spec}, "inputs": dict(sorted(inputs.items()))})
 
 

@@ -10,8 +10,8 @@ the question (and the question's probe phrases, the parts a reader looks up)
 
 A task that one of them solves has a shortcut. `estimate_success` scores each
 solver with the task's scorer and takes the best score. Any object with a
-`name` and `solve(task) -> str` is a `Solver`: this is where a judge-model
-solver (through the agents layer, where an endpoint is configured) plugs in.
+`name` and `solve(task) -> str | None` is a `Solver`: the long-context
+builder adds the judge model this way (`builders.long_context.judging`).
 """
 
 from __future__ import annotations
@@ -291,12 +291,13 @@ COMPOSERS: dict[str, Callable[[Task, Strategy, list[Sentence]], str]] = {
 
 
 class Solver(Protocol):
-    """Anything that answers a task from what the solver model sees."""
+    """Anything that answers a task from what the solver model sees; `solve` returns None when the solver
+    cannot answer at all (a judge model without an endpoint, or whose call failed), and is then left out."""
 
     name: str
 
-    """The solver's submission for a task."""
-    def solve(self, task: Task) -> str: ...
+    """The solver's submission for a task, or None when it cannot answer."""
+    def solve(self, task: Task) -> str | None: ...
 
 
 class ShallowSolver:
@@ -320,7 +321,10 @@ SHALLOW_SOLVERS: tuple[Solver, ...] = (ShallowSolver(KeywordLookup()), ShallowSo
 
 
 def estimate_success(task: Task, solvers: tuple[Solver, ...] = SHALLOW_SOLVERS) -> dict:
-    """Each solver's score on the task (with the task's scorer) and the estimate: the best of them."""
+    """Each answering solver's score on the task (with the task's scorer) and the estimate: the best of them.
+    Solvers that cannot answer are left out (the shallow ones always answer)."""
     scorer = scorer_for(task.grader)
-    scores = {solver.name: scorer.score(solver.solve(task), task.reference, task.grader) for solver in solvers}
+    submissions = {solver.name: solver.solve(task) for solver in solvers}
+    scores = {name: scorer.score(submission, task.reference, task.grader)
+              for name, submission in submissions.items() if submission is not None}
     return {"estimate": max(scores.values()), "solver_scores": scores}

@@ -68,7 +68,7 @@ def generate(env: SearchEnvironment, rng: random.Random, writer: QuestionWriter)
         if after:
             constraints.append({"type": "published_after", "year": after})
         return Case(
-            kind=KIND, question=question, user=user_message(KIND, question),
+            kind=KIND, question=question, user=user_message(KIND, question), facts=facts,
             payload={"question": question, "constraints": constraints, "question_writer": writer.name,
                      "difficulty": {"citing_papers": len(citing), "answer_size": len(gold), **near_misses}},
             reference={

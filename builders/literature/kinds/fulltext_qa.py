@@ -70,7 +70,8 @@ def generate(env: SearchEnvironment, rng: random.Random, writer: QuestionWriter)
         return None
     passage_id, passage, sentence, value = rng.choice(keys)
     cloze = re.sub(rf"(?<![\w.-]){re.escape(value)}(?![\w-]|\.\w)", BLANK, sentence, count=1)
-    question = writer.phrase(KIND, {"title": paper.title, "cloze": cloze})
+    facts = {"title": paper.title, "cloze": cloze}
+    question = writer.phrase(KIND, facts)
     values = [value, *_distractors(value, paper, sentence, rng)]
     rng.shuffle(values)
     letters = string.ascii_uppercase[:len(values) + 1]
@@ -78,7 +79,7 @@ def generate(env: SearchEnvironment, rng: random.Random, writer: QuestionWriter)
     answer = letters[values.index(value)]
     listing = [f"{letter}. {text}" for letter, text in options.items()]
     return Case(
-        kind=KIND, question=question, user=user_message(KIND, question, listing),
+        kind=KIND, question=question, user=user_message(KIND, question, listing), facts=facts,
         payload={"question": question, "options": options, "insufficient_option": letters[-1],
                  "question_writer": writer.name,
                  "difficulty": {"options": len(options), "same_paper_distractors":

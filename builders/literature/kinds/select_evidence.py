@@ -59,7 +59,7 @@ def generate(env: SearchEnvironment, rng: random.Random, writer: QuestionWriter)
         listing = ["Candidate papers retrieved for this claim:"] + [
             f"- {p.paper_id}: {p.title} ({p.year})" for p in candidates]
         return Case(
-            kind=KIND, question=claim, user=user_message(KIND, claim, listing),
+            kind=KIND, question=claim, user=user_message(KIND, claim, listing), facts=support,
             payload={"claim": claim, "question_writer": writer.name,
                      "candidates": [{"paper_id": p.paper_id, "title": p.title, "year": p.year} for p in candidates],
                      "difficulty": {"candidates": len(candidates), "supporting": len(gold_ids),

@@ -59,11 +59,12 @@ def generate(env: SearchEnvironment, rng: random.Random, writer: QuestionWriter)
                           "mentions_term": "yes" if mentions(texts[p.paper_id], term) else "no"} for p in rows}
     passages = [key_passage(p, *(first_passage_mentioning(p, term) or (None, None)))
                 for p in rows if table[p.paper_id]["mentions_term"] == "yes"]
-    question = writer.phrase(KIND, {"rows": len(rows), "columns": columns})
+    facts = {"rows": len(rows), "columns": columns}
+    question = writer.phrase(KIND, facts)
     listing = (["Papers:"] + [f"- {p.paper_id}: {p.title}" for p in rows]
                + ["Columns:"] + [f"- {key}: {meaning}" for key, meaning in columns.items()])
     return Case(
-        kind=KIND, question=question, user=user_message(KIND, question, listing),
+        kind=KIND, question=question, user=user_message(KIND, question, listing), facts=facts,
         payload={"question": question, "rows": [p.paper_id for p in rows], "columns": columns,
                  "question_writer": writer.name, "difficulty": {"rows": len(rows), "columns": len(columns)}},
         reference={
