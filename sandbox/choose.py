@@ -16,6 +16,7 @@ import docker
 from sandbox.api import BASE_IMAGE, Sandbox
 from sandbox.container import ENGINE_ERRORS, DockerSandbox
 from sandbox.engines import SpreadDockerSandbox, endpoints_from, jobs_per_engine
+from sandbox.orphans import sweep_orphans
 from sandbox.process import ProcessSandbox
 from schemas.errors import InfrastructureError
 
@@ -55,6 +56,7 @@ def get_sandbox(kind: str | None = None, temp_root: Path | None = None, build_ne
     else:
         client, finding = probe_engine()
         if client is not None:
+            sweep_orphans(client)
             sandbox = DockerSandbox(client=client, reason=f"{kind}: {finding}", build_network=build_network,
                                     temp_root=temp_root)
         elif kind == "docker":
@@ -77,6 +79,8 @@ def _spread_sandbox(kind: str, endpoints: list[str], temp_root: Path | None, bui
             clients.append(client)
     finding = f"docker engines at {len(clients)} of {len(endpoints)} endpoints answered and have {BASE_IMAGE}"
     if clients:
+        for client in clients:
+            sweep_orphans(client)
         return SpreadDockerSandbox(clients, [jobs_per_engine(c) for c in clients], reason=f"{kind}: {finding}",
                                    build_network=build_network, temp_root=temp_root)
     if kind == "docker":

@@ -23,6 +23,7 @@ from docker.utils.socket import STDERR, frames_iter
 
 from sandbox.api import WORKSPACE, Backend, Job, Result
 from sandbox.environment import CA_BUNDLE, job_environment
+from sandbox.orphans import OWNER_LABEL, owner_tag
 from sandbox.output import TailBuffer, tail_text
 from sandbox.transfer import collect_outputs, extract_plain, pack, relative_inside, spool_chunks
 from schemas.errors import InfrastructureError
@@ -168,7 +169,7 @@ class DockerSandbox:
             "command": command,
             "working_dir": WORKSPACE,
             "environment": job_environment(job),
-            "labels": {SANDBOX_LABEL: job.label},
+            "labels": {SANDBOX_LABEL: job.label, OWNER_LABEL: owner_tag()},
             "hostname": "sandbox",
             "network_mode": self.build_network if job.network else "none",
             "mem_limit": f"{job.memory_mb}m",

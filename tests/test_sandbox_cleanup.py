@@ -1,14 +1,20 @@
-"""Nothing is left behind: 50 jobs, failures included, leave no container, temporary folder or process."""
+"""Nothing is left behind: 50 jobs, failures included, leave no container, temporary folder or process; the
+containers of a process killed mid-job are removed by the next process that picks the docker backend."""
 
 from __future__ import annotations
 
 import secrets
 import subprocess
+import sys
+import time
 
 import pytest
 
-from sandbox.api import Job
+from conftest import REPO
+from sandbox import get_sandbox
+from sandbox.api import BASE_IMAGE, Job
 from sandbox.container import SANDBOX_LABEL
+from sandbox.orphans import OWNER_LABEL, owner_alive, owner_tag
 from sandbox.process import ProcessSandbox
 
 JOB_COUNT = 50
@@ -78,3 +84,34 @@ def test_fifty_container_jobs_leave_no_container_and_no_file(docker_sandbox, doc
     assert sum(result.oom_killed for result in results) == 8
     assert docker_engine.containers.list(all=True, filters={"label": f"{SANDBOX_LABEL}={label}"}) == []
     assert list(sandbox_temp_root.iterdir()) == []
+
+
+ORPHAN_MAKER = """
+import sys
+from sandbox import get_sandbox
+from sandbox.api import Job
+get_sandbox("docker").run(Job(command=("sleep", "300"), label=sys.argv[1], timeout_s=600))
+"""
+
+
+@pytest.mark.docker
+def test_containers_of_a_killed_process_are_swept_and_live_ones_kept(docker_engine, tmp_path):
+    label = f"orphan-{secrets.token_hex(4)}"
+    maker = subprocess.Popen([sys.executable, "-c", ORPHAN_MAKER, label], cwd=REPO)
+    wanted = {"label": f"{SANDBOX_LABEL}={label}", "status": "running"}
+    deadline = time.monotonic() + 60
+    while not docker_engine.containers.list(filters=wanted) and time.monotonic() < deadline:
+        assert maker.poll() is None, "the process that runs the job ended early"
+        time.sleep(0.1)
+    maker.kill()
+    maker.wait()
+    (orphan,) = docker_engine.containers.list(filters=wanted)
+    assert not owner_alive(orphan.labels[OWNER_LABEL])
+    live = docker_engine.containers.run(BASE_IMAGE, ["sleep", "300"], detach=True, network_mode="none",
+                                        labels={SANDBOX_LABEL: label, OWNER_LABEL: owner_tag()})
+    try:
+        get_sandbox("docker")
+        left = docker_engine.containers.list(all=True, filters={"label": f"{SANDBOX_LABEL}={label}"})
+        assert [c.id for c in left] == [live.id], "the orphan is removed, the live process's container kept"
+    finally:
+        live.remove(force=True)
