@@ -12,7 +12,6 @@ from pathlib import Path
 
 from sandbox.api import BASE_IMAGE, Job, Result, Sandbox, Session
 from sandbox.choose import default_sandbox, get_sandbox
-from sandbox.retry import with_retries
 
 
 def run(job: Job, collect_to: Path | None = None) -> Result:
@@ -25,5 +24,4 @@ def session(job: Job) -> AbstractContextManager[Session]:
     return default_sandbox().session(job)
 
 
-__all__ = ["BASE_IMAGE", "Job", "Result", "Sandbox", "Session", "default_sandbox", "get_sandbox", "run", "session",
-           "with_retries"]
+__all__ = ["BASE_IMAGE", "Job", "Result", "Sandbox", "Session", "default_sandbox", "get_sandbox", "run", "session"]

@@ -1,4 +1,4 @@
-"""Backend choice with its reason, infrastructure failures told apart from the job's own, bounded retries."""
+"""Backend choice with its reason, and infrastructure failures told apart from the job's own."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import logging
 import docker
 import pytest
 
-from sandbox import get_sandbox, with_retries
+from sandbox import get_sandbox
 from sandbox.api import Job
 from sandbox.container import DockerSandbox
 from sandbox.process import ProcessSandbox
@@ -72,36 +72,3 @@ def test_missing_bubblewrap_is_an_infrastructure_error(sandbox_temp_root):
 
     assert result.infrastructure_error and "bubblewrap" in result.infrastructure_error
     assert list(sandbox_temp_root.iterdir()) == []
-
-
-def test_retries_infrastructure_failures_until_the_sandbox_works(process_sandbox, sandbox_temp_root):
-    broken = ProcessSandbox(temp_root=sandbox_temp_root, bwrap="/nonexistent/bwrap")
-    sandboxes = iter([broken, broken, process_sandbox])
-    delays: list[float] = []
-
-    result = with_retries(lambda: next(sandboxes).run(Job(command=("echo", "ran"))), attempts=3, backoff_s=0.5,
-                          sleep=delays.append)
-
-    assert result.ok and result.stdout == "ran\n"
-    assert result.extra["attempts"] == 3
-    assert delays == [0.5, 1.0]
-
-
-def test_gives_up_after_the_bounded_attempts(sandbox_temp_root):
-    broken = ProcessSandbox(temp_root=sandbox_temp_root, bwrap="/nonexistent/bwrap")
-
-    result = with_retries(lambda: broken.run(Job(command=("true",))), attempts=2, sleep=lambda _: None)
-
-    assert result.infrastructure_error and result.extra["attempts"] == 2
-
-
-def test_a_job_failure_is_never_retried(process_sandbox):
-    calls = []
-
-    def failing() -> object:
-        calls.append(1)
-        return process_sandbox.run(Job(command=("sh", "-c", "exit 2")))
-
-    result = with_retries(failing, attempts=3, sleep=lambda _: None)
-
-    assert result.exit_code == 2 and result.extra["attempts"] == 1 and len(calls) == 1
