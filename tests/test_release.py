@@ -1,7 +1,8 @@
 """Trainer views and releases: every family's RL shard loads with `datasets` and scores its reference 1 and its
 no-op 0 through verl's `compute_score`; planted overlaps with a registered evaluation set remove exactly the
 planted tasks and the report names each match; near-duplicates are removed, naming the task they repeat;
-exporting a release twice gives identical files."""
+exporting a release twice gives identical files. The swe and mle releases are loaded and scored the same way
+where their tasks are built (tests/test_swe_build.py, tests/test_mle_flow.py)."""
 
 from __future__ import annotations
 

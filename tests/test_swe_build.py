@@ -12,6 +12,7 @@ import shutil
 import subprocess
 from contextlib import contextmanager
 
+import datasets
 import pytest
 
 import sandbox
@@ -224,6 +225,19 @@ def test_cli_builds_lands_and_exports_swe_tasks(built, capsys, data_dir, tmp_pat
     assert {i["instance_id"] for i in instances} == {t.payload["instance_id"] for t in built[1].values()
                                                      if t.status == "accepted"}
     assert str(data_dir) not in export.read_text() and os.environ[CACHE_ENV] not in export.read_text()
+
+    assert main(["release", "--version", "1.0.0", "--out", str(tmp_path / "release"), "--data-dir", str(data_dir),
+                 "--json"]) == 0, capsys.readouterr().err
+    rows = datasets.load_dataset(str(tmp_path / "release"), "swe", split="train", cache_dir=str(tmp_path / "hf"))
+    assert rows.num_rows == 3
+    entry = reward_entry("swe")
+    with sandbox_kind("process"):
+        for row in rows:
+            truth, info = row["reward_model"]["ground_truth"], row["extra_info"]
+            reference, grader = json.loads(truth), json.loads(info["grader"])
+            assert compute_score(row["data_source"], entry.reference_submission(reference, grader), truth, info) == 1
+            assert [compute_score(row["data_source"], noop, truth, info) for noop in entry.noop_submissions(grader)] \
+                == [0.0]
 
 
 @pytest.mark.docker
