@@ -7,7 +7,7 @@ from schemas.episode import Episode, Outcome, Segment, Step, TokenRecord, ToolCa
 from schemas.errors import InfrastructureError, InputError, TaskforgeError, UnknownFormatError
 from schemas.gap import BuildPlan, Gap, PlanItem
 from schemas.llm import LLMCall
-from schemas.quarantine import Quarantined
+from schemas.quarantine import Quarantined, without_credentials, without_host_paths
 from schemas.resource import Resource
 from schemas.task import FAMILIES, Lineage, Message, Task, ValidationResult, task_id_for
 from schemas.version import SCHEMA_VERSION
@@ -18,5 +18,5 @@ __all__ = [
     "JsonDict", "LLMCall", "Lineage", "Message", "Outcome", "PlanItem", "Quarantined", "Record", "Resource",
     "Segment", "Step", "Task", "TaskforgeError", "TokenRecord", "ToolCall", "UnknownFormatError",
     "ValidationResult", "arrow_schema", "canonical_json", "content_id", "from_row", "from_table",
-    "task_id_for", "to_row", "to_table",
+    "task_id_for", "to_row", "to_table", "without_credentials", "without_host_paths",
 ]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from schemas import TaskforgeError
+from schemas import TaskforgeError, without_credentials
 from schemas.locations import Location, is_url, join, makedirs, normalize
 
 if TYPE_CHECKING:
@@ -26,10 +26,10 @@ SAMPLES_DIR = PROJECT_ROOT / "data" / "samples"
 
 
 def display_source(source: str) -> str:
-    """How a resource is named in the catalog: a URL as given, a shipped sample relative to the
-    project, any other local path by its last component (never a host path)."""
+    """How a resource is named in the catalog: a URL without its credentials, a shipped sample relative to
+    the project, any other local path by its last component (never a host path)."""
     if "://" in source:
-        return source
+        return without_credentials(source)
     path = Path(source)
     try:
         return path.resolve().relative_to(PROJECT_ROOT).as_posix()

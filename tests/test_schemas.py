@@ -59,3 +59,16 @@ def test_invalid_record_is_refused():
     with pytest.raises(ValueError):
         Gap(gap_id="g", cycle_id="c", family="f", capability="c", failure_mode="m", count="many",
             share=0.1, severity=0.1, priority=0.1)
+
+
+@pytest.mark.parametrize("error,reason", [
+    (FileNotFoundError(2, "No such file or directory", "/home/someone/uploads/x.csv"),
+     "[Errno 2] No such file or directory: 'x.csv'"),
+    (ValueError("/tmp/run-1/traces/zz.jsonl: not valid JSON at line 3"), "zz.jsonl: not valid JSON at line 3"),
+    (RuntimeError("clone of https://bot:ghp_s3cret@github.com/o/r.git failed"),
+     "clone of https://github.com/o/r.git failed"),
+    (ValueError("tests/test_ops.py::test_div 1/2 failed and/or https://host.org/a/b.json"),
+     "tests/test_ops.py::test_div 1/2 failed and/or https://host.org/a/b.json"),
+])
+def test_quarantine_reasons_carry_no_host_paths_or_credentials(error, reason):
+    assert Quarantined.from_error(error, "build", "source").reason == reason

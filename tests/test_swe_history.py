@@ -229,7 +229,7 @@ def test_a_repository_that_is_gone_is_named_without_its_host_path(tmp_path):
 @pytest.mark.parametrize("source,name", [
     ("https://github.com/r1chardj0n3s/parse.git", "r1chardj0n3s/parse"),
     ("git@gitlab.com:group/tool.git", "group/tool"),
-    ("https://deploy:s3cret-token@git.example.org:8443/team/tool.git", "https://git.example.org/team/tool.git"),
+    ("https://deploy:s3cret-token@git.example.org:8443/team/tool.git", "https://git.example.org:8443/team/tool.git"),
     ("/home/someone/work/tool", "local/tool"),
 ])
 def test_public_names_carry_no_credentials_or_host_paths(source, name):

@@ -10,12 +10,11 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import git
 
 from builders.swe.cachelock import locked
-from schemas import InputError, content_id
+from schemas import InputError, content_id, without_credentials
 
 _FORGE_URL = re.compile(r"(?:github\.com|gitlab\.com|bitbucket\.org)[:/](?P<owner>[^/]+)/(?P<name>[^/]+?)(?:\.git)?/?$")
 
@@ -50,8 +49,7 @@ def public_name(source: str) -> str:
     if match:
         return f"{match['owner']}/{match['name']}"
     if "://" in source:
-        parts = urlsplit(source)
-        return urlunsplit((parts.scheme, parts.hostname or "", parts.path, "", ""))
+        return without_credentials(source)
     return f"local/{Path(source).name.removesuffix('.git')}"
 
 
