@@ -28,6 +28,9 @@ class Job:
     Limits: `memory_mb` (container memory, or address space per process in the
     process backend), `cpus` (containers only), `pids` (processes and threads),
     `file_size_mb` (largest file the job may write), `timeout_s` (wall clock).
+    `python_env` names a recipe of `sandbox.images.recipe.PYTHON_ENVS` (e.g. `science`): its virtual
+    environment comes first on PATH at /opt/venv — the recipe's derived image in a container, a host
+    environment built from the same recipe and bound read-only in the process backend.
     """
 
     command: tuple[str, ...]
@@ -42,6 +45,7 @@ class Job:
     env: tuple[tuple[str, str], ...] = ()
     collect: tuple[str, ...] = ()
     label: str = "job"
+    python_env: str | None = None
 
 
 @dataclass

@@ -153,6 +153,7 @@ class DockerSandbox:
         self.build_network = build_network
         self.ca_bundle = ca_bundle if ca_bundle is not None and ca_bundle.is_file() else None
         self.temp_root = temp_root
+        self._env_images: dict[str, str] = {}
 
     @property
     def client(self) -> docker.DockerClient:
@@ -161,11 +162,25 @@ class DockerSandbox:
             self._client = docker.from_env()
         return self._client
 
+    def image_for(self, job: Job) -> str:
+        """The job's image: its Python environment's derived image (built on first use), else `job.image`."""
+        if job.python_env is None:
+            return job.image
+        if job.python_env not in self._env_images:
+            # imported here: the image builder itself runs its install steps in this backend
+            from sandbox.images.env import build_python_env_image
+            from sandbox.images.recipe import PYTHON_ENVS
+
+            if job.python_env not in PYTHON_ENVS:
+                raise InfrastructureError(f"sandbox {job.label}: no Python environment named {job.python_env!r}")
+            self._env_images[job.python_env] = build_python_env_image(self.client, PYTHON_ENVS[job.python_env]).tag
+        return self._env_images[job.python_env]
+
     def container_options(self, job: Job, command: list[str]) -> dict[str, Any]:
         """Everything `containers.create` needs for a job: image, limits, network, labels, logs."""
         file_size = job.file_size_mb * 1024 * 1024
         options: dict[str, Any] = {
-            "image": job.image,
+            "image": self.image_for(job),
             "command": command,
             "working_dir": WORKSPACE,
             "environment": job_environment(job),

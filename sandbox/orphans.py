@@ -48,11 +48,11 @@ def sweep_orphans(client: docker.DockerClient) -> int:
     """Remove this host's containers whose owner process is gone; how many were removed."""
     removed = 0
     try:
-        for container in client.containers.list(all=True, filters={"label": OWNER_LABEL}):
-            if owner_alive(container.labels.get(OWNER_LABEL, "")):
+        for container in client.api.containers(all=True, filters={"label": OWNER_LABEL}):
+            if owner_alive(container["Labels"].get(OWNER_LABEL, "")):
                 continue
             try:
-                container.remove(force=True, v=True)
+                client.api.remove_container(container["Id"], force=True, v=True)
             except NotFound:
                 continue
             removed += 1

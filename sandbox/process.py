@@ -29,13 +29,16 @@ from typing import Iterator
 
 from sandbox.api import WORKSPACE, Backend, Job, Result
 from sandbox.environment import SANDBOX_PATH, job_environment
+from sandbox.images.build import ImageBuildError
+from sandbox.images.host_env import ensure_host_env
+from sandbox.images.recipe import PYTHON_ENVS, VENV
 from sandbox.output import TailBuffer, drain_in_background
 from sandbox.transfer import collect_outputs, extract_into_sandbox, extract_plain, pack, relative_inside, resolve_inside
 from schemas.errors import InfrastructureError
 
 log = logging.getLogger(__name__)
 
-SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "opt", "var")
+SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "var")
 SANDBOX_UIDS = range(200_000, 300_000)
 JOB_DIR_PREFIX = "taskforge-sbx-"
 DRAIN_GRACE_S = 5.0
@@ -104,6 +107,18 @@ class BwrapStatus:
             os.close(self.fd)
 
 
+def host_env_of(job: Job) -> Path | None:
+    """The host environment a job names, built on first use; InfrastructureError when it cannot be built."""
+    if job.python_env is None:
+        return None
+    try:
+        return ensure_host_env(PYTHON_ENVS[job.python_env])
+    except KeyError:
+        raise InfrastructureError(f"sandbox {job.label}: no Python environment named {job.python_env!r}") from None
+    except ImageBuildError as error:
+        raise InfrastructureError(f"sandbox {job.label}: environment {job.python_env}: {error}") from error
+
+
 class ProcessSession:
     """A temporary workspace and a uid of its own; every `exec` is a fresh bubblewrap sandbox over that workspace."""
 
@@ -113,6 +128,7 @@ class ProcessSession:
         self.job = job
         self.as_root = os.geteuid() == 0
         self.uid = sandbox.uids[secrets.randbelow(len(sandbox.uids))] if self.as_root else os.getuid()
+        self.python_env = host_env_of(job)
         self.root = Path(tempfile.mkdtemp(prefix=JOB_DIR_PREFIX, dir=sandbox.temp_root))
         self.workspace = self.root / "workspace"
         self.tmp = self.root / "tmp"
@@ -140,7 +156,8 @@ class ProcessSession:
                      "--die-with-parent"]
         if not self.job.network:
             isolation.append("--unshare-net")
-        mounts = system_mounts() + [
+        venv = ["--ro-bind", str(self.python_env), VENV] if self.python_env else []
+        mounts = system_mounts() + venv + [
             "--ro-bind", "/sys", "/sys", "--proc", "/proc", "--dev", "/dev",
             "--bind", str(self.workspace), WORKSPACE, "--bind", str(self.tmp), "/tmp",
             "--remount-ro", "/", "--chdir", WORKSPACE, "--hostname", "sandbox",
@@ -152,7 +169,8 @@ class ProcessSession:
              env: tuple[tuple[str, str], ...] = ()) -> Result:
         """Run one command in the workspace; never raises for the job's own failures."""
         timeout = self.job.timeout_s if timeout_s is None else timeout_s
-        environment = {"PATH": SANDBOX_PATH, "HOME": "/tmp", "TMPDIR": "/tmp", **job_environment(self.job, env)}
+        path = f"{VENV}/bin:{SANDBOX_PATH}" if self.python_env else SANDBOX_PATH
+        environment = {"PATH": path, "HOME": "/tmp", "TMPDIR": "/tmp", **job_environment(self.job, env)}
         status_read, status_write = os.pipe()
         started = time.monotonic()
         try:

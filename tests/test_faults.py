@@ -195,8 +195,9 @@ def _stop_mid_validation(engine: PrivateEngine, restart_after_s: float | None, s
     client = docker.DockerClient(base_url=engine.endpoint)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and not seen:
-        running = client.containers.list(filters={"label": SANDBOX_LABEL, "status": "running"})
-        seen.extend(c.labels[SANDBOX_LABEL] for c in running if c.labels[SANDBOX_LABEL].startswith(VALIDATION_JOBS))
+        running = client.api.containers(filters={"label": SANDBOX_LABEL, "status": "running"})
+        labels = [c["Labels"][SANDBOX_LABEL] for c in running]
+        seen.extend(label for label in labels if label.startswith(VALIDATION_JOBS))
         time.sleep(0.05)
     client.close()
     engine.stop()

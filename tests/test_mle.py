@@ -16,7 +16,6 @@ from builders.mle import MleBuilder, leaderboard
 from graders import mle_metrics, scorer_for
 from graders.mle import GradingReport, frame_from_csv, grade
 from mle_data import generated_frame, write_dataset
-from sandbox import BASE_IMAGE
 from schemas import PlanItem, Quarantined, Task, from_row, to_row
 from validators.runner import validate
 
@@ -147,7 +146,7 @@ def test_a_sandbox_without_the_baseline_packages_is_quarantined_as_infrastructur
                                                                                  monkeypatch):
     make, settings = DATASETS["generated_binary"]
     write_dataset(make(), tmp_path / "plain", "generated_binary", settings)
-    monkeypatch.setattr(leaderboard, "baseline_image", lambda sandbox: BASE_IMAGE)
+    monkeypatch.setattr(leaderboard, "BASELINE_ENVIRONMENT", None)
     (quarantined,) = _build(tmp_path / "plain", quota=1)
     assert isinstance(quarantined, Quarantined) and quarantined.infrastructure
     assert quarantined.error_type == "BaselineEnvironmentError"

@@ -47,7 +47,7 @@ def _running_peaks(clients: list[docker.DockerClient], label: str, stop: threadi
     peaks = [0] * len(clients)
     while not stop.is_set():
         for index, client in enumerate(clients):
-            running = client.containers.list(filters={"label": f"{SANDBOX_LABEL}={label}", "status": "running"})
+            running = client.api.containers(filters={"label": f"{SANDBOX_LABEL}={label}", "status": "running"})
             peaks[index] = max(peaks[index], len(running))
         time.sleep(0.05)
     return peaks

@@ -13,6 +13,8 @@ from sandbox.api import BASE_IMAGE, Job
 from sandbox.images import BaseRecipe, PythonEnvRecipe, build_base_image, build_python_env_image
 from sandbox.images.__main__ import main
 from sandbox.images.build import image_present
+from sandbox.images.host_env import COMPLETE_MARK, ensure_host_env
+from sandbox.images.recipe import PYTHON_ENVS
 
 
 def make_wheel(folder: Path, name: str, value: str) -> Path:
@@ -72,3 +74,25 @@ def test_derived_image_installs_host_wheels_offline_and_is_cached(docker_engine,
     assert (second.built, second.tag) == (False, tag)
     assert result.ok, result
     assert result.stdout == "from the wheelhouse /opt/venv\n"
+
+
+def test_the_process_backend_runs_a_named_environment_built_once_and_bound_read_only(process_sandbox,
+                                                                                   sandbox_temp_root, monkeypatch,
+                                                                                   tmp_path):
+    name = f"tf_probe_{secrets.token_hex(3)}"
+    recipe = PythonEnvRecipe(name=f"test-{name.replace('_', '-')}",
+                             requirements=(str(make_wheel(tmp_path, name, "from the host wheelhouse")),))
+    monkeypatch.setitem(PYTHON_ENVS, recipe.name, recipe)
+    monkeypatch.setenv("TASKFORGE_HOST_ENVS", str(sandbox_temp_root / "envs"))
+    first = ensure_host_env(recipe)
+    built_at = (first / COMPLETE_MARK).stat().st_mtime_ns
+    assert ensure_host_env(recipe) == first and (first / COMPLETE_MARK).stat().st_mtime_ns == built_at
+
+    show = f"import {name}, sys; print({name}.VALUE, sys.prefix); open(sys.prefix + '/x', 'w')"
+    result = process_sandbox.run(Job(command=("python3", "-c", show), python_env=recipe.name))
+    assert result.stdout == "from the host wheelhouse /opt/venv\n"
+    assert result.exit_code == 1 and "Read-only file system" in result.stderr
+    plain = process_sandbox.run(Job(command=("python3", "-c", f"import {name}")))
+    assert plain.exit_code == 1 and "ModuleNotFoundError" in plain.stderr, "only jobs that name it see it"
+    unknown = process_sandbox.run(Job(command=("true",), python_env="no-such-env"))
+    assert unknown.infrastructure_error and "no Python environment named 'no-such-env'" in unknown.infrastructure_error

@@ -26,9 +26,7 @@ from builders.mle.prepare import Competition
 from graders.mle import (MIN_LEADERBOARD, InvalidSubmission, Thresholds, metric_score, prediction_columns,
                          thresholds_from_leaderboard)
 from graders.mle_metrics import METRICS
-from sandbox import BASE_IMAGE, Job, Sandbox
-from sandbox.container import DockerSandbox
-from sandbox.images import PYTHON_ENVS, ImageBuildError, build_python_env_image
+from sandbox import Job, Sandbox
 from schemas import InfrastructureError, TaskforgeError
 
 BASELINE_SCRIPT = Path(__file__).with_name("baselines.py")
@@ -54,17 +52,6 @@ class BaselineError(TaskforgeError):
 
 class BaselineEnvironmentError(InfrastructureError):
     """The sandbox has no Python with the baselines' packages: no dataset can be built until it has."""
-
-
-def baseline_image(sandbox: Sandbox) -> str:
-    """The image the baselines run in: the sandbox's `science` environment, built from host-downloaded wheels
-    the first time it is needed (the process backend runs the host's system folders, not images)."""
-    if not isinstance(sandbox, DockerSandbox):
-        return BASE_IMAGE
-    try:
-        return build_python_env_image(sandbox.client, PYTHON_ENVS[BASELINE_ENVIRONMENT]).tag
-    except ImageBuildError as exc:
-        raise BaselineEnvironmentError(f"the {BASELINE_ENVIRONMENT} image for the baselines: {exc}") from exc
 
 
 @dataclass(frozen=True)
@@ -127,7 +114,7 @@ def run_baselines(competition: Competition, sandbox: Sandbox, seed: int) -> Base
     plan = baseline_plan(competition, seed)
     with tempfile.TemporaryDirectory(prefix="taskforge-mle-") as tmp:
         root = Path(tmp)
-        job = Job(command=("python3", BASELINE_SCRIPT.name, "plan.json"), image=baseline_image(sandbox),
+        job = Job(command=("python3", BASELINE_SCRIPT.name, "plan.json"), python_env=BASELINE_ENVIRONMENT,
                   workspace=baseline_workspace(competition, plan, root), network=False,
                   timeout_s=BASELINE_TIMEOUT_S, memory_mb=BASELINE_MEMORY_MB,
                   env=(("OMP_NUM_THREADS", "1"), ("OPENBLAS_NUM_THREADS", "1")),

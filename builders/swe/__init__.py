@@ -17,7 +17,7 @@ from typing import Any, Iterator
 
 from agents.session import current_agents
 from builders.base import BuildContext
-from builders.swe.cachelock import locked
+from sandbox.filelock import locked
 from builders.swe.assemble import KIND, TIME_BUDGET_S, instance_id, payload_for, prompt_for
 from builders.swe.environment import EnvironmentRecord, build_environment
 from builders.swe.mining import Candidate, Limits, mine

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import sandbox
-from builders.swe.cachelock import locked
+from sandbox.filelock import locked
 from builders.swe.recipe import Recipe
 from builders.swe.repair import repair
 from graders.swe_harness import (ENV_DIR, SANDBOX_PYTHON, BedError, TaskBed, cache_root, grading_session,

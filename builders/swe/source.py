@@ -13,7 +13,7 @@ from pathlib import Path
 
 import git
 
-from builders.swe.cachelock import locked
+from sandbox.filelock import locked
 from schemas import InputError, content_id, without_credentials
 
 _FORGE_URL = re.compile(r"(?:github\.com|gitlab\.com|bitbucket\.org)[:/](?P<owner>[^/]+)/(?P<name>[^/]+?)(?:\.git)?/?$")

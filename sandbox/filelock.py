@@ -1,4 +1,5 @@
-"""Exclusive locks on entries of the SWE cache, so parallel build batches make each entry once."""
+"""Exclusive locks on cache entries (SWE clones and environments, host Python environments), so parallel
+workers make each entry once."""
 
 from __future__ import annotations
 
