@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import asdict
+from functools import cache
 from pathlib import Path
 
 from sandbox.filelock import locked
@@ -38,7 +39,9 @@ def host_envs_root() -> Path:
     return Path.home() / ".cache" / "taskforge" / "envs"
 
 
+@cache
 def _interpreter_version() -> str:
+    """The system Python's version (asked once per process: every job naming an environment needs it)."""
     done = subprocess.run([SYSTEM_PYTHON, "-c", "import sys; print(sys.version)"], capture_output=True, text=True)
     if done.returncode != 0:
         raise ImageBuildError(f"no system Python at {SYSTEM_PYTHON} for the process backend's environments")
