@@ -13,7 +13,7 @@ from typing import Any, Sequence
 
 from pydantic import BaseModel
 
-from schemas import Task
+from taskforge.schemas import Task
 
 PROVENANCE_KEY = "llm"
 """The reference entry that records which LLM calls built, reviewed or judged a task."""

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from schemas import content_id
+from taskforge.schemas import content_id
 
 
 def request_key(role: str, body: dict[str, Any]) -> str:

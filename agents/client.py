@@ -22,12 +22,12 @@ from typing import Any, Generic, Literal, TypeVar
 import openai
 from pydantic import BaseModel
 
-from agents.cache import ReplayCache, request_key
-from agents.config import AgentsConfig, RoleEndpoint
-from agents.limiter import SlotLimiter
-from agents.structured import Check, parse_reply, repair_message, response_format, schema_instruction
-from schemas import LLMCall
-from schemas.llm import CallStatus
+from taskforge.agents.cache import ReplayCache, request_key
+from taskforge.agents.config import AgentsConfig, RoleEndpoint
+from taskforge.agents.limiter import SlotLimiter
+from taskforge.agents.structured import Check, parse_reply, repair_message, response_format, schema_instruction
+from taskforge.schemas import LLMCall
+from taskforge.schemas.llm import CallStatus
 
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
@@ -117,7 +117,7 @@ class Agents:
             subject: str, check: Check | None = None) -> Reply[M]:
         """Ask a role for a `model`; the reply is validated (schema and `check`) and repaired if it fails.
 
-        `purpose` names the step (see `agents.steps`), `family` and `subject`
+        `purpose` names the step (see `taskforge.agents.steps`), `family` and `subject`
         (an episode or task id) say what the call was about, for accounting.
         """
         reason = self.skip_reason(role)

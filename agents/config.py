@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
-from schemas import TaskforgeError
+from taskforge.schemas import TaskforgeError
 
 ROLES: tuple[str, ...] = ("builder", "reviewer", "judge", "diagnoser")
 RESPONSE_FORMATS = ("json_schema", "json_object", "none")

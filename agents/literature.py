@@ -15,7 +15,7 @@ from typing import Literal, Sequence
 
 from pydantic import BaseModel, Field
 
-from agents.client import Agents, Reply
+from taskforge.agents.client import Agents, Reply
 
 QuestionKind = Literal["find_papers", "select_evidence", "fulltext_qa", "table_synthesis"]
 SYSTEM = (

@@ -14,8 +14,8 @@ from typing import Any, Collection, Literal, Sequence
 
 from pydantic import BaseModel, Field
 
-from agents.client import Agents, Reply
-from agents.separation import ensure_independent
+from taskforge.agents.client import Agents, Reply
+from taskforge.agents.separation import ensure_independent
 
 WRITER_SYSTEM = (
     "You write the description of a machine-learning competition for its participants, in Markdown, from the facts "

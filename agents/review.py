@@ -6,10 +6,10 @@ from typing import Collection, Literal, Sequence
 
 from pydantic import BaseModel, Field
 
-from agents.artifact import SourceText, render_sources, render_task
-from agents.client import Agents, Reply
-from agents.separation import ensure_independent
-from schemas import Task
+from taskforge.agents.artifact import SourceText, render_sources, render_task
+from taskforge.agents.client import Agents, Reply
+from taskforge.agents.separation import ensure_independent
+from taskforge.schemas import Task
 
 SYSTEM = (
     "You review a training task that someone else built. Judge only what you are shown: the task as the solver "

@@ -1,7 +1,7 @@
 """Separation of roles: what builds a task never certifies it.
 
 Reviewers and judges are handed the built artifact and its sources only (see
-`agents.artifact`); their functions take no conversation. Because the role is
+`taskforge.agents.artifact`); their functions take no conversation. Because the role is
 part of every request's content address, a reviewer's request can never replay
 a builder's answer. `ensure_independent` is the last guard: a certifying reply
 must come from a certifying role and from a call other than the ones that built
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Collection
 
-from schemas import LLMCall, TaskforgeError
+from taskforge.schemas import LLMCall, TaskforgeError
 
 CERTIFYING_ROLES = frozenset({"reviewer", "judge"})
 

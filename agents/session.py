@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Iterator
 
-from agents.client import Agents
+from taskforge.agents.client import Agents
 
 NO_SESSION = "no agents session open (the LLM roles run inside a taskforge stage)"
 _current: ContextVar[Agents | None] = ContextVar("taskforge_agents", default=None)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from agents.client import Agents, Reply
-from schemas import Task
+from taskforge.agents.client import Agents, Reply
+from taskforge.schemas import Task
 
 PURPOSE = "easiness_estimate"
 INSTRUCTION = "Solve the task below. Put your final answer, in exactly the form the task asks for, in `answer`."

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from agents.config import AgentsConfig
+from taskforge.agents.config import AgentsConfig
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from agents.client import Agents, Reply
+from taskforge.agents.client import Agents, Reply
 
 SYSTEM = (
     "You write GitHub issues. From a commit that fixed a bug (its message and diff), write the issue a user "

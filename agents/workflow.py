@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from agents.client import Agents, Reply
-from agents.structured import Check
+from taskforge.agents.client import Agents, Reply
+from taskforge.agents.structured import Check
 
 PURPOSE = "workflow_evolution"
 SYSTEM = (

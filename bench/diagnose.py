@@ -145,12 +145,12 @@ def run_stage(stage: str, root: Path) -> dict:
                 json.loads(path.read_bytes())
                 count += 1
         return _result(count, time.perf_counter() - started)
-    from diagnosis.diagnose import diagnose
-    from diagnosis.readers import discover, read_traces
-    from schemas import Episode
+    from taskforge.diagnosis.diagnose import diagnose
+    from taskforge.diagnosis.readers import discover, read_traces
+    from taskforge.schemas import Episode
 
     if stage == "batch-task":
-        from flows.tasks import diagnose_batch
+        from taskforge.flows.tasks import diagnose_batch
 
         sources = [(str(s.path), s.name) for s in discover([root])]
         started = time.perf_counter()

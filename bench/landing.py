@@ -5,7 +5,7 @@
 Tasks are decided long-context envelopes (validation excluded from the timing)
 whose documents are random words from a 20,000-word vocabulary, so no two are
 near-duplicates. Figures:
-- landing, rows per second: `store.landing.land` (shards, catalog rows in one
+- landing, rows per second: `taskforge.store.landing.land` (shards, catalog rows in one
   transaction, manifest) without and with the landing screen (near-duplicate
   lookup and signing), against one bare `pyarrow.parquet.write_table` of the same
   rows as one Arrow table;
@@ -30,14 +30,14 @@ import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from flows.screening import landing_screen  # noqa: E402
-from schemas import Lineage, Message, Task, ValidationResult, task_id_for, to_table  # noqa: E402
-from store.files import write_text_atomic  # noqa: E402
-from store.landing import land  # noqa: E402
-from store.layout import DataDir  # noqa: E402
-from validators.decontamination import DecontaminationCheck, task_fields  # noqa: E402
-from validators.evalsets import EvalItem, EvalSet, registry_dir  # noqa: E402
-from validators.near_duplicates import asked_text, signature  # noqa: E402
+from taskforge.flows.screening import landing_screen  # noqa: E402
+from taskforge.schemas import Lineage, Message, Task, ValidationResult, task_id_for, to_table  # noqa: E402
+from taskforge.store.files import write_text_atomic  # noqa: E402
+from taskforge.store.landing import land  # noqa: E402
+from taskforge.store.layout import DataDir  # noqa: E402
+from taskforge.validators.decontamination import DecontaminationCheck, task_fields  # noqa: E402
+from taskforge.validators.evalsets import EvalItem, EvalSet, registry_dir  # noqa: E402
+from taskforge.validators.near_duplicates import asked_text, signature  # noqa: E402
 
 CHECKS = ("noop", "reference", "leakage", "evidence", "determinism", "answerability", "hardness", "decontamination")
 

@@ -22,8 +22,8 @@ from pydantic import BaseModel
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
-from agents.client import Agents  # noqa: E402
-from agents.config import AgentsConfig  # noqa: E402
+from taskforge.agents.client import Agents  # noqa: E402
+from taskforge.agents.config import AgentsConfig  # noqa: E402
 from llm_server import Canned, ChatServer  # noqa: E402
 
 

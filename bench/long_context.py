@@ -3,7 +3,7 @@
 For each length, builds tasks of every world-model category in turn (without
 evolution: one task each; with evolution: every candidate down to the hard
 one) and reports tasks per second and context tokens per second; then encodes
-the very same prompts with the bare tokenizer (`schemas.tokens`) and reports
+the very same prompts with the bare tokenizer (`taskforge.schemas.tokens`) and reports
 its tokens per second. `encoded/ctx` is how many tokens the builder encoded
 (fitting included) per context token it delivered: ~1 means the prompt is
 encoded about once. Run: `.venv/bin/python bench/long_context.py [--tasks N]`.
@@ -14,11 +14,11 @@ from __future__ import annotations
 import argparse
 import time
 
-from builders.base import BuildContext
-from builders.long_context import LongContextBuilder
-from builders.long_context.categories import CATEGORIES
-from schemas import PlanItem, Task
-from schemas.tokens import count_tokens, tokenizer
+from taskforge.builders.base import BuildContext
+from taskforge.builders.long_context import LongContextBuilder
+from taskforge.builders.long_context.categories import CATEGORIES
+from taskforge.schemas import PlanItem, Task
+from taskforge.schemas.tokens import count_tokens, tokenizer
 
 
 class _CountingEncoder:

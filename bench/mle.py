@@ -34,15 +34,15 @@ sys.path.insert(0, str(REPO))
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
-from builders.mle.inference import define_problem  # noqa: E402
-from builders.mle.leaderboard import baseline_plan, baseline_workspace, run_baselines  # noqa: E402
-from builders.mle.prepare import prepare  # noqa: E402
-from builders.mle.source import dataset_spec, load_table  # noqa: E402
-from builders.mle.task import Timings, competition_task  # noqa: E402
-from graders.mle import frame_from_csv  # noqa: E402
-from graders.mle_metrics import METRICS, Truth  # noqa: E402
-from sandbox import get_sandbox  # noqa: E402
-from validators.runner import validate  # noqa: E402
+from taskforge.builders.mle.inference import define_problem  # noqa: E402
+from taskforge.builders.mle.leaderboard import baseline_plan, baseline_workspace, run_baselines  # noqa: E402
+from taskforge.builders.mle.prepare import prepare  # noqa: E402
+from taskforge.builders.mle.source import dataset_spec, load_table  # noqa: E402
+from taskforge.builders.mle.task import Timings, competition_task  # noqa: E402
+from taskforge.graders.mle import frame_from_csv  # noqa: E402
+from taskforge.graders.mle_metrics import METRICS, Truth  # noqa: E402
+from taskforge.sandbox import get_sandbox  # noqa: E402
+from taskforge.validators.runner import validate  # noqa: E402
 
 
 def _median_time(work: Callable[[], object], repeat: int) -> float:

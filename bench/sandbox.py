@@ -22,10 +22,10 @@ from typing import Callable
 # this file would shadow the `sandbox` package it measures: drop that folder.
 sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
 
-from sandbox.api import Job
-from sandbox.choose import probe_engine
-from sandbox.container import DockerSandbox
-from sandbox.process import ProcessSandbox
+from taskforge.sandbox.api import Job
+from taskforge.sandbox.choose import probe_engine
+from taskforge.sandbox.container import DockerSandbox
+from taskforge.sandbox.process import ProcessSandbox
 
 TRIVIAL = ("true",)
 

@@ -52,7 +52,7 @@ def peak_rss_of(command: Callable[[], subprocess.Popen]) -> tuple[float, float, 
 def cycle_process(data_dir: Path, budget: int, *extra: str) -> tuple[float, float, dict[str, Any]]:
     """Wall seconds, peak RSS (MiB) and summary of one `taskforge cycle` process."""
     wall, rss, out = peak_rss_of(lambda: subprocess.Popen(
-        [sys.executable, "-m", "flows.cli", *CYCLE, "--budget", str(budget), "--data-dir", str(data_dir), *extra],
+        [sys.executable, "-m", "taskforge.flows.cli", *CYCLE, "--budget", str(budget), "--data-dir", str(data_dir), *extra],
         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
     summary = json.loads(out)
     accepted = summary["families"]["long_context"]["accepted"]
@@ -88,13 +88,13 @@ def overhead_rounds(budget: int, root: Path, rounds: int = 2) -> tuple[float, fl
     code submitting plain calls to one thread; the two alternate in order from round to round."""
     from prefect.task_runners import ThreadPoolTaskRunner
 
-    import flows.cycle
-    import flows.stages
+    import taskforge.flows.cycle as flows_cycle
+    import taskforge.flows.stages as flows_stages
 
-    prefect_tasks = {name: getattr(flows.stages, name) for name in ("diagnose_batch", "build_batch", "validate_batch")}
+    prefect_tasks = {name: getattr(flows_stages, name) for name in ("diagnose_batch", "build_batch", "validate_batch")}
     arguments = dict(traces=None, budget=budget, families=["long_context"], sources={}, seed=0,
                      target_tokens=4096, cycle_id=None)
-    flow = flows.cycle.run_cycle.with_options(task_runner=ThreadPoolTaskRunner(max_workers=1))
+    flow = flows_cycle.run_cycle.with_options(task_runner=ThreadPoolTaskRunner(max_workers=1))
 
     def with_prefect(data_dir: Path) -> None:
         flow(data_dir=str(data_dir), **arguments)
@@ -102,12 +102,12 @@ def overhead_rounds(budget: int, root: Path, rounds: int = 2) -> tuple[float, fl
     def bare(data_dir: Path) -> None:
         with ThreadPoolExecutor(1) as executor:
             for name, task in prefect_tasks.items():
-                setattr(flows.stages, name, Bare(task, executor))
+                setattr(flows_stages, name, Bare(task, executor))
             try:
-                flows.cycle.run_cycle.fn(data_dir=str(data_dir), **arguments)
+                flows_cycle.run_cycle.fn(data_dir=str(data_dir), **arguments)
             finally:
                 for name, task in prefect_tasks.items():
-                    setattr(flows.stages, name, task)
+                    setattr(flows_stages, name, task)
 
     flow(data_dir=str(root / "warm-up"), **{**arguments, "budget": 1})
     best = {"prefect": float("inf"), "bare": float("inf")}
@@ -131,7 +131,7 @@ def main() -> None:
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "ERROR")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("PREFECT_HOME", tempfile.mkdtemp(prefix="taskforge-bench-prefect-"))
-    from flows.runners import share_api_with_workers
+    from taskforge.flows.runners import share_api_with_workers
 
     share_api_with_workers()
     cores = os.cpu_count()

@@ -22,11 +22,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from builders.base import BuildContext  # noqa: E402
-from builders.swe import SweBuilder  # noqa: E402
-from schemas import PlanItem, Task  # noqa: E402
-from validators.runner import validate  # noqa: E402
-from validators.swe import outcomes_for  # noqa: E402
+from taskforge.builders.base import BuildContext  # noqa: E402
+from taskforge.builders.swe import SweBuilder  # noqa: E402
+from taskforge.schemas import PlanItem, Task  # noqa: E402
+from taskforge.validators.runner import validate  # noqa: E402
+from taskforge.validators.swe import outcomes_for  # noqa: E402
 
 
 def main() -> None:

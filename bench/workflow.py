@@ -20,12 +20,12 @@ from pathlib import Path
 # Run as `python bench/workflow.py`, this file's folder comes first on sys.path; drop it (see bench/sandbox.py).
 sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
 
-import sandbox  # noqa: E402
-from builders.base import BuildContext  # noqa: E402
-from builders.workflow import WorkflowBuilder  # noqa: E402
-from schemas import PlanItem  # noqa: E402
-from store.layout import SAMPLES_DIR  # noqa: E402
-from validators.runner import validate  # noqa: E402
+from taskforge import sandbox  # noqa: E402
+from taskforge.builders.base import BuildContext  # noqa: E402
+from taskforge.builders.workflow import WorkflowBuilder  # noqa: E402
+from taskforge.schemas import PlanItem  # noqa: E402
+from taskforge.store.layout import SAMPLES_DIR  # noqa: E402
+from taskforge.validators.runner import validate  # noqa: E402
 
 
 def main() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Protocol
 
-from schemas import PlanItem, Quarantined, Task
+from taskforge.schemas import PlanItem, Quarantined, Task
 
 
 @dataclass(frozen=True)

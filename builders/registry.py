@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from builders.base import Builder
-from builders.literature import LiteratureBuilder
-from builders.long_context import LongContextBuilder
-from builders.mle import MleBuilder
-from builders.swe import SweBuilder
-from builders.workflow import WorkflowBuilder
-from schemas import TaskforgeError
+from taskforge.builders.base import Builder
+from taskforge.builders.literature import LiteratureBuilder
+from taskforge.builders.long_context import LongContextBuilder
+from taskforge.builders.mle import MleBuilder
+from taskforge.builders.swe import SweBuilder
+from taskforge.builders.workflow import WorkflowBuilder
+from taskforge.schemas import TaskforgeError
 
 BUILDERS: dict[str, Builder] = {builder.family: builder for builder in (LongContextBuilder(), LiteratureBuilder(),
                                                                   WorkflowBuilder(), MleBuilder(), SweBuilder())}

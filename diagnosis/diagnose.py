@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Literal
 
-from diagnosis.finding import Finding
-from diagnosis.rules import RULES, infrastructure_finding
-from schemas import CAPABILITIES, TAXONOMY_VERSION, Diagnosis, Episode, content_id
+from taskforge.diagnosis.finding import Finding
+from taskforge.diagnosis.rules import RULES, infrastructure_finding
+from taskforge.schemas import CAPABILITIES, TAXONOMY_VERSION, Diagnosis, Episode, content_id
 
 DiagnoserName = Literal["rules", "llm"]
 Diagnoser = tuple[DiagnoserName, Callable[[Episode], Iterable[Finding]]]

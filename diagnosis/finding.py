@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from schemas import FailureMode
+from taskforge.schemas import FailureMode
 
 
 @dataclass(frozen=True)

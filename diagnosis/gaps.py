@@ -6,7 +6,7 @@ import bisect
 from collections import Counter, defaultdict
 from typing import Iterable
 
-from schemas import CAPABILITIES, BuildPlan, Diagnosis, FailureMode, Gap, PlanItem, content_id
+from taskforge.schemas import CAPABILITIES, BuildPlan, Diagnosis, FailureMode, Gap, PlanItem, content_id
 
 EXAMPLES_PER_GAP = 5
 

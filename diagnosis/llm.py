@@ -15,9 +15,9 @@ from dataclasses import replace
 
 from pydantic import BaseModel, Field
 
-from agents.client import Agents, Reply
-from diagnosis.diagnose import diagnose
-from schemas import CAPABILITIES, TAXONOMY_VERSION, Diagnosis, Episode, FailureMode, Step, content_id
+from taskforge.agents.client import Agents, Reply
+from taskforge.diagnosis.diagnose import diagnose
+from taskforge.schemas import CAPABILITIES, TAXONOMY_VERSION, Diagnosis, Episode, FailureMode, Step, content_id
 
 STEP_CHARS = 1500
 EPISODE_CHARS = 60_000

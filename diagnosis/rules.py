@@ -1,8 +1,8 @@
 """Rule-based diagnosis: one or more small pure rules per failure mode of the taxonomy.
 
-Each rule reads signals from an episode's steps (`diagnosis.signals`) and returns
+Each rule reads signals from an episode's steps (`taskforge.diagnosis.signals`) and returns
 a Finding (mode, evidence steps, signal values, confidence) or None. Rules run
-only on failed, graded, model-caused episodes (see `diagnosis.diagnose`);
+only on failed, graded, model-caused episodes (see `taskforge.diagnosis.diagnose`);
 `infrastructure_finding` decides first whether the failure was the
 infrastructure's. Confidences are set so that a specific signal (a discarded
 paper, a violated assumption) outranks a generic one (a clean run before a wrong
@@ -14,12 +14,12 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from diagnosis.finding import Finding
-from diagnosis.signals import (CHANGE_ACTION, CHECK_ACTION, CODE_TOOL, FULL_TRACEBACK, SUBMIT_TOOL, WARNING_SIGN,
+from taskforge.diagnosis.finding import Finding
+from taskforge.diagnosis.signals import (CHANGE_ACTION, CHECK_ACTION, CODE_TOOL, FULL_TRACEBACK, SUBMIT_TOOL, WARNING_SIGN,
                                Call, assistant_after, calls, failed, final_answer, has_traceback,
                                near_identical_groups, reads, searches, source_ids, step_text, task_text,
                                unreferenced_observations, words)
-from schemas import Episode, FailureMode
+from taskforge.schemas import Episode, FailureMode
 
 Rule = Callable[[Episode], "Finding | None"]
 

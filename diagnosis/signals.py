@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from schemas import Episode, Step
+from taskforge.schemas import Episode, Step
 
 SEARCH_TOOL = re.compile(r"search|query|retriev|lookup|find_paper|scholar|arxiv|pubmed|google|bing", re.I)
 READ_TOOL = re.compile(r"open|read|fetch|get_paper|view|browse|download|full_?text|abstract", re.I)

@@ -1,5 +1,5 @@
 """Prefect flows and the `taskforge` CLI: thin wiring of the stages, no domain logic."""
 
-from flows.memory import keep_peak_memory_flat
+from taskforge.flows.memory import keep_peak_memory_flat
 
 keep_peak_memory_flat()

@@ -8,9 +8,9 @@ import base64
 
 from prefect.artifacts import create_image_artifact, create_markdown_artifact, create_table_artifact
 
-from store.catalog import Catalog
-from store.report import cycle_report
-from store.report_html import charts_for
+from taskforge.store.catalog import Catalog
+from taskforge.store.report import cycle_report
+from taskforge.store.report_html import charts_for
 
 
 def funnel_rows(families: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:

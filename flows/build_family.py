@@ -6,14 +6,14 @@ from typing import Any
 
 from prefect import flow
 
-from agents.config import AgentsConfig
-from builders.registry import builder_for
-from flows.artifacts import publish, publish_charts
-from flows.runners import make_task_runner
-from flows.stages import (build_stage, family_counts, finish_run, land_stage, llm_section, plan_for_family,
+from taskforge.agents.config import AgentsConfig
+from taskforge.builders.registry import builder_for
+from taskforge.flows.artifacts import publish, publish_charts
+from taskforge.flows.runners import make_task_runner
+from taskforge.flows.stages import (build_stage, family_counts, finish_run, land_stage, llm_section, plan_for_family,
                           timed_stage)
-from schemas import content_id
-from store.layout import DataDir, display_source
+from taskforge.schemas import content_id
+from taskforge.store.layout import DataDir, display_source
 
 
 @flow(name="build-family")

@@ -13,10 +13,10 @@ from typing import Any, Iterator, Sequence
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from flows.runners import TASK_RUNNERS
-from schemas import FAMILIES
-from schemas.locations import join, normalize
-from store.layout import DEFAULT_DATA_DIR, SAMPLES_DIR, DataDir
+from taskforge.flows.runners import TASK_RUNNERS
+from taskforge.schemas import FAMILIES
+from taskforge.schemas.locations import join, normalize
+from taskforge.store.layout import DEFAULT_DATA_DIR, SAMPLES_DIR, DataDir
 
 err = Console(stderr=True)
 out = Console()
@@ -86,7 +86,7 @@ def _parser() -> argparse.ArgumentParser:
 @contextmanager
 def _progress(enabled: bool) -> Iterator[None]:
     """Progress bars on stderr for flows run in this process."""
-    from flows.progress import reporting_to
+    from taskforge.flows.progress import reporting_to
 
     if not enabled:
         yield
@@ -127,7 +127,7 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
     data = DataDir.at(args.data_dir, args.catalog)
     catalog_path = str(data.catalog) if data.remote or data.catalog_file else None
     if args.command == "cycle":
-        from flows.cycle import cycle
+        from taskforge.flows.cycle import cycle
 
         return _with_paths(cycle(traces=[str(Path(p).resolve()) for p in args.traces], data_dir=str(data.root),
                                  budget=args.budget, families=args.family, sources=_sources(args.source),
@@ -136,12 +136,12 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
                                  task_runner=args.task_runner, runner_address=args.runner_address,
                                  catalog_path=catalog_path), data)
     if args.command == "diagnose":
-        from flows.diagnose import diagnose_traces
+        from taskforge.flows.diagnose import diagnose_traces
 
         return _with_paths(diagnose_traces(traces=[str(Path(p).resolve()) for p in args.paths],
                                            data_dir=str(data.root), catalog_path=catalog_path), data)
     if args.command == "build":
-        from flows.build_family import build_family
+        from taskforge.flows.build_family import build_family
 
         options: dict[str, Any] = {"target_tokens": args.target_tokens}
         if args.source:
@@ -151,17 +151,17 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
                                          task_runner=args.task_runner, runner_address=args.runner_address,
                                          catalog_path=catalog_path), data)
         if args.export_jsonl:
-            from store.swebench import export_shards
+            from taskforge.store.swebench import export_shards
 
             built["swebench_jsonl"] = str(args.export_jsonl.resolve())
             built["swebench_instances"] = export_shards(built["shard_paths"], args.export_jsonl.resolve())
         return built
     if args.command == "validate":
-        from flows.validate import validate_files
+        from taskforge.flows.validate import validate_files
 
         return validate_files(args.paths, data.root)
     if args.command == "decontam":
-        from flows.decontam import add_evalset, list_evalsets
+        from taskforge.flows.decontam import add_evalset, list_evalsets
 
         if args.action == "list":
             return list_evalsets(data)
@@ -169,7 +169,7 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
             raise SystemExit("taskforge: error: decontam add needs a FILE")
         return add_evalset(args.file, data, args.name)
     if args.command == "sft":
-        from flows.sft_export import sft_export
+        from taskforge.flows.sft_export import sft_export
 
         if not args.traces and not args.builder_runs:
             raise SystemExit("taskforge: error: sft needs TRACES or --builder-runs")
@@ -177,23 +177,23 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
                              data_dir=str(data.root), builder_runs=args.builder_runs, catalog_path=catalog_path)
         return {**summary, "out_dir": str(args.out.resolve())}
     if args.command == "release":
-        from flows.release_export import release_export
+        from taskforge.flows.release_export import release_export
 
         out_dir = str(normalize(args.out) if args.out else join(data.releases, args.version))
         result = release_export(version=args.version, out_dir=out_dir, data_dir=str(data.root),
                                 catalog_path=catalog_path)
         return {**result, "out_dir": out_dir}
-    from store.catalog import Catalog
-    from store.report import cycle_report
+    from taskforge.store.catalog import Catalog
+    from taskforge.store.report import cycle_report
 
     if not data.catalog.exists():
-        from schemas import TaskforgeError
+        from taskforge.schemas import TaskforgeError
 
         raise TaskforgeError(f"no catalog at {data.catalog}: run `taskforge cycle` first")
     with Catalog(data.catalog, read_only=True) as catalog:
         report = cycle_report(catalog, args.cycle)
         if args.html is not None:
-            from store.report_html import write_html_report
+            from taskforge.store.report_html import write_html_report
 
             out_dir = (Path(args.html).resolve() if args.html
                        else data.local_root / "reports" / report["cycle"]["cycle_id"])
@@ -202,7 +202,7 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _print(args: argparse.Namespace, result: dict[str, Any]) -> None:
-    from flows.render import print_report, print_run, table
+    from taskforge.flows.render import print_report, print_run, table
 
     if args.command == "report":
         print_report(out, result)
@@ -233,7 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     if args.command == "serve":
-        from flows.serve import serve
+        from taskforge.flows.serve import serve
 
         return serve(args.host, args.port, args.database_url)
     if args.json:

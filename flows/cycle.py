@@ -6,15 +6,15 @@ from typing import Any
 
 from prefect import flow
 
-from agents.config import AgentsConfig
-from builders.registry import available_families
-from diagnosis.readers import discover
-from flows.artifacts import publish, publish_charts
-from flows.runners import make_task_runner
-from flows.stages import (build_stage, diagnose_stage, family_counts, finish_run, land_stage, llm_section,
+from taskforge.agents.config import AgentsConfig
+from taskforge.builders.registry import available_families
+from taskforge.diagnosis.readers import discover
+from taskforge.flows.artifacts import publish, publish_charts
+from taskforge.flows.runners import make_task_runner
+from taskforge.flows.stages import (build_stage, diagnose_stage, family_counts, finish_run, land_stage, llm_section,
                           plan_stage, run_id_for, timed_stage)
-from schemas import TaskforgeError
-from store.layout import SAMPLES_DIR, DataDir, display_source
+from taskforge.schemas import TaskforgeError
+from taskforge.store.layout import SAMPLES_DIR, DataDir, display_source
 
 
 @flow(name="cycle")

@@ -7,11 +7,11 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from schemas.locations import join
-from store.files import atomic_open, write_text_atomic
-from store.layout import DataDir
-from validators.evalsets import load_registry, read_evalset, registry_dir
-from validators.near_duplicates import release_signatures, release_signatures_path, release_summaries
+from taskforge.schemas.locations import join
+from taskforge.store.files import atomic_open, write_text_atomic
+from taskforge.store.layout import DataDir
+from taskforge.validators.evalsets import load_registry, read_evalset, registry_dir
+from taskforge.validators.near_duplicates import release_signatures, release_signatures_path, release_summaries
 
 
 def add_evalset(path: Path, data: DataDir, name: str | None = None) -> dict[str, Any]:

@@ -6,10 +6,10 @@ from typing import Any
 
 from prefect import flow
 
-from agents.config import AgentsConfig
-from diagnosis.readers import discover
-from flows.stages import diagnose_stage, finish_run, llm_section, run_id_for
-from store.layout import DataDir
+from taskforge.agents.config import AgentsConfig
+from taskforge.diagnosis.readers import discover
+from taskforge.flows.stages import diagnose_stage, finish_run, llm_section, run_id_for
+from taskforge.store.layout import DataDir
 
 
 @flow(name="diagnose")

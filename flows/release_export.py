@@ -8,11 +8,11 @@ from typing import Any
 from prefect import flow
 from prefect.artifacts import create_markdown_artifact
 
-from flows.screening import release_screen
-from schemas import canonical_json
-from schemas.locations import join
-from store.layout import DataDir
-from store.release import export_release
+from taskforge.flows.screening import release_screen
+from taskforge.schemas import canonical_json
+from taskforge.schemas.locations import join
+from taskforge.store.layout import DataDir
+from taskforge.store.release import export_release
 
 
 @flow(name="release-export")

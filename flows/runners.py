@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from schemas import TaskforgeError
+from taskforge.schemas import TaskforgeError
 
 if TYPE_CHECKING:
     from prefect.task_runners import TaskRunner

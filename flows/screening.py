@@ -4,13 +4,13 @@ registered earlier releases."""
 
 from __future__ import annotations
 
-from schemas import Task
-from schemas.locations import join
-from store.batches import iter_batch
-from store.catalog import Catalog
-from store.layout import DataDir
-from validators.near_duplicates import NearDuplicateIndex, asked_text, registered_releases, signature
-from validators.screen import Screen
+from taskforge.schemas import Task
+from taskforge.schemas.locations import join
+from taskforge.store.batches import iter_batch
+from taskforge.store.catalog import Catalog
+from taskforge.store.layout import DataDir
+from taskforge.validators.near_duplicates import NearDuplicateIndex, asked_text, registered_releases, signature
+from taskforge.validators.screen import Screen
 
 
 def sign_unsigned(catalog: Catalog, data: DataDir) -> int:

@@ -18,8 +18,8 @@ import urllib.request
 from pathlib import Path
 from typing import Callable
 
-from schemas import InfrastructureError
-from store.layout import PROJECT_ROOT
+from taskforge.schemas import InfrastructureError
+from taskforge.store.layout import PROJECT_ROOT
 
 POOL = "taskforge"
 PREFECT = [sys.executable, "-m", "prefect"]

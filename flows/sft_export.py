@@ -1,10 +1,10 @@
 """`taskforge sft`: demonstrations for supervised fine-tuning from traces (and builder runs), as a Prefect flow.
 
-Every episode read is decided by the selection policy (`validators.demonstrations`)
+Every episode read is decided by the selection policy (`taskforge.validators.demonstrations`)
 and recorded in the catalog's `sft_examples` under the run's id (derived from the
 traces and options), selected or not, with the reason and any regrade; unreadable
 inputs are quarantined under the same id. Selected episodes are written as
-the SFT view (`store.sft_view`) under `<out>/data/`.
+the SFT view (`taskforge.store.sft_view`) under `<out>/data/`.
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from typing import Any, Iterator
 
 from prefect import flow
 
-from diagnosis.readers import discover, read_traces
-from flows.stages import run_id_for
-from schemas import Episode, Quarantined
-from store.layout import DataDir
-from store.sft_view import SOLUTION_PATHS, builder_demonstration, sft_rows, write_sft
-from store.shards import LandedTasks
-from validators.demonstrations import select
+from taskforge.diagnosis.readers import discover, read_traces
+from taskforge.flows.stages import run_id_for
+from taskforge.schemas import Episode, Quarantined
+from taskforge.store.layout import DataDir
+from taskforge.store.sft_view import SOLUTION_PATHS, builder_demonstration, sft_rows, write_sft
+from taskforge.store.shards import LandedTasks
+from taskforge.validators.demonstrations import select
 
 
 @flow(name="sft-export")

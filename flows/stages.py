@@ -14,24 +14,24 @@ from typing import Any, Iterator
 
 from prefect.exceptions import UnfinishedRun
 
-from agents.config import AgentsConfig
-from agents.steps import step_states
-from builders.registry import builder_for
-from diagnosis.gaps import aggregate, plan
-from diagnosis.readers import SourceFile
-from flows.progress import report
-from flows.screening import landing_screen
-from flows.tasks import (BatchInfrastructureFailure, build_batch, diagnose_batch, validate_batch,
+from taskforge.agents.config import AgentsConfig
+from taskforge.agents.steps import step_states
+from taskforge.builders.registry import builder_for
+from taskforge.diagnosis.gaps import aggregate, plan
+from taskforge.diagnosis.readers import SourceFile
+from taskforge.flows.progress import report
+from taskforge.flows.screening import landing_screen
+from taskforge.flows.tasks import (BatchInfrastructureFailure, build_batch, diagnose_batch, validate_batch,
                          with_infrastructure_retries)
-from schemas import (BuildPlan, Diagnosis, Episode, Gap, InfrastructureError, LLMCall, PlanItem, Quarantined,
+from taskforge.schemas import (BuildPlan, Diagnosis, Episode, Gap, InfrastructureError, LLMCall, PlanItem, Quarantined,
                      content_id)
-from schemas.locations import join
-from store.batches import iter_batch, read_batch
-from store.catalog import Catalog
-from store.files import sha256_file
-from store.landing import LandingResult, land_files
-from store.layout import SAMPLES_DIR, DataDir
-from store.report import gap_trends, llm_usage
+from taskforge.schemas.locations import join
+from taskforge.store.batches import iter_batch, read_batch
+from taskforge.store.catalog import Catalog
+from taskforge.store.files import sha256_file
+from taskforge.store.landing import LandingResult, land_files
+from taskforge.store.layout import SAMPLES_DIR, DataDir
+from taskforge.store.report import gap_trends, llm_usage
 
 FILES_PER_DIAGNOSE_BATCH = 64
 EPISODES_PER_COMMIT = 1024

@@ -18,18 +18,18 @@ from typing import Any, Callable, Iterator
 
 from prefect import task
 
-from agents.client import Agents
-from agents.session import using
-from builders.base import BuildContext
-from builders.registry import builder_for
-from diagnosis.diagnose import diagnose
-from diagnosis.llm import in_llm_scope, llm_diagnoses
-from diagnosis.readers import SourceFile, read_traces
-from schemas import Diagnosis, Episode, InfrastructureError, LLMCall, PlanItem, Quarantined, Task
-from schemas.locations import Location, exists, join, name_of
-from store.batches import iter_batch, write_batch
-from validators.review import review_accepted
-from validators.runner import default_checks, validate_all
+from taskforge.agents.client import Agents
+from taskforge.agents.session import using
+from taskforge.builders.base import BuildContext
+from taskforge.builders.registry import builder_for
+from taskforge.diagnosis.diagnose import diagnose
+from taskforge.diagnosis.llm import in_llm_scope, llm_diagnoses
+from taskforge.diagnosis.readers import SourceFile, read_traces
+from taskforge.schemas import Diagnosis, Episode, InfrastructureError, LLMCall, PlanItem, Quarantined, Task
+from taskforge.schemas.locations import Location, exists, join, name_of
+from taskforge.store.batches import iter_batch, write_batch
+from taskforge.validators.review import review_accepted
+from taskforge.validators.runner import default_checks, validate_all
 
 
 def beside(batch: Location, kind: str) -> str:
@@ -139,7 +139,7 @@ def with_infrastructure_retries(stage: str, batch: str, work: Callable[[], Any])
 def build_batch(item: dict[str, Any], context: dict[str, Any], out_path: str, llm_dir: str) -> dict[str, Any]:
     """Build the candidates of one plan item (or one slice of it) into a batch file.
 
-    Builders reach the LLM roles through `agents.session.current_agents()`.
+    Builders reach the LLM roles through `taskforge.agents.session.current_agents()`.
     Candidates the builder could not build, and a builder that fails outright,
     are written as quarantine records beside the batch; an infrastructure
     failure is retried a bounded number of times, then raised.

@@ -6,9 +6,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from schemas import InputError, Task
-from store.batches import iter_batch
-from validators.runner import default_checks, validate
+from taskforge.schemas import InputError, Task
+from taskforge.store.batches import iter_batch
+from taskforge.validators.runner import default_checks, validate
 
 
 def validate_files(paths: list[Path], data_dir: Path | None = None) -> dict[str, Any]:

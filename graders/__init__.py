@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from graders.base import Scorer
-from graders.literature import SCORERS as LITERATURE_SCORERS
-from graders.long_context import LONG_CONTEXT_SCORERS
-from graders.mle import CompetitionScorer
-from graders.workflow import WorkflowDeliverables
-from schemas import TaskforgeError
+from taskforge.graders.base import Scorer
+from taskforge.graders.literature import SCORERS as LITERATURE_SCORERS
+from taskforge.graders.long_context import LONG_CONTEXT_SCORERS
+from taskforge.graders.mle import CompetitionScorer
+from taskforge.graders.workflow import WorkflowDeliverables
+from taskforge.schemas import TaskforgeError
 
 SCORERS: dict[str, Scorer] = {scorer.name: scorer for scorer in (*LONG_CONTEXT_SCORERS, *LITERATURE_SCORERS,
                                                                 WorkflowDeliverables(), CompetitionScorer())}

@@ -15,8 +15,8 @@ import json
 import re
 from typing import Any, Iterable
 
-from graders.base import NOOP_TEXTS
-from graders.long_context.values import final_answer
+from taskforge.graders.base import NOOP_TEXTS
+from taskforge.graders.long_context.values import final_answer
 
 _ID_SEPARATORS = re.compile(r"[,;\s]+")
 _LETTER = re.compile(r"\b([A-Z])\b")

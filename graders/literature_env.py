@@ -14,10 +14,10 @@ import json
 from functools import lru_cache
 from typing import Any
 
-from graders.bm25 import Analyzer, BM25Index
-from graders.papers import ABSTRACT, Paper, PaperCollection, load_snapshot, paragraphs, section_texts
-from schemas import TaskforgeError
-from schemas.locations import Location, normalize
+from taskforge.graders.bm25 import Analyzer, BM25Index
+from taskforge.graders.papers import ABSTRACT, Paper, PaperCollection, load_snapshot, paragraphs, section_texts
+from taskforge.schemas import TaskforgeError
+from taskforge.schemas.locations import Location, normalize
 
 ENVIRONMENT_KIND = "literature_search"
 MAX_K = 50

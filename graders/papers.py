@@ -19,8 +19,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 from pydantic import Field
 
-from schemas import InputError, Record, from_table, to_table
-from schemas.locations import Location, exists, join, makedirs, open_file, readable, replace
+from taskforge.schemas import InputError, Record, from_table, to_table
+from taskforge.schemas.locations import Location, exists, join, makedirs, open_file, readable, replace
 
 SNAPSHOT_FOLDER = "collections"
 ABSTRACT = "abstract"

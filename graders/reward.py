@@ -7,12 +7,12 @@ JSON string in `extra_info`. Point verl at this module
 (`custom_reward_function.path=graders/reward.py`, `name=compute_score`).
 
 `REWARD_ENTRIES` maps a family to how its replies are scored. Text-answer families
-use `InProcessScorer` (the scorer `graders.scorer_for(grader)` names); so do
+use `InProcessScorer` (the scorer `taskforge.graders.scorer_for(grader)` names); so do
 workflow, whose installed scorer grades a JSON mapping of deliverable files with
 the same code its sandboxed grader program runs, and mle, whose scorer grades a
 submission CSV against the private answers with the competition's metric. swe, whose grading must run
 task code in `sandbox/` (held-out tests of a repository), has its own entry with
-the same three methods (`graders.swe_reward`). Every entry
+the same three methods (`taskforge.graders.swe_reward`). Every entry
 names its reference and no-op submissions, so each row can be checked to score
 1 for its reference and 0 for doing nothing.
 """
@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from graders import scorer_for
-from graders.base import decoded
-from graders.swe_reward import SweSandboxScorer
-from schemas import Task, TaskforgeError, canonical_json
+from taskforge.graders import scorer_for
+from taskforge.graders.base import decoded
+from taskforge.graders.swe_reward import SweSandboxScorer
+from taskforge.schemas import Task, TaskforgeError, canonical_json
 
 DATA_SOURCE_PREFIX = "taskforge/"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from schemas import TaskforgeError
+from taskforge.schemas import TaskforgeError
 
 SAFE_GIT = ("git", "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.logAllRefUpdates=false",
             "-c", "gc.auto=0", "-c", "protocol.file.allow=always", "-c", "safe.directory=*")

@@ -22,12 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-import sandbox
-from graders.swe import LOG_PARSERS, StatusMap
-from graders.swe_git import git_in
-from graders.swe_patch import split_files
-from sandbox import Job, Result, Session
-from schemas import InfrastructureError, TaskforgeError
+from taskforge import sandbox
+from taskforge.graders.swe import LOG_PARSERS, StatusMap
+from taskforge.graders.swe_git import git_in
+from taskforge.graders.swe_patch import split_files
+from taskforge.sandbox import Job, Result, Session
+from taskforge.schemas import InfrastructureError, TaskforgeError
 
 CACHE_ENV = "TASKFORGE_SWE_CACHE"
 SANDBOX_PYTHON = "python3"

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from graders.base import decoded
-from graders.swe import grade
-from graders.swe_harness import TaskBed, grading_session
+from taskforge.graders.base import decoded
+from taskforge.graders.swe import grade
+from taskforge.graders.swe_harness import TaskBed, grading_session
 
 
 class SweSandboxScorer:

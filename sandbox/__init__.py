@@ -10,8 +10,8 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from pathlib import Path
 
-from sandbox.api import BASE_IMAGE, Job, Result, Sandbox, Session
-from sandbox.choose import default_sandbox, get_sandbox
+from taskforge.sandbox.api import BASE_IMAGE, Job, Result, Sandbox, Session
+from taskforge.sandbox.choose import default_sandbox, get_sandbox
 
 
 def run(job: Job, collect_to: Path | None = None) -> Result:

@@ -1,6 +1,6 @@
 """The sandbox contract: a job to run on untrusted code, and what comes back.
 
-Builders and validators describe a `Job` and hand it to `sandbox.run(job)`;
+Builders and validators describe a `Job` and hand it to `taskforge.sandbox.run(job)`;
 they never start processes or containers themselves.
 """
 
@@ -28,7 +28,7 @@ class Job:
     Limits: `memory_mb` (container memory, or address space per process in the
     process backend), `cpus` (containers only), `pids` (processes and threads),
     `file_size_mb` (largest file the job may write), `timeout_s` (wall clock).
-    `python_env` names a recipe of `sandbox.images.recipe.PYTHON_ENVS` (e.g. `science`): its virtual
+    `python_env` names a recipe of `taskforge.sandbox.images.recipe.PYTHON_ENVS` (e.g. `science`): its virtual
     environment comes first on PATH at /opt/venv — the recipe's derived image in a container, a host
     environment built from the same recipe and bound read-only in the process backend.
     """

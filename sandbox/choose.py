@@ -1,7 +1,7 @@
 """Choosing a backend: docker where an engine answers and the base image is there, else the process backend.
 
 With `TASKFORGE_DOCKER_HOSTS` set, every listed engine is probed and jobs spread
-over those that answer with the base image (`sandbox.engines`).
+over those that answer with the base image (`taskforge.sandbox.engines`).
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from pathlib import Path
 
 import docker
 
-from sandbox.api import BASE_IMAGE, Sandbox
-from sandbox.container import ENGINE_ERRORS, DockerSandbox
-from sandbox.engines import SpreadDockerSandbox, endpoints_from, jobs_per_engine
-from sandbox.orphans import sweep_orphans
-from sandbox.process import ProcessSandbox
-from schemas.errors import InfrastructureError
+from taskforge.sandbox.api import BASE_IMAGE, Sandbox
+from taskforge.sandbox.container import ENGINE_ERRORS, DockerSandbox
+from taskforge.sandbox.engines import SpreadDockerSandbox, endpoints_from, jobs_per_engine
+from taskforge.sandbox.orphans import sweep_orphans
+from taskforge.sandbox.process import ProcessSandbox
+from taskforge.schemas.errors import InfrastructureError
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ def probe_engine(endpoint: str | None = None) -> tuple[docker.DockerClient | Non
     try:
         client.images.get(BASE_IMAGE)
     except ENGINE_ERRORS:
-        return None, f"docker engine {version} answered but has no {BASE_IMAGE} (python -m sandbox.images base)"
+        return None, f"docker engine {version} answered but has no {BASE_IMAGE} (python -m taskforge.sandbox.images base)"
     return client, f"docker engine {version} answered and has {BASE_IMAGE}"
 
 
@@ -90,5 +90,5 @@ def _spread_sandbox(kind: str, endpoints: list[str], temp_root: Path | None, bui
 
 @cache
 def default_sandbox() -> Sandbox:
-    """The sandbox that `sandbox.run` and `sandbox.session` use, chosen once per process."""
+    """The sandbox that `taskforge.sandbox.run` and `taskforge.sandbox.session` use, chosen once per process."""
     return get_sandbox()

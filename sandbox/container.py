@@ -21,12 +21,12 @@ from docker.errors import APIError, DockerException, ImageNotFound, NotFound
 from docker.types import LogConfig, Ulimit
 from docker.utils.socket import STDERR, frames_iter
 
-from sandbox.api import WORKSPACE, Backend, Job, Result
-from sandbox.environment import CA_BUNDLE, job_environment
-from sandbox.orphans import OWNER_LABEL, owner_tag
-from sandbox.output import TailBuffer, tail_text
-from sandbox.transfer import collect_outputs, extract_plain, pack, relative_inside, spool_chunks
-from schemas.errors import InfrastructureError
+from taskforge.sandbox.api import WORKSPACE, Backend, Job, Result
+from taskforge.sandbox.environment import CA_BUNDLE, job_environment
+from taskforge.sandbox.orphans import OWNER_LABEL, owner_tag
+from taskforge.sandbox.output import TailBuffer, tail_text
+from taskforge.sandbox.transfer import collect_outputs, extract_plain, pack, relative_inside, spool_chunks
+from taskforge.schemas.errors import InfrastructureError
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ RESTART_GRACE_S = 10.0
 def describe_engine_error(error: Exception, image: str) -> str:
     """A one-line cause for a failure of the engine (not of the job), saying what to do where it can."""
     if isinstance(error, ImageNotFound):
-        return f"image {image} is missing: build it with `python -m sandbox.images base` (or `env`)"
+        return f"image {image} is missing: build it with `python -m taskforge.sandbox.images base` (or `env`)"
     if isinstance(error, APIError):
         return f"docker engine error: {error.explanation or error}"
     return f"docker engine unreachable: {error.__class__.__name__}"
@@ -168,8 +168,8 @@ class DockerSandbox:
             return job.image
         if job.python_env not in self._env_images:
             # imported here: the image builder itself runs its install steps in this backend
-            from sandbox.images.env import build_python_env_image
-            from sandbox.images.recipe import PYTHON_ENVS
+            from taskforge.sandbox.images.env import build_python_env_image
+            from taskforge.sandbox.images.recipe import PYTHON_ENVS
 
             if job.python_env not in PYTHON_ENVS:
                 raise InfrastructureError(f"sandbox {job.label}: no Python environment named {job.python_env!r}")

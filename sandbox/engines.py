@@ -7,7 +7,7 @@ caps the jobs (containers or sessions) one engine runs at once for this process
 its image, and waits while every such engine is at its cap. The cap counts the
 jobs of one process: with W worker processes sharing an engine, it sees at most
 W × cap jobs. An image is looked for on each engine, so every engine needs the
-images its jobs use (`DOCKER_HOST=… python -m sandbox.images base`).
+images its jobs use (`DOCKER_HOST=… python -m taskforge.sandbox.images base`).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from typing import Iterator, Mapping
 
 import docker
 
-from sandbox.api import Backend, Job, Result
-from sandbox.container import ENGINE_ERRORS, DockerSandbox, DockerSession
+from taskforge.sandbox.api import Backend, Job, Result
+from taskforge.sandbox.container import ENGINE_ERRORS, DockerSandbox, DockerSession
 
 log = logging.getLogger(__name__)
 

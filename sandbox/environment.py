@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sandbox.api import Job
+from taskforge.sandbox.api import Job
 
 CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
 SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"

@@ -6,7 +6,7 @@ import threading
 from collections import deque
 from typing import IO
 
-from sandbox.api import OUTPUT_TAIL_BYTES
+from taskforge.sandbox.api import OUTPUT_TAIL_BYTES
 
 
 class TailBuffer:

@@ -27,14 +27,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from sandbox.api import WORKSPACE, Backend, Job, Result
-from sandbox.environment import SANDBOX_PATH, job_environment
-from sandbox.images.build import ImageBuildError
-from sandbox.images.host_env import ensure_host_env
-from sandbox.images.recipe import PYTHON_ENVS, VENV
-from sandbox.output import TailBuffer, drain_in_background
-from sandbox.transfer import collect_outputs, extract_into_sandbox, extract_plain, pack, relative_inside, resolve_inside
-from schemas.errors import InfrastructureError
+from taskforge.sandbox.api import WORKSPACE, Backend, Job, Result
+from taskforge.sandbox.environment import SANDBOX_PATH, job_environment
+from taskforge.sandbox.images.build import ImageBuildError
+from taskforge.sandbox.images.host_env import ensure_host_env
+from taskforge.sandbox.images.recipe import PYTHON_ENVS, VENV
+from taskforge.sandbox.output import TailBuffer, drain_in_background
+from taskforge.sandbox.transfer import collect_outputs, extract_into_sandbox, extract_plain, pack, relative_inside, resolve_inside
+from taskforge.schemas.errors import InfrastructureError
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path, PurePosixPath
 from typing import IO, Iterable
 
-from sandbox.api import WORKSPACE, Session
+from taskforge.sandbox.api import WORKSPACE, Session
 
 
 def pack(source: Path, arcname: str, owner: int, temp_root: Path | None = None) -> IO[bytes]:

@@ -18,8 +18,8 @@ from typing import Any, Iterable, TypeVar
 import pyarrow as pa
 from pydantic import BaseModel
 
-from schemas.base import JsonColumn
-from schemas.version import SCHEMA_VERSION
+from taskforge.schemas.base import JsonColumn
+from taskforge.schemas.version import SCHEMA_VERSION
 
 M = TypeVar("M", bound=BaseModel)
 _JSON = "json"

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from schemas.base import JsonDict, Record
+from taskforge.schemas.base import JsonDict, Record
 
 TAXONOMY_VERSION = "1.1.0"
 """1.1.0: each capability group names the task families whose episodes it can diagnose (`applies_to`)."""

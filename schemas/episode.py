@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from schemas.base import JsonDict, Record
+from taskforge.schemas.base import JsonDict, Record
 
 Family = Literal["literature", "swe", "mle", "long_context", "workflow", "unknown"]
 Role = Literal["system", "user", "assistant", "tool"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from schemas.base import Record
+from taskforge.schemas.base import Record
 
 
 class Gap(Record):

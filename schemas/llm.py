@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from schemas.base import Record
+from taskforge.schemas.base import Record
 
 CallStatus = Literal["ok", "invalid", "error"]
 

@@ -6,8 +6,8 @@ import re
 
 from pydantic import Field
 
-from schemas.base import JsonDict, Record, content_id
-from schemas.errors import InfrastructureError
+from taskforge.schemas.base import JsonDict, Record, content_id
+from taskforge.schemas.errors import InfrastructureError
 
 
 _HOST_DIRS = re.compile(r"(?<![\w.:/~-])/(?:[^\s/:'\"(),]+/)+(?=[^\s/])")

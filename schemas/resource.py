@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from schemas.base import JsonDict, Record
+from taskforge.schemas.base import JsonDict, Record
 
 ResourceKind = Literal["papers", "repository", "dataset", "documents", "workflow_seeds", "world_model"]
 

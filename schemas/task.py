@@ -6,8 +6,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from schemas.base import JsonDict, Record, content_id
-from schemas.version import SCHEMA_VERSION
+from taskforge.schemas.base import JsonDict, Record, content_id
+from taskforge.schemas.version import SCHEMA_VERSION
 
 TaskFamily = Literal["literature", "swe", "mle", "long_context", "workflow"]
 FAMILIES: tuple[str, ...] = ("literature", "swe", "mle", "long_context", "workflow")

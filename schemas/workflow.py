@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from schemas.base import Record, canonical_json
+from taskforge.schemas.base import Record, canonical_json
 
 Axis = Literal["object", "data", "operations", "dependencies", "deliverables", "grading"]
 AXES: tuple[str, ...] = ("object", "data", "operations", "dependencies", "deliverables", "grading")

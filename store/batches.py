@@ -8,9 +8,9 @@ from typing import Iterable, Iterator, TypeVar
 import pyarrow.parquet as pq
 from pydantic import BaseModel
 
-from schemas import InputError, arrow_schema, from_row, to_table
-from schemas.locations import Location, name_of, readable
-from store.files import atomic_open
+from taskforge.schemas import InputError, arrow_schema, from_row, to_table
+from taskforge.schemas.locations import Location, name_of, readable
+from taskforge.store.files import atomic_open
 
 M = TypeVar("M", bound=BaseModel)
 

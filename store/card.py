@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from schemas import SCHEMA_VERSION
+from taskforge.schemas import SCHEMA_VERSION
 
 SHOWN_REMOVALS = 50
 SHOWN_RESOURCES = 3

@@ -16,9 +16,9 @@ from typing import Any, Iterable, Sequence
 import duckdb
 import pyarrow as pa
 
-from schemas import Diagnosis, Episode, Gap, LLMCall, PlanItem, Quarantined, Task, canonical_json, to_row
-from store.crashpoints import crash_point
-from store.shards import ShardFile
+from taskforge.schemas import Diagnosis, Episode, Gap, LLMCall, PlanItem, Quarantined, Task, canonical_json, to_row
+from taskforge.store.crashpoints import crash_point
+from taskforge.store.shards import ShardFile
 
 
 def _now() -> dt.datetime:
@@ -33,7 +33,7 @@ class Catalog:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.con = duckdb.connect(str(self.path), read_only=read_only)
         if not read_only:
-            self.con.execute(resources.files("store").joinpath("catalog_schema.sql").read_text())
+            self.con.execute(resources.files("taskforge.store").joinpath("catalog_schema.sql").read_text())
 
     def __enter__(self) -> "Catalog":
         return self

@@ -1,6 +1,6 @@
 """Atomic file writes: content goes to a temporary name in the same folder, then is renamed.
 
-Locations may be local paths or fsspec URLs (`schemas.locations`): locally the
+Locations may be local paths or fsspec URLs (`taskforge.schemas.locations`): locally the
 temporary file is fsynced and renamed; on an object store it is uploaded whole,
 then moved onto the final key, so the final object only ever appears complete.
 """
@@ -15,8 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Iterator
 
-from schemas.locations import Location, files_under, is_url, join, name_of, open_file, remove, replace
-from store.crashpoints import crash_point
+from taskforge.schemas.locations import Location, files_under, is_url, join, name_of, open_file, remove, replace
+from taskforge.store.crashpoints import crash_point
 
 
 TEMP_SUFFIX = ".tmp"

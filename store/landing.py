@@ -6,13 +6,13 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from schemas import Task
-from schemas.locations import Location
-from store.batches import iter_batch
-from store.catalog import Catalog
-from store.crashpoints import crash_point
-from store.manifest import write_manifest
-from store.shards import ShardFile, ShardWriter
+from taskforge.schemas import Task
+from taskforge.schemas.locations import Location
+from taskforge.store.batches import iter_batch
+from taskforge.store.catalog import Catalog
+from taskforge.store.crashpoints import crash_point
+from taskforge.store.manifest import write_manifest
+from taskforge.store.shards import ShardFile, ShardWriter
 
 
 @dataclass

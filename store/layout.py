@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from schemas import TaskforgeError, without_credentials
-from schemas.locations import Location, is_url, join, makedirs, normalize
+from taskforge.schemas import TaskforgeError, without_credentials
+from taskforge.schemas.locations import Location, is_url, join, makedirs, normalize
 
 if TYPE_CHECKING:
-    from store.catalog import Catalog
+    from taskforge.store.catalog import Catalog
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA_DIR = PROJECT_ROOT / "data" / "out"
@@ -91,8 +91,8 @@ class DataDir:
         DuckDB's file lock makes a second writer fail here, before it could
         sweep files that the running writer is still producing.
         """
-        from store.catalog import Catalog
-        from store.files import sweep_temporaries
+        from taskforge.store.catalog import Catalog
+        from taskforge.store.files import sweep_temporaries
 
         catalog = Catalog(self.catalog)
         sweep_temporaries(self.shards)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from typing import Iterable
 
-from schemas import SCHEMA_VERSION
-from schemas.locations import Location, exists, join, read_text
-from store.files import sha256_file, write_text_atomic
-from store.shards import ShardFile
+from taskforge.schemas import SCHEMA_VERSION
+from taskforge.schemas.locations import Location, exists, join, read_text
+from taskforge.store.files import sha256_file, write_text_atomic
+from taskforge.store.shards import ShardFile
 
 MANIFEST_NAME = "manifest.json"
 

@@ -27,16 +27,16 @@ from typing import Any, Callable, Iterable, Protocol
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from graders.literature_env import ENVIRONMENT_KIND as LITERATURE_ENVIRONMENT, environment_files
-from schemas import Task, TaskforgeError, ValidationResult, to_table
-from schemas.locations import Location, exists, join, normalize, open_file, read_text, readable, remove
-from store.batches import iter_batch
-from store.card import release_card
-from store.catalog import Catalog
-from store.files import atomic_open, sha256_file, write_text_atomic
-from store.layout import DataDir
-from store.report import funnel
-from store.rl_view import rl_row, rl_schema, tool_names
+from taskforge.graders.literature_env import ENVIRONMENT_KIND as LITERATURE_ENVIRONMENT, environment_files
+from taskforge.schemas import Task, TaskforgeError, ValidationResult, to_table
+from taskforge.schemas.locations import Location, exists, join, normalize, open_file, read_text, readable, remove
+from taskforge.store.batches import iter_batch
+from taskforge.store.card import release_card
+from taskforge.store.catalog import Catalog
+from taskforge.store.files import atomic_open, sha256_file, write_text_atomic
+from taskforge.store.layout import DataDir
+from taskforge.store.report import funnel
+from taskforge.store.rl_view import rl_row, rl_schema, tool_names
 
 ROWS_PER_FILE = 5000
 MAX_FILE_BYTES = 256 << 20

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from schemas import TaskforgeError
-from store.catalog import Catalog
+from taskforge.schemas import TaskforgeError
+from taskforge.store.catalog import Catalog
 
 
 def funnel(catalog: Catalog, cycle_id: str | None) -> list[dict[str, Any]]:

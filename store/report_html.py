@@ -9,11 +9,11 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from schemas.locations import Location, join, readable
-from store.catalog import Catalog
-from store.charts import Chart, funnel_chart, gaps_chart, rejections_chart, stages_chart, trend_chart
-from store.files import atomic_path, write_text_atomic
-from store.report import cycle_report
+from taskforge.schemas.locations import Location, join, readable
+from taskforge.store.catalog import Catalog
+from taskforge.store.charts import Chart, funnel_chart, gaps_chart, rejections_chart, stages_chart, trend_chart
+from taskforge.store.files import atomic_path, write_text_atomic
+from taskforge.store.report import cycle_report
 
 EXAMPLES = 3
 _STYLE = """body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:60rem;color:#222}

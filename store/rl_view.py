@@ -1,6 +1,6 @@
 """The RL view of accepted tasks: the columns verl's `RLHFDataset` and agent loops read.
 
-- `data_source`: `taskforge/<family>`; `graders.reward.compute_score` dispatches on it;
+- `data_source`: `taskforge/<family>`; `taskforge.graders.reward.compute_score` dispatches on it;
 - `prompt`: the chat messages the solver sees (`role`, `content`);
 - `ability`: the capability the task trains;
 - `reward_model`: `{style: "rule", ground_truth}` with the hidden reference as a JSON string;
@@ -28,8 +28,8 @@ from typing import Any, Iterable, Sequence
 
 import pyarrow as pa
 
-from graders.reward import data_source_for, task_info
-from schemas import SCHEMA_VERSION, Task, canonical_json
+from taskforge.graders.reward import data_source_for, task_info
+from taskforge.schemas import SCHEMA_VERSION, Task, canonical_json
 
 SPLIT = "train"
 TOOL_AGENT, SINGLE_TURN_AGENT = "tool_agent", "single_turn_agent"

@@ -27,11 +27,11 @@ from typing import Any, Callable, Iterable, Iterator
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from graders.literature_env import ENVIRONMENT_KIND as LITERATURE_ENVIRONMENT, environment_for
-from graders.reward import reward_entry, score_task
-from schemas import Episode, Outcome, Segment, Step, Task, TokenRecord, ToolCall, canonical_json
-from schemas.arrow import arrow_struct
-from store.files import atomic_path
+from taskforge.graders.literature_env import ENVIRONMENT_KIND as LITERATURE_ENVIRONMENT, environment_for
+from taskforge.graders.reward import reward_entry, score_task
+from taskforge.schemas import Episode, Outcome, Segment, Step, Task, TokenRecord, ToolCall, canonical_json
+from taskforge.schemas.arrow import arrow_struct
+from taskforge.store.files import atomic_path
 
 ROWS_PER_FILE = 2000
 SUMMARY_PREFIX = "Summary of the earlier context:\n"

@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from schemas import Task, arrow_schema, to_row
-from schemas.locations import Location, join, normalize, size
-from store.batches import iter_batch
-from store.files import atomic_open, sha256_file
+from taskforge.schemas import Task, arrow_schema, to_row
+from taskforge.schemas.locations import Location, join, normalize, size
+from taskforge.store.batches import iter_batch
+from taskforge.store.files import atomic_open, sha256_file
 
 if TYPE_CHECKING:
-    from store.catalog import Catalog
+    from taskforge.store.catalog import Catalog
 
 
 @dataclass(frozen=True)

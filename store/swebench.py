@@ -11,9 +11,9 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
-from schemas import Task
-from store.batches import iter_batch
-from store.files import write_text_atomic
+from taskforge.schemas import Task
+from taskforge.store.batches import iter_batch
+from taskforge.store.files import write_text_atomic
 
 INSTANCE_FIELDS = ("repo", "instance_id", "base_commit", "problem_statement", "hints_text", "created_at", "version",
                    "environment_setup_commit")

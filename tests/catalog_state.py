@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from schemas.locations import Location, files_under, join
-from store.catalog import Catalog
-from store.files import sha256_file
+from taskforge.schemas.locations import Location, files_under, join
+from taskforge.store.catalog import Catalog
+from taskforge.store.files import sha256_file
 
 VOLATILE = {"cycles": "started_at, finished_at, attempts", "validations": "duration_s"}
 TABLES = ("cycles", "episodes", "diagnoses", "gaps", "plan", "tasks", "validations", "shards", "quarantine")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from itertools import islice
 
-from builders.base import BuildContext
-from builders.long_context import LongContextBuilder
-from schemas import Episode, Outcome, PlanItem, Segment, Step, Task, ToolCall
+from taskforge.builders.base import BuildContext
+from taskforge.builders.long_context import LongContextBuilder
+from taskforge.schemas import Episode, Outcome, PlanItem, Segment, Step, Task, ToolCall
 
 
 def episode(episode_id: str = "ep-1", *, success: bool = False, origin: str = "model", repeats: int = 0,
@@ -82,7 +82,7 @@ def unexplained_episode(episode_id: str = "ep-u") -> Episode:
 
 def paper_collection(path, count: int = 300, seed: int = 7):
     """A synthetic paper collection of `count` records written as JSONL at `path`."""
-    from builders.literature.synthetic import generate_records, write_jsonl
+    from taskforge.builders.literature.synthetic import generate_records, write_jsonl
 
     write_jsonl(path, generate_records(count, seed))
     return path
@@ -90,7 +90,7 @@ def paper_collection(path, count: int = 300, seed: int = 7):
 
 def literature_tasks(source, data_dir, kinds: list[str], per_kind: int = 1, cycle_id: str = "test-cycle") -> list[Task]:
     """Real literature tasks built from a collection file, `per_kind` of each kind, in kind order."""
-    from builders.literature import LiteratureBuilder
+    from taskforge.builders.literature import LiteratureBuilder
 
     item = PlanItem(family="literature", capability="general", quota=per_kind * len(kinds), gap_ids=["gap-l"],
                     priority=1.0)
@@ -102,9 +102,9 @@ def literature_tasks(source, data_dir, kinds: list[str], per_kind: int = 1, cycl
 def land_validated(data, tasks: list[Task], cycle_id: str = "test-cycle") -> list[Task]:
     """Validate tasks with every check (reading `data`'s snapshots and evaluation sets) and land them through
     the landing screen, as a cycle does; returns each task as it was decided."""
-    from flows.screening import landing_screen
-    from store.landing import land
-    from validators.runner import default_checks, validate
+    from taskforge.flows.screening import landing_screen
+    from taskforge.store.landing import land
+    from taskforge.validators.runner import default_checks, validate
 
     checks = default_checks(data.root)
     decided: list[Task] = []

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import docker
 
-from sandbox.api import BASE_IMAGE
+from taskforge.sandbox.api import BASE_IMAGE
 
 
 def answers(endpoint: str) -> bool:

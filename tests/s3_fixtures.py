@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from schemas.locations import filesystem
+from taskforge.schemas.locations import filesystem
 
 CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"}
 

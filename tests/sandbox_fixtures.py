@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.choose import probe_engine
-from sandbox.container import DockerSandbox
-from sandbox.process import ProcessSandbox
+from taskforge.sandbox.choose import probe_engine
+from taskforge.sandbox.container import DockerSandbox
+from taskforge.sandbox.process import ProcessSandbox
 
 BACKENDS = ["process", pytest.param("docker", marks=pytest.mark.docker)]
 

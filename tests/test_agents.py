@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from agents.client import Agents
-from agents.config import AgentsConfig, ConfigError
-from agents.review import review_task
-from agents.separation import RoleSeparationError, ensure_independent
-from agents.session import current_agents, using
+from taskforge.agents.client import Agents
+from taskforge.agents.config import AgentsConfig, ConfigError
+from taskforge.agents.review import review_task
+from taskforge.agents.separation import RoleSeparationError, ensure_independent
+from taskforge.agents.session import current_agents, using
 from conftest import REPO
 from factories import long_context_tasks
 from llm_server import Canned, ChatServer
@@ -140,8 +140,8 @@ def test_rerun_replays_from_cache_with_zero_requests(server, tmp_path):
 
 CHILD = """
 import sys
-from agents.client import Agents
-from agents.config import AgentsConfig
+from taskforge.agents.client import Agents
+from taskforge.agents.config import AgentsConfig
 from pydantic import BaseModel
 class Verdict(BaseModel):
     label: str

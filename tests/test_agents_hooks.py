@@ -6,16 +6,16 @@ import json
 
 import pytest
 
-from agents.judge import judge_evolution
-from agents.literature import KeyPassage, LiteratureQuestion, LiteratureQuestions, Paper, write_literature_questions
-from agents.swe import rewrite_problem_statement
-from diagnosis.llm import diagnose_episodes, diagnose_with_llm, render_episode
+from taskforge.agents.judge import judge_evolution
+from taskforge.agents.literature import KeyPassage, LiteratureQuestion, LiteratureQuestions, Paper, write_literature_questions
+from taskforge.agents.swe import rewrite_problem_statement
+from taskforge.diagnosis.llm import diagnose_episodes, diagnose_with_llm, render_episode
 from factories import episode, long_context_tasks, unexplained_episode
 from llm_server import ChatServer
-from schemas import FailureMode
+from taskforge.schemas import FailureMode
 from test_agents import make_agents
-from validators.review import review_accepted
-from validators.runner import validate
+from taskforge.validators.review import review_accepted
+from taskforge.validators.runner import validate
 
 DIFF = """diff --git a/calc.py b/calc.py
 --- a/calc.py

@@ -12,7 +12,7 @@ import pytest
 
 from catalog_state import TABLES, data_dir_state
 from conftest import REPO
-from store.manifest import verify_manifest
+from taskforge.store.manifest import verify_manifest
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
 CYCLE = ["cycle", "--budget", "6", "--target-tokens", "2048", "--family", "long_context", "--family", "literature",
@@ -26,7 +26,7 @@ def _cycle(data_dir: Path, crash_at: str | None = None) -> subprocess.CompletedP
     env.pop("TASKFORGE_CRASH_AT", None)
     if crash_at:
         env["TASKFORGE_CRASH_AT"] = crash_at
-    return subprocess.run([sys.executable, "-m", "flows.cli", *CYCLE, "--data-dir", str(data_dir)], cwd=REPO,
+    return subprocess.run([sys.executable, "-m", "taskforge.flows.cli", *CYCLE, "--data-dir", str(data_dir)], cwd=REPO,
                           env=env, capture_output=True, text=True, timeout=600)
 
 

@@ -7,13 +7,13 @@ import json
 
 import pytest
 
-from builders.literature.kinds import KINDS
+from taskforge.builders.literature.kinds import KINDS
 from factories import literature_tasks, long_context_tasks, paper_collection
-from flows.decontam import add_evalset, list_evalsets
-from schemas import InputError
-from store.layout import DataDir
-from validators.evalsets import classify, read_evalset
-from validators.runner import default_checks, validate
+from taskforge.flows.decontam import add_evalset, list_evalsets
+from taskforge.schemas import InputError
+from taskforge.store.layout import DataDir
+from taskforge.validators.evalsets import classify, read_evalset
+from taskforge.validators.runner import default_checks, validate
 
 
 @pytest.fixture(scope="module")

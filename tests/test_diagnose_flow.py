@@ -8,8 +8,8 @@ import shutil
 import pytest
 
 from conftest import REPO, SAMPLES, SHARED
-from flows.cli import main
-from store.catalog import Catalog
+from taskforge.flows.cli import main
+from taskforge.store.catalog import Catalog
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from diagnosis.diagnose import diagnose
-from diagnosis.gaps import aggregate, plan
+from taskforge.diagnosis.diagnose import diagnose
+from taskforge.diagnosis.gaps import aggregate, plan
 from factories import episode, scripted
-from schemas import CAPABILITIES, FailureMode
+from taskforge.schemas import CAPABILITIES, FailureMode
 
 M = FailureMode
 

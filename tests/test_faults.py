@@ -19,8 +19,8 @@ import pytest
 from conftest import REPO, SAMPLES
 from llm_server import Canned, ChatServer
 from private_engine import PrivateEngine
-from sandbox.container import SANDBOX_LABEL
-from store.catalog import Catalog
+from taskforge.sandbox.container import SANDBOX_LABEL
+from taskforge.store.catalog import Catalog
 from test_agents import endpoint_env
 from test_flows import _cli_json
 
@@ -91,7 +91,7 @@ def test_trace_truncated_while_being_read_is_quarantined_and_the_rest_lands(tmp_
     size = big.stat().st_size
     data_dir = tmp_path / "data"
     env = {**os.environ, "PREFECT_API_URL": PREFECT_API_URL.value()}
-    cycle = subprocess.Popen([sys.executable, "-m", "flows.cli", "cycle", "--traces", str(traces), "--data-dir",
+    cycle = subprocess.Popen([sys.executable, "-m", "taskforge.flows.cli", "cycle", "--traces", str(traces), "--data-dir",
                               str(data_dir), *RUN, "--json"], cwd=REPO, env=env, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120

@@ -12,9 +12,9 @@ import datasets
 import pytest
 
 from conftest import REPO, SAMPLES
-from flows.cli import main
-from store.catalog import Catalog
-from store.manifest import verify_manifest
+from taskforge.flows.cli import main
+from taskforge.store.catalog import Catalog
+from taskforge.store.manifest import verify_manifest
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
 SMALL = ["--target-tokens", "2048", "--budget", "4"]

@@ -13,16 +13,16 @@ from collections import Counter
 
 import pytest
 
-from agents.artifact import provenance
-from agents.literature import KeyPassage, LiteratureQuestion, LiteratureQuestions
-from agents.review import SYSTEM as REVIEW_SYSTEM
-from agents.session import using
-from builders.literature.kinds import KINDS
-from builders.literature.natural import COMPUTED_QUESTION
+from taskforge.agents.artifact import provenance
+from taskforge.agents.literature import KeyPassage, LiteratureQuestion, LiteratureQuestions
+from taskforge.agents.review import SYSTEM as REVIEW_SYSTEM
+from taskforge.agents.session import using
+from taskforge.builders.literature.kinds import KINDS
+from taskforge.builders.literature.natural import COMPUTED_QUESTION
 from factories import literature_tasks, paper_collection
 from llm_server import Canned, ChatServer, schema_name, user_text
 from test_agents import make_agents
-from validators.runner import default_checks, validate
+from taskforge.validators.runner import default_checks, validate
 
 FALLBACK_KINDS = ["find_papers", "fulltext_qa"]
 

@@ -8,15 +8,15 @@ from collections import Counter
 
 import pytest
 
-from agents.artifact import provenance
-from agents.session import using
-from builders.base import BuildContext
-from builders.long_context import LongContextBuilder
-from graders import scorer_for
+from taskforge.agents.artifact import provenance
+from taskforge.agents.session import using
+from taskforge.builders.base import BuildContext
+from taskforge.builders.long_context import LongContextBuilder
+from taskforge.graders import scorer_for
 from llm_server import Canned, ChatServer, schema_name, user_text
-from schemas import PlanItem
+from taskforge.schemas import PlanItem
 from test_agents import make_agents
-from validators.runner import validate
+from taskforge.validators.runner import validate
 
 ITEM = PlanItem(family="long_context", capability="history_tracking", quota=1, gap_ids=[], priority=1.0)
 CONTEXT = BuildContext(cycle_id="lc-hooks", options={"target_tokens": 2048, "categories": "timeline"})

@@ -10,11 +10,11 @@ from dataclasses import replace
 
 import pytest
 
-from agents.mle import REVIEWER_SYSTEM, WRITER_SYSTEM
-from builders.mle.description import WRITER, describe, description_facts, render_description, required_phrases
-from builders.mle.inference import define_problem
-from builders.mle.prepare import prepare
-from builders.mle.source import dataset_spec, load_table
+from taskforge.agents.mle import REVIEWER_SYSTEM, WRITER_SYSTEM
+from taskforge.builders.mle.description import WRITER, describe, description_facts, render_description, required_phrases
+from taskforge.builders.mle.inference import define_problem
+from taskforge.builders.mle.prepare import prepare
+from taskforge.builders.mle.source import dataset_spec, load_table
 from llm_server import Canned, ChatServer, schema_name, user_text
 from mle_data import generated_frame, write_dataset
 from test_agents import make_agents

@@ -12,25 +12,25 @@ from collections import Counter
 
 import pytest
 
-import sandbox
-from agents.artifact import provenance, with_provenance
-from agents.session import using
-from agents.workflow import SYSTEM as AUTHOR_SYSTEM
-from builders.base import BuildContext
-from builders.workflow import WorkflowBuilder
-from builders.workflow.authoring import RecordAuthor
-from builders.workflow.evolve import evolve
-from builders.workflow.judging import judged
-from builders.workflow.operators import OPERATORS
-from builders.workflow.package import GRADER_SOURCE
-from builders.workflow.seeds import load_seed
+from taskforge import sandbox
+from taskforge.agents.artifact import provenance, with_provenance
+from taskforge.agents.session import using
+from taskforge.agents.workflow import SYSTEM as AUTHOR_SYSTEM
+from taskforge.builders.base import BuildContext
+from taskforge.builders.workflow import WorkflowBuilder
+from taskforge.builders.workflow.authoring import RecordAuthor
+from taskforge.builders.workflow.evolve import evolve
+from taskforge.builders.workflow.judging import judged
+from taskforge.builders.workflow.operators import OPERATORS
+from taskforge.builders.workflow.package import GRADER_SOURCE
+from taskforge.builders.workflow.seeds import load_seed
 from conftest import SAMPLES
 from llm_server import Canned, ChatServer, schema_name, user_text
-from schemas import PlanItem
-from schemas.workflow import summarize, table_rows
+from taskforge.schemas import PlanItem
+from taskforge.schemas.workflow import summarize, table_rows
 from test_agents import make_agents
-from validators.review import review_accepted
-from validators.runner import validate
+from taskforge.validators.review import review_accepted
+from taskforge.validators.runner import validate
 
 SEED = SAMPLES / "workflow_seeds" / "customer-dedup"
 NEW_IDS = ("9001", "9002")

@@ -7,10 +7,10 @@ import pickle
 
 import pytest
 
-from flows.tasks import BatchInfrastructureFailure, with_infrastructure_retries
-from sandbox.api import Job
-from sandbox.process import ProcessSandbox
-from schemas import InfrastructureError
+from taskforge.flows.tasks import BatchInfrastructureFailure, with_infrastructure_retries
+from taskforge.sandbox.api import Job
+from taskforge.sandbox.process import ProcessSandbox
+from taskforge.schemas import InfrastructureError
 
 
 @pytest.fixture(autouse=True)

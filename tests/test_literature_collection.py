@@ -11,13 +11,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from builders.literature.collection import load_collection
+from taskforge.builders.literature.collection import load_collection
 from factories import paper_collection
-from graders.bm25 import Analyzer, BM25Index
-from graders.literature_env import SearchEnvironment, environment_for
-from graders.paper_ids import arxiv_ids_in, dois_in, normalise_arxiv, normalise_doi
-from graders.papers import load_snapshot, save_snapshot
-from schemas import InputError
+from taskforge.graders.bm25 import Analyzer, BM25Index
+from taskforge.graders.literature_env import SearchEnvironment, environment_for
+from taskforge.graders.paper_ids import arxiv_ids_in, dois_in, normalise_arxiv, normalise_doi
+from taskforge.graders.papers import load_snapshot, save_snapshot
+from taskforge.schemas import InputError
 
 
 @pytest.fixture(scope="module")

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from prefect.settings import PREFECT_SERVER_DATABASE_CONNECTION_URL
 
-from agents.config import ROLES
+from taskforge.agents.config import ROLES
 from conftest import SAMPLES
-from agents.steps import LLM_STEPS
-from flows.cli import main
+from taskforge.agents.steps import LLM_STEPS
+from taskforge.flows.cli import main
 from llm_server import Canned, ChatServer, schema_name
-from store.catalog import Catalog
+from taskforge.store.catalog import Catalog
 from test_agents import SECRET, endpoint_env
 from test_flows import _cli_json
 from test_hooks_literature import _rewrite

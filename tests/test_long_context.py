@@ -14,19 +14,19 @@ from pathlib import Path
 
 import pytest
 
-from builders.base import BuildContext
-from builders.long_context import LongContextBuilder, state
-from builders.long_context.axes import root_axes
-from builders.long_context.categories import CATEGORIES, categories_for
-from builders.long_context.compose import assemble_world
-from builders.long_context.length import LengthNotMetError, LengthTarget
+from taskforge.builders.base import BuildContext
+from taskforge.builders.long_context import LongContextBuilder, state
+from taskforge.builders.long_context.axes import root_axes
+from taskforge.builders.long_context.categories import CATEGORIES, categories_for
+from taskforge.builders.long_context.compose import assemble_world
+from taskforge.builders.long_context.length import LengthNotMetError, LengthTarget
 from conftest import SAMPLES
-from graders import scorer_for
-from graders.long_context.derive import DERIVATIONS
-from graders.long_context.solvers import HARD_POOL_THRESHOLD, SHALLOW_SOLVERS
-from schemas import InputError, Message, PlanItem, Task
-from schemas.tokens import count_tokens
-from validators.runner import DEFAULT_CHECKS, validate
+from taskforge.graders import scorer_for
+from taskforge.graders.long_context.derive import DERIVATIONS
+from taskforge.graders.long_context.solvers import HARD_POOL_THRESHOLD, SHALLOW_SOLVERS
+from taskforge.schemas import InputError, Message, PlanItem, Task
+from taskforge.schemas.tokens import count_tokens
+from taskforge.validators.runner import DEFAULT_CHECKS, validate
 
 DOCUMENTS = SAMPLES / "documents"
 ALL_BUT_HARDNESS = tuple(c for c in DEFAULT_CHECKS if c.name != "hardness")

@@ -6,22 +6,22 @@ import random
 
 import pytest
 
-from builders.base import BuildContext
-from builders.long_context import LongContextBuilder
+from taskforge.builders.base import BuildContext
+from taskforge.builders.long_context import LongContextBuilder
 from factories import long_context_tasks
-from graders import SCORERS
-from graders.base import NOOP_TEXTS
-from graders.long_context.answerability import answerability_problems
-from graders.long_context.scorers import DocumentSet, ExactValue, LabelMap, NameSet, OrderedLabels, Quantity
-from schemas import PlanItem, Task
-from validators.answerability import AnswerabilityCheck
-from validators.determinism import DeterminismCheck
-from validators.evidence import EvidenceCheck
-from validators.hardness import HardnessCheck
-from validators.leakage import LeakageCheck
-from validators.noop import NoOpCheck
-from validators.reference import ReferenceCheck
-from validators.runner import validate
+from taskforge.graders import SCORERS
+from taskforge.graders.base import NOOP_TEXTS
+from taskforge.graders.long_context.answerability import answerability_problems
+from taskforge.graders.long_context.scorers import DocumentSet, ExactValue, LabelMap, NameSet, OrderedLabels, Quantity
+from taskforge.schemas import PlanItem, Task
+from taskforge.validators.answerability import AnswerabilityCheck
+from taskforge.validators.determinism import DeterminismCheck
+from taskforge.validators.evidence import EvidenceCheck
+from taskforge.validators.hardness import HardnessCheck
+from taskforge.validators.leakage import LeakageCheck
+from taskforge.validators.noop import NoOpCheck
+from taskforge.validators.reference import ReferenceCheck
+from taskforge.validators.runner import validate
 
 
 @pytest.fixture(scope="module")

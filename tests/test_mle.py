@@ -11,13 +11,13 @@ import polars as pl
 import pytest
 from sklearn.datasets import load_breast_cancer, load_diabetes
 
-from builders.base import BuildContext
-from builders.mle import MleBuilder, leaderboard
-from graders import mle_metrics, scorer_for
-from graders.mle import GradingReport, frame_from_csv, grade
+from taskforge.builders.base import BuildContext
+from taskforge.builders.mle import MleBuilder, leaderboard
+from taskforge.graders import mle_metrics, scorer_for
+from taskforge.graders.mle import GradingReport, frame_from_csv, grade
 from mle_data import generated_frame, write_dataset
-from schemas import PlanItem, Quarantined, Task, from_row, to_row
-from validators.runner import validate
+from taskforge.schemas import PlanItem, Quarantined, Task, from_row, to_row
+from taskforge.validators.runner import validate
 
 pytestmark = pytest.mark.docker
 DATASETS = {

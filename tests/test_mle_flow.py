@@ -8,10 +8,10 @@ import datasets
 import polars as pl
 import pytest
 
-from flows.cli import main
-from graders.reward import compute_score, reward_entry
+from taskforge.flows.cli import main
+from taskforge.graders.reward import compute_score, reward_entry
 from mle_data import generated_frame, write_dataset
-from store.catalog import Catalog
+from taskforge.store.catalog import Catalog
 
 pytestmark = [pytest.mark.usefixtures("prefect_server", "docker_engine"), pytest.mark.docker]
 

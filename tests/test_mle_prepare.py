@@ -9,11 +9,11 @@ import numpy as np
 import polars as pl
 import pytest
 
-from builders.mle.inference import define_problem
-from builders.mle.prepare import INLINE_BUDGET_BYTES, prepare
-from builders.mle.source import dataset_paths, dataset_spec, load_table
+from taskforge.builders.mle.inference import define_problem
+from taskforge.builders.mle.prepare import INLINE_BUDGET_BYTES, prepare
+from taskforge.builders.mle.source import dataset_paths, dataset_spec, load_table
 from mle_data import generated_frame, write_dataset
-from schemas import InputError
+from taskforge.schemas import InputError
 
 
 def _problem(tmp_path, frame, name="data", settings=None):

@@ -3,11 +3,11 @@ environment built on the host from the same recipe as the docker image."""
 
 from __future__ import annotations
 
-from builders.base import BuildContext
-from builders.mle import MleBuilder
+from taskforge.builders.base import BuildContext
+from taskforge.builders.mle import MleBuilder
 from mle_data import generated_frame, write_dataset
-from schemas import PlanItem, Task
-from validators.runner import validate
+from taskforge.schemas import PlanItem, Task
+from taskforge.validators.runner import validate
 
 
 def test_a_dataset_becomes_an_accepted_task_with_baselines_run_in_the_process_backend(tmp_path):

@@ -9,11 +9,11 @@ import zipfile
 import pytest
 
 from conftest import REPO, SAMPLES, SHARED
-from diagnosis.readers import discover, read_traces
-from diagnosis.readers.run_outcome import run_outcome
+from taskforge.diagnosis.readers import discover, read_traces
+from taskforge.diagnosis.readers.run_outcome import run_outcome
 from factories import episode
-from schemas import Episode, Quarantined, Segment
-from store.batches import write_batch
+from taskforge.schemas import Episode, Quarantined, Segment
+from taskforge.store.batches import write_batch
 
 
 def _read(paths):

@@ -12,21 +12,21 @@ import datasets
 import pyarrow.parquet as pq
 import pytest
 
-import sandbox
-from builders.base import BuildContext
-from builders.literature.kinds import KINDS
-from builders.workflow import WorkflowBuilder
+from taskforge import sandbox
+from taskforge.builders.base import BuildContext
+from taskforge.builders.literature.kinds import KINDS
+from taskforge.builders.workflow import WorkflowBuilder
 from conftest import SAMPLES
 from factories import land_validated, literature_tasks, long_context_tasks, paper_collection
-from flows.decontam import add_evalset
-from flows.screening import landing_screen, release_screen
-from graders.literature_env import environment_for
-from graders.reward import compute_score, family_of, reward_entry
-from schemas import Message, PlanItem, Task, task_id_for
-from store.layout import DataDir
-from store.release import export_release
-from validators.decontamination import task_fields
-from validators.runner import default_checks, validate
+from taskforge.flows.decontam import add_evalset
+from taskforge.flows.screening import landing_screen, release_screen
+from taskforge.graders.literature_env import environment_for
+from taskforge.graders.reward import compute_score, family_of, reward_entry
+from taskforge.schemas import Message, PlanItem, Task, task_id_for
+from taskforge.store.layout import DataDir
+from taskforge.store.release import export_release
+from taskforge.validators.decontamination import task_fields
+from taskforge.validators.runner import default_checks, validate
 
 FAMILIES = ("literature", "long_context", "workflow")
 
@@ -203,7 +203,7 @@ def test_landing_checks_a_task_that_was_validated_without_decontamination(built,
 
 
 def test_a_family_larger_than_a_file_is_split_and_loads_whole(built, tmp_path, monkeypatch):
-    monkeypatch.setattr("store.release.ROWS_PER_FILE", 3)
+    monkeypatch.setattr("taskforge.store.release.ROWS_PER_FILE", 3)
     files = _export(built["data"], "1.0.0", tmp_path / "split")
     assert {"data/literature/train-00000-of-00002.parquet", "data/literature/train-00001-of-00002.parquet",
             "envelope/literature/train-00001-of-00002.parquet"} <= set(files)

@@ -5,16 +5,16 @@ from __future__ import annotations
 import pytest
 
 from factories import long_context_tasks
-from schemas import Task, TaskforgeError
-from schemas.locations import exists, files_under, join, name_of
-from store.batches import iter_batch, write_batch
-from store.catalog import Catalog
-from store.files import atomic_open, sha256_file, sweep_temporaries
-from store.landing import land
-from store.layout import DataDir
-from store.manifest import verify_manifest
-from store.release import export_release
-from validators.runner import validate
+from taskforge.schemas import Task, TaskforgeError
+from taskforge.schemas.locations import exists, files_under, join, name_of
+from taskforge.store.batches import iter_batch, write_batch
+from taskforge.store.catalog import Catalog
+from taskforge.store.files import atomic_open, sha256_file, sweep_temporaries
+from taskforge.store.landing import land
+from taskforge.store.layout import DataDir
+from taskforge.store.manifest import verify_manifest
+from taskforge.store.release import export_release
+from taskforge.validators.runner import validate
 
 
 def _decided(count: int = 3) -> list[Task]:
@@ -76,8 +76,8 @@ def test_a_remote_data_dir_needs_a_local_catalog(s3_data_dir, tmp_path):
 
 
 def test_evaluation_sets_registered_on_s3_reach_the_decontamination_check(s3_data_dir, tmp_path, capsys):
-    from flows.cli import main
-    from validators.runner import default_checks
+    from taskforge.flows.cli import main
+    from taskforge.validators.runner import default_checks
 
     listing = tmp_path / "heldout.txt"
     listing.write_text("10.1234/heldout.5678\n")

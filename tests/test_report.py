@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from flows.cli import main
+from taskforge.flows.cli import main
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
 CHART_COLORS = {"gaps": (0x1F, 0x77, 0xB4), "stages": (0x2C, 0xA0, 0x2C)}

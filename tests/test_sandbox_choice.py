@@ -7,18 +7,18 @@ import logging
 import docker
 import pytest
 
-from sandbox import get_sandbox
-from sandbox.api import Job
-from sandbox.container import DockerSandbox
-from sandbox.process import ProcessSandbox
-from schemas.errors import InfrastructureError
+from taskforge.sandbox import get_sandbox
+from taskforge.sandbox.api import Job
+from taskforge.sandbox.container import DockerSandbox
+from taskforge.sandbox.process import ProcessSandbox
+from taskforge.schemas.errors import InfrastructureError
 
 NO_ENGINE = "unix:///nonexistent/docker.sock"
 
 
 @pytest.mark.docker
 def test_auto_picks_docker_where_the_engine_answers_and_records_why(docker_engine, caplog):
-    caplog.set_level(logging.INFO, logger="sandbox.choose")
+    caplog.set_level(logging.INFO, logger="taskforge.sandbox.choose")
 
     result = get_sandbox("auto").run(Job(command=("true",)))
 
@@ -29,7 +29,7 @@ def test_auto_picks_docker_where_the_engine_answers_and_records_why(docker_engin
 
 def test_auto_falls_back_to_the_process_backend_without_an_engine(monkeypatch, caplog):
     monkeypatch.setenv("DOCKER_HOST", NO_ENGINE)
-    caplog.set_level(logging.INFO, logger="sandbox.choose")
+    caplog.set_level(logging.INFO, logger="taskforge.sandbox.choose")
 
     result = get_sandbox("auto").run(Job(command=("true",)))
 

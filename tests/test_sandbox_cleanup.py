@@ -11,11 +11,11 @@ import time
 import pytest
 
 from conftest import REPO
-from sandbox import get_sandbox
-from sandbox.api import BASE_IMAGE, Job
-from sandbox.container import SANDBOX_LABEL
-from sandbox.orphans import OWNER_LABEL, owner_alive, owner_tag
-from sandbox.process import ProcessSandbox
+from taskforge.sandbox import get_sandbox
+from taskforge.sandbox.api import BASE_IMAGE, Job
+from taskforge.sandbox.container import SANDBOX_LABEL
+from taskforge.sandbox.orphans import OWNER_LABEL, owner_alive, owner_tag
+from taskforge.sandbox.process import ProcessSandbox
 
 JOB_COUNT = 50
 CLEANUP_UIDS = range(300_000, 300_500)
@@ -88,8 +88,8 @@ def test_fifty_container_jobs_leave_no_container_and_no_file(docker_sandbox, doc
 
 ORPHAN_MAKER = """
 import sys
-from sandbox import get_sandbox
-from sandbox.api import Job
+from taskforge.sandbox import get_sandbox
+from taskforge.sandbox.api import Job
 get_sandbox("docker").run(Job(command=("sleep", "300"), label=sys.argv[1], timeout_s=600))
 """
 

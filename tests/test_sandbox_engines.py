@@ -19,12 +19,12 @@ import docker
 import pytest
 
 from private_engine import PrivateEngine
-from sandbox import get_sandbox
-from sandbox.api import BASE_IMAGE, Job
-from sandbox.choose import probe_engine
-from sandbox.container import SANDBOX_LABEL
-from sandbox.engines import SpreadDockerSandbox
-from schemas.errors import InfrastructureError
+from taskforge.sandbox import get_sandbox
+from taskforge.sandbox.api import BASE_IMAGE, Job
+from taskforge.sandbox.choose import probe_engine
+from taskforge.sandbox.container import SANDBOX_LABEL
+from taskforge.sandbox.engines import SpreadDockerSandbox
+from taskforge.schemas.errors import InfrastructureError
 
 NO_ENGINE = "unix:///nonexistent/docker.sock"
 

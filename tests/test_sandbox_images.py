@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.api import BASE_IMAGE, Job
-from sandbox.images import BaseRecipe, PythonEnvRecipe, build_base_image, build_python_env_image
-from sandbox.images.__main__ import main
-from sandbox.images.build import image_present
-from sandbox.images.host_env import COMPLETE_MARK, ensure_host_env
-from sandbox.images.recipe import PYTHON_ENVS
+from taskforge.sandbox.api import BASE_IMAGE, Job
+from taskforge.sandbox.images import BaseRecipe, PythonEnvRecipe, build_base_image, build_python_env_image
+from taskforge.sandbox.images.__main__ import main
+from taskforge.sandbox.images.build import image_present
+from taskforge.sandbox.images.host_env import COMPLETE_MARK, ensure_host_env
+from taskforge.sandbox.images.recipe import PYTHON_ENVS
 
 
 def make_wheel(folder: Path, name: str, value: str) -> Path:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.api import OUTPUT_TAIL_BYTES, Job
+from taskforge.sandbox.api import OUTPUT_TAIL_BYTES, Job
 
 FORK_UNTIL_REFUSED = """
 import os, time

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.api import BASE_IMAGE, Job
-from sandbox.container import DockerSandbox
-from sandbox.environment import CA_BUNDLE
+from taskforge.sandbox.api import BASE_IMAGE, Job
+from taskforge.sandbox.container import DockerSandbox
+from taskforge.sandbox.environment import CA_BUNDLE
 
 FETCH = ("python3", "-c", ("import sys, urllib.request\n"
                            "print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())"))

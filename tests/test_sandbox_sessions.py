@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.api import Job
-from sandbox.container import SANDBOX_LABEL
+from taskforge.sandbox.api import Job
+from taskforge.sandbox.container import SANDBOX_LABEL
 
 
 def test_session_keeps_its_workspace_across_commands_and_moves_files(any_sandbox, tmp_path):

@@ -7,8 +7,8 @@ import tarfile
 
 import pytest
 
-from sandbox.output import TailBuffer
-from sandbox.transfer import extract_plain, relative_inside
+from taskforge.sandbox.output import TailBuffer
+from taskforge.sandbox.transfer import extract_plain, relative_inside
 
 
 def test_tail_buffer_keeps_exactly_the_last_bytes():

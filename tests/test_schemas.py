@@ -6,9 +6,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from factories import episode, long_context_tasks
-from schemas import (SCHEMA_VERSION, Diagnosis, Episode, FailureMode, Gap, Quarantined, Resource, Task, TokenRecord,
+from taskforge.schemas import (SCHEMA_VERSION, Diagnosis, Episode, FailureMode, Gap, Quarantined, Resource, Task, TokenRecord,
                      ValidationResult, arrow_schema, from_table, to_table)
-from store.batches import read_batch, write_batch
+from taskforge.store.batches import read_batch, write_batch
 
 
 def _records():

@@ -26,7 +26,7 @@ def test_served_build_family_run_completes(tmp_path):
     port = _free_port()
     env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect-home")}
     env.pop("PREFECT_API_URL", None)
-    serving = subprocess.Popen([sys.executable, "-m", "flows.cli", "serve", "--port", str(port)], cwd=REPO, env=env,
+    serving = subprocess.Popen([sys.executable, "-m", "taskforge.flows.cli", "serve", "--port", str(port)], cwd=REPO, env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + 180

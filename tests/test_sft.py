@@ -10,14 +10,14 @@ import json
 import datasets
 import pytest
 
-from builders.literature.kinds import KINDS
-from diagnosis.readers import SourceFile, read_traces
+from taskforge.builders.literature.kinds import KINDS
+from taskforge.diagnosis.readers import SourceFile, read_traces
 from factories import land_validated, literature_tasks, long_context_tasks, paper_collection, scripted
-from flows.cli import main
-from store.catalog import Catalog
-from store.layout import DataDir
-from store.sft_view import sft_rows, write_sft
-from validators.demonstrations import select
+from taskforge.flows.cli import main
+from taskforge.store.catalog import Catalog
+from taskforge.store.layout import DataDir
+from taskforge.store.sft_view import sft_rows, write_sft
+from taskforge.validators.demonstrations import select
 
 SEARCHES = [("call", "search", {"query": "graph coloring"}, "3 results"),
             ("call", "read", {"paper_id": "p-1", "section": "abstract"}, "an abstract")]
@@ -137,6 +137,6 @@ def test_sft_command_records_every_episode_regrades_once_and_adds_builder_runs(c
     def no_second_grading(*_):
         raise AssertionError("an episode was regraded twice")
 
-    monkeypatch.setattr("validators.demonstrations.score_task", no_second_grading)
+    monkeypatch.setattr("taskforge.validators.demonstrations.score_task", no_second_grading)
     assert main(argv) == 0
     assert json.loads(capsys.readouterr().out)["by_reason"]["success on regrade"] == 1

@@ -6,13 +6,13 @@ import datasets
 import pyarrow.parquet as pq
 
 from factories import episode, long_context_tasks
-from schemas import Episode, Task
-from store.batches import ROWS_PER_GROUP, iter_batch, read_batch, write_batch
-from store.catalog import Catalog
-from store.landing import land
-from store.manifest import verify_manifest
-from store.shards import ShardWriter
-from validators.runner import validate
+from taskforge.schemas import Episode, Task
+from taskforge.store.batches import ROWS_PER_GROUP, iter_batch, read_batch, write_batch
+from taskforge.store.catalog import Catalog
+from taskforge.store.landing import land
+from taskforge.store.manifest import verify_manifest
+from taskforge.store.shards import ShardWriter
+from taskforge.validators.runner import validate
 
 
 def _decided(count=3):

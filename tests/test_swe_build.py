@@ -15,21 +15,21 @@ from contextlib import contextmanager
 import datasets
 import pytest
 
-import sandbox
+from taskforge import sandbox
 
-from builders.base import BuildContext
-from builders.swe import SweBuilder, ensure_snapshot
-from builders.swe.environment import build_environment
-from builders.swe.recipe import detect_recipe
-from builders.swe.source import materialize_sample, open_source
+from taskforge.builders.base import BuildContext
+from taskforge.builders.swe import SweBuilder, ensure_snapshot
+from taskforge.builders.swe.environment import build_environment
+from taskforge.builders.swe.recipe import detect_recipe
+from taskforge.builders.swe.source import materialize_sample, open_source
 from conftest import SAMPLES
-from flows.cli import main
-from graders.reward import compute_score, reward_entry
-from graders.swe_harness import CACHE_ENV, cache_root
-from schemas import Message, PlanItem, Quarantined
-from store.rl_view import rl_row
-from store.swebench import to_instance
-from validators.runner import validate
+from taskforge.flows.cli import main
+from taskforge.graders.reward import compute_score, reward_entry
+from taskforge.graders.swe_harness import CACHE_ENV, cache_root
+from taskforge.schemas import Message, PlanItem, Quarantined
+from taskforge.store.rl_view import rl_row
+from taskforge.store.swebench import to_instance
+from taskforge.validators.runner import validate
 
 SAMPLE = SAMPLES / "swe" / "calc_history.py"
 FLAKY = "tests/test_flaky.py::test_sometimes"

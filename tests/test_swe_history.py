@@ -9,20 +9,20 @@ from pathlib import Path
 import git
 import pytest
 
-from agents.client import Agents
-from builders.swe.mining import mine
-from builders.swe.problem import linked_issues, load_issues, message_statement, problem_statement, pull_request_number
-from builders.swe.recipe import Recipe, detect_recipe
-from builders.swe.repair import TASK_RULES, repair
-from builders.swe.snapshot import make_snapshot
-from builders.swe.source import materialize_sample, open_source, public_name
-from builders.swe.versioning import major_minor, version_at
+from taskforge.agents.client import Agents
+from taskforge.builders.swe.mining import mine
+from taskforge.builders.swe.problem import linked_issues, load_issues, message_statement, problem_statement, pull_request_number
+from taskforge.builders.swe.recipe import Recipe, detect_recipe
+from taskforge.builders.swe.repair import TASK_RULES, repair
+from taskforge.builders.swe.snapshot import make_snapshot
+from taskforge.builders.swe.source import materialize_sample, open_source, public_name
+from taskforge.builders.swe.versioning import major_minor, version_at
 from conftest import SAMPLES
 from llm_server import ChatServer
-from graders.swe_patch import post_image_blobs
-from schemas import InputError
+from taskforge.graders.swe_patch import post_image_blobs
+from taskforge.schemas import InputError
 from test_agents import make_agents
-from validators.swe_leakage import audit_snapshot
+from taskforge.validators.swe_leakage import audit_snapshot
 
 OFFLINE = Agents.offline("no endpoint configured")
 

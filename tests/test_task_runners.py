@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from catalog_state import data_dir_state
-from flows.cycle import cycle
+from taskforge.flows.cycle import cycle
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
 
@@ -53,13 +53,13 @@ def test_dask_workers_share_the_llm_limit_and_every_row_is_committed_once(tmp_pa
     """Two diagnose batches on two worker processes, each diagnosing with as many threads as the limit,
     ask for up to twice the limit at once: the endpoint never sees more than the limit in flight, and the catalog
     holds each call, episode, diagnosis and task exactly once."""
-    import flows.stages
+    import taskforge.flows.stages as flows_stages
     from llm_server import Canned, ChatServer
-    from store.catalog import Catalog
+    from taskforge.store.catalog import Catalog
     from test_agents import endpoint_env
     from test_llm_cycle import _respond
 
-    monkeypatch.setattr(flows.stages, "FILES_PER_DIAGNOSE_BATCH", 1)
+    monkeypatch.setattr(flows_stages, "FILES_PER_DIAGNOSE_BATCH", 1)
 
     def slow(body: dict) -> Canned:
         reply = _respond(body)

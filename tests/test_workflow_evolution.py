@@ -6,14 +6,14 @@ import random
 
 import pytest
 
-from builders.workflow import wfio
-from builders.workflow.evolve import NotEvolvableError, evolve, vary
-from builders.workflow.operators import (OPERATORS, TOLERANCE_FLOORS, relayout_table, resample_data, table_header,
+from taskforge.builders.workflow import wfio
+from taskforge.builders.workflow.evolve import NotEvolvableError, evolve, vary
+from taskforge.builders.workflow.operators import (OPERATORS, TOLERANCE_FLOORS, relayout_table, resample_data, table_header,
                                          with_table)
-from builders.workflow.seeds import load_seeds
+from taskforge.builders.workflow.seeds import load_seeds
 from conftest import SAMPLES
-from graders.workflow import write_tree
-from schemas.workflow import changed_axes, summarize, table_rows
+from taskforge.graders.workflow import write_tree
+from taskforge.schemas.workflow import changed_axes, summarize, table_rows
 
 OPERATOR = {op.name: op for op in OPERATORS}
 

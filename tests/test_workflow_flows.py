@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-import sandbox
-from builders.registry import builder_for
-from flows.cli import main
-from store.catalog import Catalog
+from taskforge import sandbox
+from taskforge.builders.registry import builder_for
+from taskforge.flows.cli import main
+from taskforge.store.catalog import Catalog
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
 

@@ -7,10 +7,10 @@ import shutil
 
 import pytest
 
-from builders.workflow.prompting import user_message
-from builders.workflow.seeds import load_seed, load_seeds, seed_json, write_seed
+from taskforge.builders.workflow.prompting import user_message
+from taskforge.builders.workflow.seeds import load_seed, load_seeds, seed_json, write_seed
 from conftest import SAMPLES
-from schemas import InputError
+from taskforge.schemas import InputError
 
 SEEDS = SAMPLES / "workflow_seeds"
 

@@ -12,17 +12,17 @@ import random
 
 import pytest
 
-import sandbox
-from builders.base import BuildContext
-from builders.workflow import WorkflowBuilder
-from builders.workflow.evolve import evolve
-from builders.workflow.operators import OPERATORS, Operator, table_header, with_table
-from builders.workflow.seeds import load_seed, seed_from_task, write_seed
+from taskforge import sandbox
+from taskforge.builders.base import BuildContext
+from taskforge.builders.workflow import WorkflowBuilder
+from taskforge.builders.workflow.evolve import evolve
+from taskforge.builders.workflow.operators import OPERATORS, Operator, table_header, with_table
+from taskforge.builders.workflow.seeds import load_seed, seed_from_task, write_seed
 from conftest import SAMPLES
-from schemas import PlanItem, Quarantined
-from schemas.workflow import WorkflowPackage, changed_axes, summarize, table_rows
-from validators.runner import validate
-from validators.workflow_perturbation import KINDS
+from taskforge.schemas import PlanItem, Quarantined
+from taskforge.schemas.workflow import WorkflowPackage, changed_axes, summarize, table_rows
+from taskforge.validators.runner import validate
+from taskforge.validators.workflow_perturbation import KINDS
 
 SEEDS = SAMPLES / "workflow_seeds"
 SEED_COUNT = len(list(SEEDS.glob("*/seed.json")))

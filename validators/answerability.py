@@ -1,10 +1,10 @@
 """Answerability check: under the task's world model the answer is unique, every evidence span is needed,
-and no single span holds the answer (see `graders.long_context.answerability`)."""
+and no single span holds the answer (see `taskforge.graders.long_context.answerability`)."""
 
 from __future__ import annotations
 
-from graders.long_context.answerability import answerability_problems
-from schemas import Task, ValidationResult
+from taskforge.graders.long_context.answerability import answerability_problems
+from taskforge.schemas import Task, ValidationResult
 
 
 class AnswerabilityCheck:

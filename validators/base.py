@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Protocol
 
-from schemas import Task, ValidationResult
+from taskforge.schemas import Task, ValidationResult
 
 
 class Check(Protocol):

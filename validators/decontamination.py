@@ -1,6 +1,6 @@
 """Decontamination check: a task that overlaps a registered evaluation set is removed, naming the item.
 
-The sets are read from the data dir (`evalsets/`, see `validators.evalsets`);
+The sets are read from the data dir (`evalsets/`, see `taskforge.validators.evalsets`);
 every text of the task (prompt, payload, reference, grader, environment,
 lineage) is searched for the items' normalised ids (DOI, arXiv id, pull
 request, competition id), their 13-grams and their canary strings.
@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterator
 
-from schemas import Task, ValidationResult
-from validators.evalsets import load_registry
+from taskforge.schemas import Task, ValidationResult
+from taskforge.validators.evalsets import load_registry
 
 SHOWN_IN_REASON = 5
 

@@ -3,8 +3,8 @@ not depend on how a correct answer is dressed (reasoning before it, the marker's
 
 from __future__ import annotations
 
-from graders import scorer_for
-from schemas import Task, ValidationResult
+from taskforge.graders import scorer_for
+from taskforge.schemas import Task, ValidationResult
 
 REPEATS = 3
 

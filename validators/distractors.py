@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from graders.literature import cell_value
-from graders.literature_env import environment_for
-from graders.papers import mentions, passages, supports
-from schemas import Task, ValidationResult
+from taskforge.graders.literature import cell_value
+from taskforge.graders.literature_env import environment_for
+from taskforge.graders.papers import mentions, passages, supports
+from taskforge.schemas import Task, ValidationResult
 
 
 

@@ -24,9 +24,9 @@ from typing import Any, Iterable, Iterator
 
 import pyarrow.parquet as pq
 
-from graders.paper_ids import arxiv_ids_in, dois_in, normalise_arxiv, normalise_doi
-from schemas import InputError
-from schemas.locations import Location, change_key, files_under, join, read_text
+from taskforge.graders.paper_ids import arxiv_ids_in, dois_in, normalise_arxiv, normalise_doi
+from taskforge.schemas import InputError
+from taskforge.schemas.locations import Location, change_key, files_under, join, read_text
 
 REGISTRY_FOLDER = "evalsets"
 NGRAM = 13

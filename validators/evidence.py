@@ -10,8 +10,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from graders.long_context.values import dates_in, numbers_in, verbatim_in, versions_in
-from schemas import Task, ValidationResult
+from taskforge.graders.long_context.values import dates_in, numbers_in, verbatim_in, versions_in
+from taskforge.schemas import Task, ValidationResult
 
 
 def _supports(text: str, check: dict[str, Any]) -> bool:

@@ -10,9 +10,9 @@ not asked about are left to the deterministic checks.
 
 from __future__ import annotations
 
-from agents.artifact import provenance
-from agents.judge import recorded_defects
-from schemas import Task, ValidationResult
+from taskforge.agents.artifact import provenance
+from taskforge.agents.judge import recorded_defects
+from taskforge.schemas import Task, ValidationResult
 
 
 class EvolutionJudgeCheck:

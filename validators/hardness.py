@@ -1,6 +1,6 @@
 """Hardness check: a task enters the hard pool only when shortcut solvers do not solve it.
 
-Re-runs the shallow solvers of `graders.long_context.solvers` on the task and
+Re-runs the shallow solvers of `taskforge.graders.long_context.solvers` on the task and
 fails it when its estimate is above the threshold (it was too easy: in the
 builder it seeded harder children), or when what it records is not what the
 solvers give now.
@@ -8,8 +8,8 @@ solvers give now.
 
 from __future__ import annotations
 
-from graders.long_context.solvers import HARD_POOL_THRESHOLD, estimate_success
-from schemas import Task, ValidationResult
+from taskforge.graders.long_context.solvers import HARD_POOL_THRESHOLD, estimate_success
+from taskforge.schemas import Task, ValidationResult
 
 
 class HardnessCheck:

@@ -8,12 +8,12 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from graders.long_context.values import verbatim_in
-from schemas import Task, ValidationResult
-from validators.literature_leaks import literature_leaks
-from validators.mle_leakage import mle_leaks
-from validators.swe_leakage import swe_leaks
-from validators.workflow_leakage import workflow_leaks
+from taskforge.graders.long_context.values import verbatim_in
+from taskforge.schemas import Task, ValidationResult
+from taskforge.validators.literature_leaks import literature_leaks
+from taskforge.validators.mle_leakage import mle_leaks
+from taskforge.validators.swe_leakage import swe_leaks
+from taskforge.validators.workflow_leakage import workflow_leaks
 
 LeakFinder = Callable[[Task], list[str]]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from graders.paper_ids import arxiv_ids_in, dois_in
-from graders.papers import mentions
-from schemas import Task
+from taskforge.graders.paper_ids import arxiv_ids_in, dois_in
+from taskforge.graders.papers import mentions
+from taskforge.schemas import Task
 
 
 def _occurrences(text: str, paper_id: str) -> int:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from graders.mle import frame_from_csv, grade
-from schemas import Task, ValidationResult
+from taskforge.graders.mle import frame_from_csv, grade
+from taskforge.schemas import Task, ValidationResult
 
 REPEATS = 3
 

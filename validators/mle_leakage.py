@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from graders.mle import frame_from_csv
-from schemas import Task
+from taskforge.graders.mle import frame_from_csv
+from taskforge.schemas import Task
 
 ANSWER_AGREEMENT = 0.99
 """A public column agreeing with this share of the answers reproduces them."""

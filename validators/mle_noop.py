@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from graders.mle import grade
-from schemas import Task, ValidationResult
+from taskforge.graders.mle import grade
+from taskforge.schemas import Task, ValidationResult
 
 
 class MleNoOpCheck:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from graders.mle import MIN_LEADERBOARD, grade, reaches, thresholds_from_leaderboard, thresholds_of
-from schemas import Task, ValidationResult
+from taskforge.graders.mle import MIN_LEADERBOARD, grade, reaches, thresholds_from_leaderboard, thresholds_of
+from taskforge.schemas import Task, ValidationResult
 
 
 def _checksum_problems(task: Task) -> list[str]:

@@ -3,7 +3,7 @@ earlier task of the same landing or release, or a task of a registered earlier r
 the removal names that task.
 
 What a task asks is the text of its non-system prompt messages (system messages are a family's shared
-instructions). It is cut into word 5-grams of normalised words (`validators.evalsets.words`), each hashed to
+instructions). It is cut into word 5-grams of normalised words (`taskforge.validators.evalsets.words`), each hashed to
 32 bits, signed with a 128-permutation MinHash and looked up with MinHash LSH at an estimated Jaccard
 similarity of 0.8 or more. A task is never its own near-duplicate (a rerun, or a later release carrying a task
 over, keeps it), nor its parent's or its child's: evolution derives a variant on purpose, and its family's
@@ -25,9 +25,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from datasketch import MinHash, MinHashLSH
 
-from schemas import InputError, Message, Task, ValidationResult
-from schemas.locations import Location, files_under, join, name_of, readable
-from validators.evalsets import registry_dir, words
+from taskforge.schemas import InputError, Message, Task, ValidationResult
+from taskforge.schemas.locations import Location, files_under, join, name_of, readable
+from taskforge.validators.evalsets import registry_dir, words
 
 SHINGLE_WORDS = 5
 NUM_PERM = 128

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from graders import scorer_for
-from schemas import Task, ValidationResult
+from taskforge.graders import scorer_for
+from taskforge.schemas import Task, ValidationResult
 
 
 class NoOpCheck:

@@ -14,10 +14,10 @@ import json
 from pathlib import Path
 from typing import Any, Iterator
 
-from graders.bm25 import Analyzer
-from graders.literature_env import ENVIRONMENT_KIND, environment_for
-from graders.papers import mentions
-from schemas import Task, ValidationResult
+from taskforge.graders.bm25 import Analyzer
+from taskforge.graders.literature_env import ENVIRONMENT_KIND, environment_for
+from taskforge.graders.papers import mentions
+from taskforge.schemas import Task, ValidationResult
 
 
 def _strings(value: Any) -> Iterator[str]:

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Iterator
 
-from agents.artifact import SourceText, built_by
-from agents.client import Agents
-from agents.review import TaskReview, review_task
-from schemas import Task, ValidationResult
+from taskforge.agents.artifact import SourceText, built_by
+from taskforge.agents.client import Agents
+from taskforge.agents.review import TaskReview, review_task
+from taskforge.schemas import Task, ValidationResult
 
 INPUT_CHARS = 20_000
 """How much of each workflow input file the reviewer reads."""

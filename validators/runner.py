@@ -5,28 +5,28 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from schemas import InfrastructureError, Task, TaskforgeError, ValidationResult
-from validators.answerability import AnswerabilityCheck
-from validators.base import Check, timed
-from validators.decontamination import DecontaminationCheck
-from validators.determinism import DeterminismCheck
-from validators.distractors import DistractorCheck
-from validators.evidence import EvidenceCheck
-from validators.evolution_judge import EvolutionJudgeCheck
-from validators.hardness import HardnessCheck
-from validators.leakage import LeakageCheck
-from validators.mle_determinism import GraderDeterminismCheck
-from validators.mle_noop import MleNoOpCheck
-from validators.mle_reference import MleReferenceCheck
-from validators.noop import NoOpCheck
-from validators.reachability import ReachabilityCheck
-from validators.reference import ReferenceCheck
-from validators.swe import SweNoOpCheck, SweReferenceCheck
-from validators.workflow_judge import WorkflowJudgeCheck
-from validators.workflow_noop import WorkflowNoOpCheck
-from validators.workflow_perturbation import WorkflowPerturbationCheck
-from validators.workflow_reference import WorkflowReferenceCheck
-from validators.workflow_review import WorkflowReviewCheck
+from taskforge.schemas import InfrastructureError, Task, TaskforgeError, ValidationResult
+from taskforge.validators.answerability import AnswerabilityCheck
+from taskforge.validators.base import Check, timed
+from taskforge.validators.decontamination import DecontaminationCheck
+from taskforge.validators.determinism import DeterminismCheck
+from taskforge.validators.distractors import DistractorCheck
+from taskforge.validators.evidence import EvidenceCheck
+from taskforge.validators.evolution_judge import EvolutionJudgeCheck
+from taskforge.validators.hardness import HardnessCheck
+from taskforge.validators.leakage import LeakageCheck
+from taskforge.validators.mle_determinism import GraderDeterminismCheck
+from taskforge.validators.mle_noop import MleNoOpCheck
+from taskforge.validators.mle_reference import MleReferenceCheck
+from taskforge.validators.noop import NoOpCheck
+from taskforge.validators.reachability import ReachabilityCheck
+from taskforge.validators.reference import ReferenceCheck
+from taskforge.validators.swe import SweNoOpCheck, SweReferenceCheck
+from taskforge.validators.workflow_judge import WorkflowJudgeCheck
+from taskforge.validators.workflow_noop import WorkflowNoOpCheck
+from taskforge.validators.workflow_perturbation import WorkflowPerturbationCheck
+from taskforge.validators.workflow_reference import WorkflowReferenceCheck
+from taskforge.validators.workflow_review import WorkflowReviewCheck
 
 
 def default_checks(data_dir: Path | None = None) -> tuple[Check, ...]:

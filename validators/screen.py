@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from schemas import Task, ValidationResult
-from validators.base import timed
-from validators.decontamination import DecontaminationCheck
-from validators.evalsets import load_registry
-from validators.near_duplicates import NearDuplicateCheck, NearDuplicateIndex, release_summaries
-from validators.runner import decide
+from taskforge.schemas import Task, ValidationResult
+from taskforge.validators.base import timed
+from taskforge.validators.decontamination import DecontaminationCheck
+from taskforge.validators.evalsets import load_registry
+from taskforge.validators.near_duplicates import NearDuplicateCheck, NearDuplicateIndex, release_summaries
+from taskforge.validators.runner import decide
 
 
 class Screen:

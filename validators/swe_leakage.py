@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from graders.swe_git import git_in
-from graders.swe_harness import cache_root
-from graders.swe_patch import post_image_blobs, quoted_lines
-from schemas import Task
+from taskforge.graders.swe_git import git_in
+from taskforge.graders.swe_harness import cache_root
+from taskforge.graders.swe_patch import post_image_blobs, quoted_lines
+from taskforge.schemas import Task
 
 LEFTOVER_FILES = ("FETCH_HEAD", "ORIG_HEAD", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "objects/info/alternates",
                   "objects/info/http-alternates")

@@ -11,10 +11,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import sandbox
-from graders.workflow import read_tree, write_tree
-from schemas import InfrastructureError, Task, TaskforgeError
-from schemas.workflow import OUTPUTS
+from taskforge import sandbox
+from taskforge.graders.workflow import read_tree, write_tree
+from taskforge.schemas import InfrastructureError, Task, TaskforgeError
+from taskforge.schemas.workflow import OUTPUTS
 
 SOLVER_TIMEOUT_S = 60.0
 GRADE_TIMEOUT_S = 60.0

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
-from schemas import Task, ValidationResult
-from schemas.workflow import WorkflowPackage, changed_axes, summarize
+from taskforge.schemas import Task, ValidationResult
+from taskforge.schemas.workflow import WorkflowPackage, changed_axes, summarize
 
 MIN_AXES = 2
 MIN_ROW_SHARE = 0.5

@@ -14,8 +14,8 @@ import io
 import json
 import re
 
-from schemas import Task
-from schemas.workflow import OUTPUTS
+from taskforge.schemas import Task
+from taskforge.schemas.workflow import OUTPUTS
 
 HIDDEN_NAMES = frozenset({"reference.py", "wfio.py", "grade.py", "params.json", "spec.json"})
 MIN_CONTENT_CHARS = 40

@@ -7,8 +7,8 @@ grading sandbox.
 
 from __future__ import annotations
 
-from schemas import Task, ValidationResult
-from validators.workflow_grading import grade, run_solver
+from taskforge.schemas import Task, ValidationResult
+from taskforge.validators.workflow_grading import grade, run_solver
 
 NOOP_COMMAND = ("true",)
 

@@ -3,8 +3,8 @@ task's grader program, in separate grading runs (a grader that is not determinis
 
 from __future__ import annotations
 
-from schemas import Task, ValidationResult
-from validators.workflow_grading import grade
+from taskforge.schemas import Task, ValidationResult
+from taskforge.validators.workflow_grading import grade
 
 
 class WorkflowReferenceCheck:

@@ -21,9 +21,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from graders.workflow import parse_number
-from schemas import Task, ValidationResult
-from schemas.workflow import WorkflowPackage
+from taskforge.graders.workflow import parse_number
+from taskforge.schemas import Task, ValidationResult
+from taskforge.schemas.workflow import WorkflowPackage
 
 FORBIDDEN_IMPORTS = frozenset({"socket", "ssl", "http", "urllib", "ftplib", "smtplib", "subprocess", "ctypes",
                                "multiprocessing", "asyncio", "shutil", "webbrowser", "xmlrpc"})

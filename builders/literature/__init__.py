@@ -5,7 +5,7 @@ Each task ships a search environment (BM25 over the collection, `search` and
 saved under the data dir so validators and the trainer rebuild the same tools.
 Questions are phrased by templates, and rewritten by the builder agent where
 an endpoint is configured and the reviewer accepts the rewrite
-(`builders.literature.natural`).
+(`taskforge.builders.literature.natural`).
 """
 
 from __future__ import annotations
@@ -15,18 +15,18 @@ from functools import partial
 from pathlib import Path
 from typing import Iterator
 
-from agents.session import current_agents
-from builders.base import BuildContext, derive_seed
-from builders.literature.cases import Case
-from builders.literature.collection import load_collection
-from builders.literature.kinds import GENERATORS, KINDS
-from builders.literature.natural import natural_task
-from builders.literature.prompting import system_message
-from builders.literature.questions import QuestionWriter, TemplateQuestions
-from graders.literature_env import SearchEnvironment, open_environment
-from graders.papers import PaperCollection, save_snapshot
-from schemas import InputError, Lineage, Message, PlanItem, Quarantined, Task, TaskforgeError, task_id_for
-from schemas.locations import normalize
+from taskforge.agents.session import current_agents
+from taskforge.builders.base import BuildContext, derive_seed
+from taskforge.builders.literature.cases import Case
+from taskforge.builders.literature.collection import load_collection
+from taskforge.builders.literature.kinds import GENERATORS, KINDS
+from taskforge.builders.literature.natural import natural_task
+from taskforge.builders.literature.prompting import system_message
+from taskforge.builders.literature.questions import QuestionWriter, TemplateQuestions
+from taskforge.graders.literature_env import SearchEnvironment, open_environment
+from taskforge.graders.papers import PaperCollection, save_snapshot
+from taskforge.schemas import InputError, Lineage, Message, PlanItem, Quarantined, Task, TaskforgeError, task_id_for
+from taskforge.schemas.locations import normalize
 
 KINDS_FOR_CAPABILITY = {
     "search_breadth": ("find_papers", "table_synthesis"),

@@ -3,7 +3,7 @@
 A record has `id` (or `paper_id`), `doi`, `arxiv_id` (or `arxiv`), `title`,
 `abstract`, `authors`, `year`, `venue`, `references` and, optionally, a full
 text as `sections` (a list of `{name, text}` or a mapping) or `full_text`.
-Ids are normalised (see `graders.paper_ids`; collection ids are casefolded),
+Ids are normalised (see `taskforge.graders.paper_ids`; collection ids are casefolded),
 references are resolved to collection papers by id, DOI or arXiv id. A bad
 record is quarantined with its file and line and the rest loads.
 """
@@ -19,10 +19,10 @@ from typing import Any, Iterator
 
 import pyarrow.parquet as pq
 
-from graders.paper_ids import normalise_arxiv, normalise_doi
-from graders.papers import ABSTRACT, Paper, PaperCollection, Section
-from graders.literature_env import CITED_BY, METADATA, REFERENCES
-from schemas import InputError, Quarantined
+from taskforge.graders.paper_ids import normalise_arxiv, normalise_doi
+from taskforge.graders.papers import ABSTRACT, Paper, PaperCollection, Section
+from taskforge.graders.literature_env import CITED_BY, METADATA, REFERENCES
+from taskforge.schemas import InputError, Quarantined
 
 SUFFIXES = (".jsonl", ".json", ".parquet")
 RESERVED_SECTIONS = (ABSTRACT, METADATA, REFERENCES, CITED_BY)

@@ -3,7 +3,7 @@
 Every literature task is first generated deterministically: its gold answer
 is computed from the collection and its question phrased by the templates.
 Where an endpoint is configured, the builder agent rewrites that question in
-natural words (`agents.literature.write_literature_questions` with a brief:
+natural words (`taskforge.agents.literature.write_literature_questions` with a brief:
 same gold papers, the phrases the answer depends on kept, the answer left
 out), and the reviewer, in a separate call that sees only the rewritten task,
 the computed question and the papers, checks it. A rewrite the reviewer
@@ -20,15 +20,15 @@ import logging
 from dataclasses import replace
 from typing import Callable
 
-from agents.artifact import SourceText, with_provenance
-from agents.client import Agents, Reply
-from agents.literature import Paper as PaperText
-from agents.literature import QuestionBrief, write_literature_questions
-from agents.review import TaskReview, review_task
-from builders.literature.cases import Case
-from graders.literature_env import SearchEnvironment
-from graders.papers import Paper
-from schemas import Task
+from taskforge.agents.artifact import SourceText, with_provenance
+from taskforge.agents.client import Agents, Reply
+from taskforge.agents.literature import Paper as PaperText
+from taskforge.agents.literature import QuestionBrief, write_literature_questions
+from taskforge.agents.review import TaskReview, review_task
+from taskforge.builders.literature.cases import Case
+from taskforge.graders.literature_env import SearchEnvironment
+from taskforge.graders.papers import Paper
+from taskforge.schemas import Task
 
 PAPER_CHARS = 4000
 """How much of each paper the writer and the reviewer read (metadata, abstract, then the key passages)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graders.papers import PaperCollection
+from taskforge.graders.papers import PaperCollection
 
 SYSTEM = (
     "You are a literature research agent working over a fixed collection of papers ({name}, {papers} papers). "

@@ -6,7 +6,7 @@ writer's name is recorded in the payload. The builder agent does not plug in
 here: a natural question must be checked against the computed answer and the
 papers, which a writer of facts alone does not have (a claim is phrased before
 its candidates are retrieved), so the agent rewrites the finished case instead
-(`builders.literature.natural`).
+(`taskforge.builders.literature.natural`).
 """
 
 from __future__ import annotations

@@ -5,18 +5,18 @@ from __future__ import annotations
 import random
 from typing import Any, Iterator
 
-from builders.base import BuildContext, derive_seed
-from builders.long_context.axes import Axes, root_axes
-from builders.long_context.categories import CATEGORIES, categories_for
-from builders.long_context.compose import Case, UnanswerableError, assemble_world
-from builders.long_context.documents import DOCUMENT_CATEGORIES
-from builders.long_context.evolution import Judge, evolve
-from builders.long_context.judging import JudgeModelSolver, judge_child
-from builders.long_context.options import LongContextOptions
-from builders.long_context.sources import Corpus, load_corpus
-from graders.long_context.solvers import SHALLOW_SOLVERS, Solver
-from schemas import Lineage, Message, PlanItem, Task, task_id_for
-from schemas.tokens import TOKENIZER_NAME
+from taskforge.builders.base import BuildContext, derive_seed
+from taskforge.builders.long_context.axes import Axes, root_axes
+from taskforge.builders.long_context.categories import CATEGORIES, categories_for
+from taskforge.builders.long_context.compose import Case, UnanswerableError, assemble_world
+from taskforge.builders.long_context.documents import DOCUMENT_CATEGORIES
+from taskforge.builders.long_context.evolution import Judge, evolve
+from taskforge.builders.long_context.judging import JudgeModelSolver, judge_child
+from taskforge.builders.long_context.options import LongContextOptions
+from taskforge.builders.long_context.sources import Corpus, load_corpus
+from taskforge.graders.long_context.solvers import SHALLOW_SOLVERS, Solver
+from taskforge.schemas import Lineage, Message, PlanItem, Task, task_id_for
+from taskforge.schemas.tokens import TOKENIZER_NAME
 
 COMPOSE_ATTEMPTS = 4
 """How many seeds a composition gets before a setting of the axes is given up as unanswerable."""

@@ -12,11 +12,11 @@ import random
 from dataclasses import replace
 from typing import Any
 
-from builders.long_context.axes import PLACEMENT_KNOBS, Axes
-from builders.long_context.compose import Composition, Statement, UnanswerableError, checks
-from builders.long_context.render import format_number
-from builders.long_context.world import World, generate_world
-from graders.long_context.derive import derive_aggregation, grant_matches
+from taskforge.builders.long_context.axes import PLACEMENT_KNOBS, Axes
+from taskforge.builders.long_context.compose import Composition, Statement, UnanswerableError, checks
+from taskforge.builders.long_context.render import format_number
+from taskforge.builders.long_context.world import World, generate_world
+from taskforge.graders.long_context.derive import derive_aggregation, grant_matches
 
 CATEGORY = "set_aggregation"
 KNOBS = {"near_miss_strength": (0, 1, 2, 3), "computational_depth": (1, 2, 3), "predicate_composition": (1, 2, 3),

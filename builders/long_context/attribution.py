@@ -10,10 +10,10 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from builders.long_context.axes import PLACEMENT_KNOBS, Axes
-from builders.long_context.compose import Composition, capitalised
-from builders.long_context.relations import RELATIONS, chain_statements, noun_phrase, relation_table, walk
-from builders.long_context.world import World, generate_world
+from taskforge.builders.long_context.axes import PLACEMENT_KNOBS, Axes
+from taskforge.builders.long_context.compose import Composition, capitalised
+from taskforge.builders.long_context.relations import RELATIONS, chain_statements, noun_phrase, relation_table, walk
+from taskforge.builders.long_context.world import World, generate_world
 
 CATEGORY = "evidence_attribution"
 KNOBS = {"near_miss_strength": (0, 1, 2, 3), "lexical_gap": (0, 1), "answer_scope": (2, 3, 4),

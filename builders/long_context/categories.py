@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from builders.long_context import (aggregation, attribution, consistency, integration, rules, state, timeline,
+from taskforge.builders.long_context import (aggregation, attribution, consistency, integration, rules, state, timeline,
                                    versions)
-from builders.long_context.documents import DOCUMENT_CATEGORIES
-from schemas import InputError
+from taskforge.builders.long_context.documents import DOCUMENT_CATEGORIES
+from taskforge.schemas import InputError
 
 CATEGORIES: dict[str, ModuleType] = {module.CATEGORY: module for module in (
     integration, timeline, attribution, consistency, rules, state, versions, aggregation)}

@@ -14,18 +14,18 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable
 
-from builders.long_context.axes import Axes
-from builders.long_context.length import (LengthTarget, FillerMaker, counted, fit_length, measure,
+from taskforge.builders.long_context.axes import Axes
+from taskforge.builders.long_context.length import (LengthTarget, FillerMaker, counted, fit_length, measure,
                                           refuse_if_over)
-from builders.long_context.prompting import SYSTEM, user_message
-from builders.long_context.render import (Block, Doc, document_title, fact_block, filler_paragraph, filler_sentences,
+from taskforge.builders.long_context.prompting import SYSTEM, user_message
+from taskforge.builders.long_context.render import (Block, Doc, document_title, fact_block, filler_paragraph, filler_sentences,
                                           render_docs)
-from builders.long_context.world import World
-from graders.long_context.answerability import answerability_problems
-from graders.long_context.derive import DERIVATIONS
-from graders.long_context.solvers import content_words
-from graders.long_context.values import verbatim_in
-from schemas.tokens import count_tokens
+from taskforge.builders.long_context.world import World
+from taskforge.graders.long_context.answerability import answerability_problems
+from taskforge.graders.long_context.derive import DERIVATIONS
+from taskforge.graders.long_context.solvers import content_words
+from taskforge.graders.long_context.values import verbatim_in
+from taskforge.schemas.tokens import count_tokens
 
 HEADING_TOKENS = 12
 """About what a document heading costs; fitting measures the real figure."""

@@ -13,10 +13,10 @@ import random
 import string
 from dataclasses import replace
 
-from builders.long_context.axes import PLACEMENT_KNOBS, Axes
-from builders.long_context.compose import Composition, Statement, capitalised, checks
-from builders.long_context.render import format_number
-from builders.long_context.world import World, generate_world
+from taskforge.builders.long_context.axes import PLACEMENT_KNOBS, Axes
+from taskforge.builders.long_context.compose import Composition, Statement, capitalised, checks
+from taskforge.builders.long_context.render import format_number
+from taskforge.builders.long_context.world import World, generate_world
 
 CATEGORY = "consistency"
 KNOBS = {"near_miss_strength": (0, 1, 2, 3), "lexical_gap": (0, 1), "answer_scope": (3, 4, 6),

@@ -17,17 +17,17 @@ import string
 from dataclasses import replace
 from typing import Any
 
-from builders.base import derive_seed
-from builders.long_context.axes import Axes, Knobs
-from builders.long_context.compose import (Case, Composition, Statement, UnanswerableError, checks, finish,
+from taskforge.builders.base import derive_seed
+from taskforge.builders.long_context.axes import Axes, Knobs
+from taskforge.builders.long_context.compose import (Case, Composition, Statement, UnanswerableError, checks, finish,
                                            world_filler)
-from builders.long_context.length import LengthTarget, counted, fit_length
-from builders.long_context.render import Block, Doc
-from builders.long_context.sources import Corpus, DatedStatement, DateMention
-from builders.long_context.timeline import ANSWER_FORMAT
-from builders.long_context.world import generate_world
-from graders.long_context.values import MONTHS, normalise
-from schemas import InputError
+from taskforge.builders.long_context.length import LengthTarget, counted, fit_length
+from taskforge.builders.long_context.render import Block, Doc
+from taskforge.builders.long_context.sources import Corpus, DatedStatement, DateMention
+from taskforge.builders.long_context.timeline import ANSWER_FORMAT
+from taskforge.builders.long_context.world import generate_world
+from taskforge.graders.long_context.values import MONTHS, normalise
+from taskforge.schemas import InputError
 
 _ORDINALS = ("1st", "2nd", "3rd")
 

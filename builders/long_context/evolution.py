@@ -5,8 +5,8 @@ stream, or the same source documents) and its objective (same category and
 question form) and steps at least two difficulty knobs one level harder. Every
 child is composed afresh and must pass the answerability checks before it is
 kept. Easiness is the best score of the solvers: the shallow shortcut solvers
-of `graders.long_context.solvers` and, where an endpoint is configured, the
-judge model (`builders.long_context.judging`). Every candidate is emitted with
+of `taskforge.graders.long_context.solvers` and, where an endpoint is configured, the
+judge model (`taskforge.builders.long_context.judging`). Every candidate is emitted with
 its estimate: those at or below the threshold form the hard pool, the others
 seed children and are rejected by the hardness check.
 
@@ -24,13 +24,13 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-from agents.artifact import with_provenance
-from agents.judge import recorded_defects
-from builders.long_context.axes import Axes, Knobs, harder_variants
-from builders.long_context.compose import Case, UnanswerableError
-from builders.long_context.length import LengthNotMetError
-from graders.long_context.solvers import HARD_POOL_THRESHOLD, SHALLOW_SOLVERS, Solver, estimate_success
-from schemas import Task
+from taskforge.agents.artifact import with_provenance
+from taskforge.agents.judge import recorded_defects
+from taskforge.builders.long_context.axes import Axes, Knobs, harder_variants
+from taskforge.builders.long_context.compose import Case, UnanswerableError
+from taskforge.builders.long_context.length import LengthNotMetError
+from taskforge.graders.long_context.solvers import HARD_POOL_THRESHOLD, SHALLOW_SOLVERS, Solver, estimate_success
+from taskforge.schemas import Task
 
 MakeCase = Callable[[Axes], Case]
 """Composes the case for a setting of the axes (raises when no answerable case fits the target)."""

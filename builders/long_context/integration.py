@@ -9,10 +9,10 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from builders.long_context.axes import PLACEMENT_KNOBS, Axes
-from builders.long_context.compose import Composition
-from builders.long_context.relations import chain_statements, noun_phrase, relation_table, walk
-from builders.long_context.world import World, generate_world
+from taskforge.builders.long_context.axes import PLACEMENT_KNOBS, Axes
+from taskforge.builders.long_context.compose import Composition
+from taskforge.builders.long_context.relations import chain_statements, noun_phrase, relation_table, walk
+from taskforge.builders.long_context.world import World, generate_world
 
 CATEGORY = "cross_doc_integration"
 KNOBS = {"near_miss_strength": (0, 1, 2, 3), "lexical_gap": (0, 1), "derivation_depth": (2, 3, 4),

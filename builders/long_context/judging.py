@@ -15,12 +15,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agents.artifact import SourceText
-from agents.judge import judge_evolution, judgement_record
-from agents.session import current_agents
-from agents.solve import answer_task
-from builders.long_context.prompting import QUESTION_SEPARATOR
-from schemas import Message, Task
+from taskforge.agents.artifact import SourceText
+from taskforge.agents.judge import judge_evolution, judgement_record
+from taskforge.agents.session import current_agents
+from taskforge.agents.solve import answer_task
+from taskforge.builders.long_context.prompting import QUESTION_SEPARATOR
+from taskforge.schemas import Message, Task
 
 
 class JudgeModelSolver:

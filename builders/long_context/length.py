@@ -13,9 +13,9 @@ import random
 from dataclasses import dataclass
 from typing import Callable
 
-from builders.long_context.prompting import prompt_text
-from builders.long_context.render import Block, Doc, render_docs
-from schemas.tokens import count_tokens
+from taskforge.builders.long_context.prompting import prompt_text
+from taskforge.builders.long_context.render import Block, Doc, render_docs
+from taskforge.schemas.tokens import count_tokens
 
 
 @dataclass(frozen=True)

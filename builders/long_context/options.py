@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from builders.long_context.evolution import EvolutionSettings
-from builders.long_context.length import LengthTarget
-from schemas import InputError
+from taskforge.builders.long_context.evolution import EvolutionSettings
+from taskforge.builders.long_context.length import LengthTarget
+from taskforge.schemas import InputError
 
 MIN_TOKENS, MAX_TOKENS = 1024, 131072
 
@@ -20,7 +20,7 @@ class LongContextOptions:
     `categories` (list or comma-separated names; default: by capability), `source` (a folder of
     .md/.txt files; default: seeded world models), `evolve` (True), `max_generations` (3),
     `children` (2), `max_candidates` (8, per root task). The hard-pool threshold is fixed at 0.75
-    (`graders.long_context.solvers.HARD_POOL_THRESHOLD`), the same for the builder and the hardness check.
+    (`taskforge.graders.long_context.solvers.HARD_POOL_THRESHOLD`), the same for the builder and the hardness check.
     """
 
     target: LengthTarget

@@ -14,9 +14,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from builders.long_context.axes import Axes
-from builders.long_context.compose import Statement, capitalised, checks
-from builders.long_context.world import World
+from taskforge.builders.long_context.axes import Axes
+from taskforge.builders.long_context.compose import Statement, capitalised, checks
+from taskforge.builders.long_context.world import World
 
 
 @dataclass(frozen=True)

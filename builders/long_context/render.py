@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from string import Formatter
 from typing import Any
 
-from builders.long_context.world import Event, World
-from graders.long_context.values import ORDINAL_WORDS
+from taskforge.builders.long_context.world import Event, World
+from taskforge.graders.long_context.values import ORDINAL_WORDS
 
 _DOC_KINDS = ("Quarterly report", "Meeting minutes", "Correspondence file", "Press digest", "Field notes",
               "Board memorandum", "Project log", "Audit summary")

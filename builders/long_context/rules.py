@@ -14,11 +14,11 @@ import string
 from dataclasses import replace
 from typing import Any
 
-from builders.long_context.axes import PLACEMENT_KNOBS, Axes
-from builders.long_context.compose import Composition, Statement, checks
-from builders.long_context.world import World, generate_world, invented_name
-from graders.long_context.answerability import minimal_support
-from graders.long_context.derive import derive_rules, hypotheses, positive_mask, rule_holds, rule_space
+from taskforge.builders.long_context.axes import PLACEMENT_KNOBS, Axes
+from taskforge.builders.long_context.compose import Composition, Statement, checks
+from taskforge.builders.long_context.world import World, generate_world, invented_name
+from taskforge.graders.long_context.answerability import minimal_support
+from taskforge.graders.long_context.derive import derive_rules, hypotheses, positive_mask, rule_holds, rule_space
 
 CATEGORY = "rule_induction"
 KNOBS = {"near_miss_strength": (0, 1, 2, 3), "lexical_gap": (0, 1), "predicate_composition": (1, 2, 3),

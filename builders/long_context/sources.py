@@ -20,9 +20,9 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
-from builders.long_context.render import Block
-from graders.long_context.values import date_mentions
-from schemas import InputError
+from taskforge.builders.long_context.render import Block
+from taskforge.graders.long_context.values import date_mentions
+from taskforge.schemas import InputError
 
 SUFFIXES = (".md", ".markdown", ".txt")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")

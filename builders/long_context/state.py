@@ -14,10 +14,10 @@ import datetime as dt
 import random
 from dataclasses import replace
 
-from builders.long_context.axes import PLACEMENT_KNOBS, Axes
-from builders.long_context.compose import Composition, Statement, capitalised, checks
-from builders.long_context.render import format_date
-from builders.long_context.world import World, generate_world, invented_name, unique_names
+from taskforge.builders.long_context.axes import PLACEMENT_KNOBS, Axes
+from taskforge.builders.long_context.compose import Composition, Statement, capitalised, checks
+from taskforge.builders.long_context.render import format_date
+from taskforge.builders.long_context.world import World, generate_world, invented_name, unique_names
 
 CATEGORY = "state_tracking"
 KNOBS = {"near_miss_strength": (0, 1, 2, 3), "state_transition_depth": (1, 2, 4, 8), "lexical_gap": (0, 1),

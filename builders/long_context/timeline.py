@@ -13,10 +13,10 @@ import random
 import string
 from dataclasses import replace
 
-from builders.long_context.axes import PLACEMENT_KNOBS, Axes
-from builders.long_context.compose import Composition, Statement, capitalised, checks
-from builders.long_context.render import format_date, render_event
-from builders.long_context.world import Event, World, generate_world
+from taskforge.builders.long_context.axes import PLACEMENT_KNOBS, Axes
+from taskforge.builders.long_context.compose import Composition, Statement, capitalised, checks
+from taskforge.builders.long_context.render import format_date, render_event
+from taskforge.builders.long_context.world import Event, World, generate_world
 
 CATEGORY = "timeline"
 ANSWER_FORMAT = ("Reply with the letters in chronological order, earliest first, on a final line of the form "

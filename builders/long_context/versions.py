@@ -14,11 +14,11 @@ import random
 from dataclasses import replace
 from typing import Any
 
-from builders.long_context.axes import PLACEMENT_KNOBS, Axes
-from builders.long_context.compose import Composition, Statement, UnanswerableError, capitalised, checks
-from builders.long_context.world import World, generate_world, invented_name, unique_names
-from graders.long_context.answerability import minimal_support
-from graders.long_context.derive import derive_versions
+from taskforge.builders.long_context.axes import PLACEMENT_KNOBS, Axes
+from taskforge.builders.long_context.compose import Composition, Statement, UnanswerableError, capitalised, checks
+from taskforge.builders.long_context.world import World, generate_world, invented_name, unique_names
+from taskforge.graders.long_context.answerability import minimal_support
+from taskforge.graders.long_context.derive import derive_versions
 
 CATEGORY = "version_impact"
 KNOBS = {"near_miss_strength": (0, 1, 2, 3), "predicate_composition": (1, 2, 3), "derivation_depth": (2, 3, 4),

@@ -13,13 +13,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
-from builders.base import BuildContext
-from builders.mle.leaderboard import BaselineEnvironmentError, BaselineError
-from builders.mle.prepare import PreparationError
-from builders.mle.source import dataset_paths, dataset_spec
-from builders.mle.task import competition_task
-from sandbox import get_sandbox
-from schemas import InputError, PlanItem, Quarantined, Task
+from taskforge.builders.base import BuildContext
+from taskforge.builders.mle.leaderboard import BaselineEnvironmentError, BaselineError
+from taskforge.builders.mle.prepare import PreparationError
+from taskforge.builders.mle.source import dataset_paths, dataset_spec
+from taskforge.builders.mle.task import competition_task
+from taskforge.sandbox import get_sandbox
+from taskforge.schemas import InputError, PlanItem, Quarantined, Task
 
 DATASET_ERRORS = (InputError, BaselineError, PreparationError, BaselineEnvironmentError)
 """Failures that stop one dataset: it is quarantined and the others go on (a sandbox without the baselines'

@@ -15,12 +15,12 @@ from typing import Any
 
 import polars as pl
 
-from agents.client import Agents
-from agents.mle import review_mle_description, write_mle_description
+from taskforge.agents.client import Agents
+from taskforge.agents.mle import review_mle_description, write_mle_description
 
-from builders.mle.prepare import Competition
-from graders.mle import frame_from_csv, prediction_columns
-from graders.mle_metrics import METRICS
+from taskforge.builders.mle.prepare import Competition
+from taskforge.graders.mle import frame_from_csv, prediction_columns
+from taskforge.graders.mle_metrics import METRICS
 
 DATA_DIR = "data"
 SUBMISSION_PATH = "submission/submission.csv"

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from builders.mle.source import DatasetSpec
-from graders.mle_metrics import METRICS, default_metric
-from schemas import InputError
+from taskforge.builders.mle.source import DatasetSpec
+from taskforge.graders.mle_metrics import METRICS, default_metric
+from taskforge.schemas import InputError
 
 TARGET_NAMES = ("target", "label", "labels", "class", "y", "outcome", "response")
 ID_NAMES = ("id", "row_id", "index", "", "unnamed: 0")

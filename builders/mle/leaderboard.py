@@ -22,12 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from builders.mle.prepare import Competition
-from graders.mle import (MIN_LEADERBOARD, InvalidSubmission, Thresholds, metric_score, prediction_columns,
+from taskforge.builders.mle.prepare import Competition
+from taskforge.graders.mle import (MIN_LEADERBOARD, InvalidSubmission, Thresholds, metric_score, prediction_columns,
                          thresholds_from_leaderboard)
-from graders.mle_metrics import METRICS
-from sandbox import Job, Sandbox
-from schemas import InfrastructureError, TaskforgeError
+from taskforge.graders.mle_metrics import METRICS
+from taskforge.sandbox import Job, Sandbox
+from taskforge.schemas import InfrastructureError, TaskforgeError
 
 BASELINE_SCRIPT = Path(__file__).with_name("baselines.py")
 ENTRIES: tuple[tuple[str, float], ...] = (

@@ -22,10 +22,10 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from builders.mle.inference import Problem
-from graders.mle import prediction_columns
-from graders.mle_metrics import METRICS
-from schemas import TaskforgeError
+from taskforge.builders.mle.inference import Problem
+from taskforge.graders.mle import prediction_columns
+from taskforge.graders.mle_metrics import METRICS
+from taskforge.schemas import TaskforgeError
 
 INLINE_BUDGET_BYTES = 2 << 20
 """At most this many bytes of CSV per competition (public and private files together)."""

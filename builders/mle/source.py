@@ -15,8 +15,8 @@ from typing import Any
 
 import polars as pl
 
-from schemas import InputError
-from store.files import sha256_file
+from taskforge.schemas import InputError
+from taskforge.store.files import sha256_file
 
 TABLE_SUFFIXES = (".csv", ".parquet")
 SETTING_KEYS = ("target", "task_type", "metric", "id_column", "group_column", "description", "title", "test_fraction")

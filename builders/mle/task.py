@@ -6,18 +6,18 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from builders.base import derive_seed
-from agents.artifact import with_provenance
-from agents.session import current_agents
-from builders.mle.description import (DATA_DIR, SUBMISSION_PATH, SYSTEM, describe, description_facts,
+from taskforge.builders.base import derive_seed
+from taskforge.agents.artifact import with_provenance
+from taskforge.agents.session import current_agents
+from taskforge.builders.mle.description import (DATA_DIR, SUBMISSION_PATH, SYSTEM, describe, description_facts,
                                       user_message)
-from builders.mle.inference import define_problem
-from builders.mle.leaderboard import BASELINE_ENVIRONMENT, Leaderboard, build_leaderboard, run_baselines
-from builders.mle.prepare import Competition, checksum, prepare
-from builders.mle.source import DatasetSpec, load_table
-from sandbox import Sandbox
-from sandbox.images import PYTHON_ENVS
-from schemas import Lineage, Message, Task, task_id_for
+from taskforge.builders.mle.inference import define_problem
+from taskforge.builders.mle.leaderboard import BASELINE_ENVIRONMENT, Leaderboard, build_leaderboard, run_baselines
+from taskforge.builders.mle.prepare import Competition, checksum, prepare
+from taskforge.builders.mle.source import DatasetSpec, load_table
+from taskforge.sandbox import Sandbox
+from taskforge.sandbox.images import PYTHON_ENVS
+from taskforge.schemas import Lineage, Message, Task, task_id_for
 
 KIND = "tabular_competition"
 TIME_BUDGET_S = 3600

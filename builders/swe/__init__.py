@@ -15,21 +15,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterator
 
-from agents.session import current_agents
-from builders.base import BuildContext
-from sandbox.filelock import locked
-from builders.swe.assemble import KIND, TIME_BUDGET_S, instance_id, payload_for, prompt_for
-from builders.swe.environment import EnvironmentRecord, build_environment
-from builders.swe.mining import Candidate, Limits, mine
-from builders.swe.problem import Issue, load_issues, problem_statement
-from builders.swe.recipe import Recipe, detect_recipe
-from builders.swe.repair import TASK_RULES, repair
-from builders.swe.snapshot import make_snapshot
-from builders.swe.source import SourceRepository, open_source
-from builders.swe.versioning import version_at
-from graders.swe import harvest
-from graders.swe_harness import BedError, InstallFailed, Outcomes, TaskBed, cache_root, run_empty_and_solution
-from schemas import InputError, Lineage, PlanItem, Quarantined, Task, content_id, task_id_for
+from taskforge.agents.session import current_agents
+from taskforge.builders.base import BuildContext
+from taskforge.sandbox.filelock import locked
+from taskforge.builders.swe.assemble import KIND, TIME_BUDGET_S, instance_id, payload_for, prompt_for
+from taskforge.builders.swe.environment import EnvironmentRecord, build_environment
+from taskforge.builders.swe.mining import Candidate, Limits, mine
+from taskforge.builders.swe.problem import Issue, load_issues, problem_statement
+from taskforge.builders.swe.recipe import Recipe, detect_recipe
+from taskforge.builders.swe.repair import TASK_RULES, repair
+from taskforge.builders.swe.snapshot import make_snapshot
+from taskforge.builders.swe.source import SourceRepository, open_source
+from taskforge.builders.swe.versioning import version_at
+from taskforge.graders.swe import harvest
+from taskforge.graders.swe_harness import BedError, InstallFailed, Outcomes, TaskBed, cache_root, run_empty_and_solution
+from taskforge.schemas import InputError, Lineage, PlanItem, Quarantined, Task, content_id, task_id_for
 
 ISSUES_FILE = "issues.jsonl"
 DEFAULT_REPEATS = 3

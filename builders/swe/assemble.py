@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from builders.swe.mining import Candidate
-from builders.swe.problem import Statement
-from graders.swe import Harvest
-from schemas import Message
+from taskforge.builders.swe.mining import Candidate
+from taskforge.builders.swe.problem import Statement
+from taskforge.graders.swe import Harvest
+from taskforge.schemas import Message
 
 KIND = "issue_repair"
 TIME_BUDGET_S = 3600

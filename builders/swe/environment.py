@@ -21,14 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import sandbox
-from sandbox.filelock import locked
-from builders.swe.recipe import Recipe
-from builders.swe.repair import repair
-from graders.swe_harness import (ENV_DIR, SANDBOX_PYTHON, BedError, TaskBed, cache_root, grading_session,
+from taskforge import sandbox
+from taskforge.sandbox.filelock import locked
+from taskforge.builders.swe.recipe import Recipe
+from taskforge.builders.swe.repair import repair
+from taskforge.graders.swe_harness import (ENV_DIR, SANDBOX_PYTHON, BedError, TaskBed, cache_root, grading_session,
                                  python_env, scrub, tail)
-from sandbox import Job
-from schemas import InfrastructureError, TaskforgeError, content_id
+from taskforge.sandbox import Job
+from taskforge.schemas import InfrastructureError, TaskforgeError, content_id
 
 MAX_ATTEMPTS = 4
 RULES_VERSION = "1"

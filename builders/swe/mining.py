@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import git
 
-from builders.swe.problem import linked_issues, pull_request_number
-from graders.swe_patch import SplitDiff, split_diff, runnable_test_files
+from taskforge.builders.swe.problem import linked_issues, pull_request_number
+from taskforge.graders.swe_patch import SplitDiff, split_diff, runnable_test_files
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ commit or pull-request message. Issue texts come from an issues export beside
 the history (JSON lines of `number`, `title`, `body` and optionally `comments`
 with `createdAt` and `body`, as `gh issue list --json` writes them); comments
 made before the fix was first committed become the hints, as in SWE-bench.
-Where an endpoint is configured, the builder agent (`agents.swe`) rewrites the
+Where an endpoint is configured, the builder agent (`taskforge.agents.swe`) rewrites the
 text into the issue a user would have filed; a rewrite that quotes the fix is
 sent back, and a rewrite that fails or is skipped leaves the raw text.
 """
@@ -17,9 +17,9 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from agents.client import Agents
-from agents.swe import rewrite_problem_statement
-from schemas import InputError
+from taskforge.agents.client import Agents
+from taskforge.agents.swe import rewrite_problem_statement
+from taskforge.schemas import InputError
 
 LINK_KEYWORDS = ("close", "closes", "closed", "fix", "fixes", "fixed", "resolve", "resolves", "resolved")
 _LINK = re.compile(rf"\b(?:{'|'.join(LINK_KEYWORDS)})\b:?\s+#(\d+)", re.IGNORECASE)

@@ -20,7 +20,7 @@ import git
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-from builders.swe.versioning import file_at
+from taskforge.builders.swe.versioning import file_at
 
 TEST_COMMAND = "python -m pytest -rA --tb=no -p no:cacheprovider"
 """SWE-bench's pytest invocation: every test's outcome in the short summary, no tracebacks, no cache writes."""

@@ -13,7 +13,7 @@ from typing import Callable
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from builders.swe.recipe import Recipe
+from taskforge.builders.swe.recipe import Recipe
 
 IMPORT_TO_DISTRIBUTION = {
     "yaml": "PyYAML", "dateutil": "python-dateutil", "PIL": "Pillow", "sklearn": "scikit-learn",

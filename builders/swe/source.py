@@ -13,8 +13,8 @@ from pathlib import Path
 
 import git
 
-from sandbox.filelock import locked
-from schemas import InputError, content_id, without_credentials
+from taskforge.sandbox.filelock import locked
+from taskforge.schemas import InputError, content_id, without_credentials
 
 _FORGE_URL = re.compile(r"(?:github\.com|gitlab\.com|bitbucket\.org)[:/](?P<owner>[^/]+)/(?P<name>[^/]+?)(?:\.git)?/?$")
 

@@ -16,19 +16,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
-from agents.artifact import with_provenance
-from agents.session import current_agents
-from builders.base import BuildContext, derive_seed
-from builders.workflow.authoring import NAME as AUTHOR
-from builders.workflow.authoring import RecordAuthor
-from builders.workflow.evolve import NotEvolvableError, evolve
-from builders.workflow.execute import run_reference
-from builders.workflow.judging import judged
-from builders.workflow.operators import OPERATORS
-from builders.workflow.package import to_task
-from builders.workflow.seeds import WorkflowSeed, load_seed, seed_folders
-from schemas import InputError, Lineage, PlanItem, Quarantined, Task, content_id
-from schemas.workflow import summarize
+from taskforge.agents.artifact import with_provenance
+from taskforge.agents.session import current_agents
+from taskforge.builders.base import BuildContext, derive_seed
+from taskforge.builders.workflow.authoring import NAME as AUTHOR
+from taskforge.builders.workflow.authoring import RecordAuthor
+from taskforge.builders.workflow.evolve import NotEvolvableError, evolve
+from taskforge.builders.workflow.execute import run_reference
+from taskforge.builders.workflow.judging import judged
+from taskforge.builders.workflow.operators import OPERATORS
+from taskforge.builders.workflow.package import to_task
+from taskforge.builders.workflow.seeds import WorkflowSeed, load_seed, seed_folders
+from taskforge.schemas import InputError, Lineage, PlanItem, Quarantined, Task, content_id
+from taskforge.schemas.workflow import summarize
 
 SEEDS_FOLDER = "workflow_seeds"
 

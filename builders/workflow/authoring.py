@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import random
 
-from agents.client import Agents
-from agents.workflow import NewRows, write_rows
-from builders.workflow.operators import Operator, csv_text, table_header, with_table
-from graders.workflow import parse_number
-from schemas.workflow import WorkflowPackage, table_rows
+from taskforge.agents.client import Agents
+from taskforge.agents.workflow import NewRows, write_rows
+from taskforge.builders.workflow.operators import Operator, csv_text, table_header, with_table
+from taskforge.graders.workflow import parse_number
+from taskforge.schemas.workflow import WorkflowPackage, table_rows
 
 NAME = "author_records"
 MAX_NEW_ROWS = 8

@@ -5,7 +5,7 @@ object, the operations or the deliverables); further operators come from
 other axes until two or three axes have changed. A `lead` operator (the
 builder agent's, where an endpoint is configured) is tried before the random
 choice; one that changes nothing is dropped and the deterministic ones go on. An operator is recorded only
-when it changed the axis it works on (as `schemas.workflow.changed_axes`
+when it changed the axis it works on (as `taskforge.schemas.workflow.changed_axes`
 measures it), so the recorded axes are the axes along which the descendant
 differs. Certifying the descendant (reviewer, judge, validators) is someone
 else's job.
@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import random
 
-from builders.workflow.operators import OPERATORS, Operator
-from builders.workflow.seeds import WorkflowSeed
-from schemas import TaskforgeError, content_id
-from schemas.workflow import Evolution, PackageSummary, WorkflowPackage, changed_axes, summarize
+from taskforge.builders.workflow.operators import OPERATORS, Operator
+from taskforge.builders.workflow.seeds import WorkflowSeed
+from taskforge.schemas import TaskforgeError, content_id
+from taskforge.schemas.workflow import Evolution, PackageSummary, WorkflowPackage, changed_axes, summarize
 
 REFERENCE_AXES = ("data", "object", "operations", "deliverables")
 """Axes whose change alters the reference deliverables."""

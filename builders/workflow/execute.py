@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import sandbox
-from builders.workflow.seeds import WORKFLOW_FILE, WorkflowSeed
-from graders.workflow import read_tree, write_tree
-from schemas import InfrastructureError
-from schemas.workflow import OUTPUTS
+from taskforge import sandbox
+from taskforge.builders.workflow.seeds import WORKFLOW_FILE, WorkflowSeed
+from taskforge.graders.workflow import read_tree, write_tree
+from taskforge.schemas import InfrastructureError
+from taskforge.schemas.workflow import OUTPUTS
 
 WFIO_SOURCE = Path(__file__).with_name("wfio.py").read_text(encoding="utf-8")
 REFERENCE_TIMEOUT_S = 120.0

@@ -1,6 +1,6 @@
 """The LLM judge of a workflow descendant: compared with its ancestor, in a call of its own.
 
-The deterministic judge (`validators.workflow_judge`) compares summaries;
+The deterministic judge (`taskforge.validators.workflow_judge`) compares summaries;
 this one reads both tasks (statement, reference deliverables, workflow) and
 their input files, and its verdict is kept in the descendant's provenance for
 the `evolution_judge` check. A descendant whose reference run failed is left
@@ -10,10 +10,10 @@ the judge cannot be asked about (no endpoint, failed call) is not judged.
 
 from __future__ import annotations
 
-from agents.artifact import SourceText, built_by, with_provenance
-from agents.client import Agents
-from agents.judge import judge_evolution, judgement_record
-from schemas import Task
+from taskforge.agents.artifact import SourceText, built_by, with_provenance
+from taskforge.agents.client import Agents
+from taskforge.agents.judge import judge_evolution, judgement_record
+from taskforge.schemas import Task
 
 INPUT_CHARS = 20_000
 """How much of each input file the judge reads."""

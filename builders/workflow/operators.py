@@ -14,7 +14,7 @@ import random
 from dataclasses import dataclass
 from typing import Callable
 
-from schemas.workflow import INPUTS, DeliverableSpec, WorkflowPackage, table_rows
+from taskforge.schemas.workflow import INPUTS, DeliverableSpec, WorkflowPackage, table_rows
 
 
 @dataclass(frozen=True)

@@ -5,15 +5,15 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-import graders.workflow
-from builders.workflow.execute import ReferenceRun, workflow_files
-from builders.workflow.prompting import messages
-from builders.workflow.seeds import WorkflowSeed
-from sandbox import BASE_IMAGE
-from schemas import Lineage, Task, task_id_for
-from schemas.workflow import INPUTS, OUTPUTS
+import taskforge.graders.workflow as graders_workflow
+from taskforge.builders.workflow.execute import ReferenceRun, workflow_files
+from taskforge.builders.workflow.prompting import messages
+from taskforge.builders.workflow.seeds import WorkflowSeed
+from taskforge.sandbox import BASE_IMAGE
+from taskforge.schemas import Lineage, Task, task_id_for
+from taskforge.schemas.workflow import INPUTS, OUTPUTS
 
-GRADER_SOURCE = Path(graders.workflow.__file__).read_text(encoding="utf-8")
+GRADER_SOURCE = Path(graders_workflow.__file__).read_text(encoding="utf-8")
 GRADER_PROGRAM = {"name": "grade.py", "sha256": hashlib.sha256(GRADER_SOURCE.encode()).hexdigest(), "source": GRADER_SOURCE}
 """The grader program every workflow task carries (the standard-library grader, pinned by its hash)."""
 
@@ -33,7 +33,7 @@ def to_task(seed: WorkflowSeed, run: ReferenceRun, capability: str, lineage: Lin
         task_id=task_id_for("workflow", package.domain, payload),
         family="workflow", kind=package.domain, capability=capability,
         prompt=messages(package), payload=payload, reference=reference_of(seed, run),
-        grader={"scorer": graders.workflow.NAME, "deliverables": [d.grading() for d in package.deliverables],
+        grader={"scorer": graders_workflow.NAME, "deliverables": [d.grading() for d in package.deliverables],
                 "program": dict(GRADER_PROGRAM)},
         environment={"image": BASE_IMAGE, "tools": dict(package.tools), "time_budget_s": package.time_budget_s, "network": False,
                      "workspace": {"inputs": f"{INPUTS}/", "outputs": f"{OUTPUTS}/"}},

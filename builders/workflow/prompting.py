@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from schemas import Message
-from schemas.workflow import INPUTS, OUTPUTS, WorkflowPackage
+from taskforge.schemas import Message
+from taskforge.schemas.workflow import INPUTS, OUTPUTS, WorkflowPackage
 
 SYSTEM = (
     "You are a professional analyst working in a sandboxed workspace with no network access. "

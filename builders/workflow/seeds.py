@@ -1,6 +1,6 @@
 """Workflow seeds on disk: a folder per seed with `seed.json`, `inputs/` and the hidden `reference.py`.
 
-`seed.json` holds the package fields (see `schemas.workflow.WorkflowPackage`)
+`seed.json` holds the package fields (see `taskforge.schemas.workflow.WorkflowPackage`)
 except the input files, which are read from `inputs/`. Accepted descendants are
 written back in the same format so they seed the next round of evolution.
 """
@@ -14,8 +14,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from schemas import InputError, Task
-from schemas.workflow import INPUTS, WorkflowPackage
+from taskforge.schemas import InputError, Task
+from taskforge.schemas.workflow import INPUTS, WorkflowPackage
 
 SEED_FILE = "seed.json"
 WORKFLOW_FILE = "reference.py"

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from diagnosis.readers import inspect_log, mini_swe_agent, native, openai_messages, openhands, swe_agent
-from diagnosis.readers.base import Reader, SourceFile
-from schemas import Episode, InputError, Quarantined, UnknownFormatError
+from taskforge.diagnosis.readers import inspect_log, mini_swe_agent, native, openai_messages, openhands, swe_agent
+from taskforge.diagnosis.readers.base import Reader, SourceFile
+from taskforge.schemas import Episode, InputError, Quarantined, UnknownFormatError
 
 READERS: tuple[Reader, ...] = (native, inspect_log, swe_agent, mini_swe_agent, openhands, openai_messages)
 """Readers in detection order: the first whose `sniff` accepts a file reads it (the most specific first)."""

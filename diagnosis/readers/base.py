@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, NamedTuple, Protocol
 
-from schemas import Episode, InputError, Segment, ToolCall
+from taskforge.schemas import Episode, InputError, Segment, ToolCall
 
 HEAD_BYTES = 64 * 1024
 TAIL_BYTES = 1024

@@ -19,9 +19,9 @@ from __future__ import annotations
 import zipfile
 from typing import Any, Iterator, get_args
 
-from diagnosis.readers.base import SourceFile, json_arguments, json_head, segments_from_starts
-from schemas import Episode, InputError, Outcome, Step, ToolCall
-from schemas.episode import Family
+from taskforge.diagnosis.readers.base import SourceFile, json_arguments, json_head, segments_from_starts
+from taskforge.schemas import Episode, InputError, Outcome, Step, ToolCall
+from taskforge.schemas.episode import Family
 
 FORMAT = "inspect"
 ZIP_MAGIC = b"PK\x03\x04"

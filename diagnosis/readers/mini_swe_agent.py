@@ -21,11 +21,11 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from diagnosis.readers.base import (SourceFile, command_call, json_head, load_json, openai_tool_calls,
+from taskforge.diagnosis.readers.base import (SourceFile, command_call, json_head, load_json, openai_tool_calls,
                                     segments_from_starts, text_of)
-from diagnosis.readers.run_outcome import run_outcome
-from diagnosis.readers.swe_agent import instance_id
-from schemas import Episode, InputError, Outcome, Step, ToolCall
+from taskforge.diagnosis.readers.run_outcome import run_outcome
+from taskforge.diagnosis.readers.swe_agent import instance_id
+from taskforge.schemas import Episode, InputError, Outcome, Step, ToolCall
 
 FORMAT = "mini_swe_agent"
 SUBMIT_MARKERS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")

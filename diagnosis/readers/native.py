@@ -7,8 +7,8 @@ from typing import Iterator
 import pyarrow.parquet as pq
 from pydantic import ValidationError
 
-from diagnosis.readers.base import SourceFile, iter_jsonl, json_head
-from schemas import Episode, InputError, from_row
+from taskforge.diagnosis.readers.base import SourceFile, iter_jsonl, json_head
+from taskforge.schemas import Episode, InputError, from_row
 
 FORMAT = "native"
 PARQUET_MAGIC = b"PAR1"

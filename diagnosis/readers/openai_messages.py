@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from diagnosis.readers.base import CUT, SourceFile, iter_jsonl, json_head, openai_tool_calls, text_of
-from schemas import Episode, InputError, Outcome, Segment, Step, TokenRecord, content_id
+from taskforge.diagnosis.readers.base import CUT, SourceFile, iter_jsonl, json_head, openai_tool_calls, text_of
+from taskforge.schemas import Episode, InputError, Outcome, Segment, Step, TokenRecord, content_id
 
 FORMAT = "openai_messages"
 _ROLES = {"system", "user", "assistant", "tool"}

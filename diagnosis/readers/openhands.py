@@ -20,9 +20,9 @@ import json
 import re
 from typing import Any, Iterator
 
-from diagnosis.readers.base import SourceFile, iter_jsonl, json_head, load_json, segments_from_starts
-from diagnosis.readers.run_outcome import run_outcome
-from schemas import Episode, InputError, Outcome, Step, ToolCall, content_id
+from taskforge.diagnosis.readers.base import SourceFile, iter_jsonl, json_head, load_json, segments_from_starts
+from taskforge.diagnosis.readers.run_outcome import run_outcome
+from taskforge.schemas import Episode, InputError, Outcome, Step, ToolCall, content_id
 
 FORMAT = "openhands"
 BOOKKEEPING_ACTIONS = {"change_agent_state", "null", "recall", "condensation_request", "pause", "resume", "stop",

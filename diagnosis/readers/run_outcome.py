@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from schemas import Outcome
+from taskforge.schemas import Outcome
 
 TIMEOUT_EXITS = {"exit_command_timeout", "exit_total_execution_time", "timeexceeded"}
 INFRASTRUCTURE_EXITS = TIMEOUT_EXITS | {"exit_api", "exit_environment_error", "exit_error"}

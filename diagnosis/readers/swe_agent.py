@@ -13,10 +13,10 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import Any, Iterator
 
-from diagnosis.readers.base import (SourceFile, command_call, json_head, load_json, openai_tool_calls,
+from taskforge.diagnosis.readers.base import (SourceFile, command_call, json_head, load_json, openai_tool_calls,
                                     segments_from_starts, text_of)
-from diagnosis.readers.run_outcome import run_outcome
-from schemas import Episode, InputError, Step, ToolCall
+from taskforge.diagnosis.readers.run_outcome import run_outcome
+from taskforge.schemas import Episode, InputError, Step, ToolCall
 
 FORMAT = "swe_agent"
 _SIBLING_KEYS = {"history", "info", "environment"}

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graders.long_context.derive import DERIVATIONS, Fact, canonical
+from taskforge.graders.long_context.derive import DERIVATIONS, Fact, canonical
 
 
 def _summary(outcomes: list[Any]) -> str:

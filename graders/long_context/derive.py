@@ -19,7 +19,7 @@ from functools import cache
 from itertools import combinations, islice, permutations, product
 from typing import Any, Callable, Iterable, Iterator
 
-from graders.long_context.values import version_key
+from taskforge.graders.long_context.values import version_key
 
 Fact = dict[str, Any]
 Solve = Callable[[list[Fact]], list[Any]]

@@ -12,8 +12,8 @@ from collections import Counter
 from itertools import combinations
 from typing import Any
 
-from graders.base import NOOP_TEXTS
-from graders.long_context.values import final_answer, normalise, parse_number
+from taskforge.graders.base import NOOP_TEXTS
+from taskforge.graders.long_context.values import final_answer, normalise, parse_number
 
 _LABEL = re.compile(r"\b([A-Z])\b")
 _DOC_ID = re.compile(r"\bdoc-\d+\b", re.IGNORECASE)

@@ -11,7 +11,7 @@ the question (and the question's probe phrases, the parts a reader looks up)
 A task that one of them solves has a shortcut. `estimate_success` scores each
 solver with the task's scorer and takes the best score. Any object with a
 `name` and `solve(task) -> str | None` is a `Solver`: the long-context
-builder adds the judge model this way (`builders.long_context.judging`).
+builder adds the judge model this way (`taskforge.builders.long_context.judging`).
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Callable, Protocol
 
-from graders import scorer_for
-from graders.long_context.values import date_mentions, number_mentions
-from schemas import Task
+from taskforge.graders import scorer_for
+from taskforge.graders.long_context.values import date_mentions, number_mentions
+from taskforge.schemas import Task
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9\-]+")
 _STOPWORDS = frozenset(

@@ -1,4 +1,4 @@
-"""`python -m sandbox.images base|env …`: build the sandbox images on this machine (skipped when cached)."""
+"""`python -m taskforge.sandbox.images base|env …`: build the sandbox images on this machine (skipped when cached)."""
 
 from __future__ import annotations
 
@@ -9,17 +9,17 @@ import sys
 import docker
 from docker.errors import DockerException
 
-from sandbox.api import BASE_IMAGE
-from sandbox.images.base import DEFAULT_MIRROR, build_base_image
-from sandbox.images.build import ImageBuild
-from sandbox.images.env import build_python_env_image
-from sandbox.images.recipe import PYTHON_ENVS, PythonEnvRecipe
-from schemas.errors import InfrastructureError
+from taskforge.sandbox.api import BASE_IMAGE
+from taskforge.sandbox.images.base import DEFAULT_MIRROR, build_base_image
+from taskforge.sandbox.images.build import ImageBuild
+from taskforge.sandbox.images.env import build_python_env_image
+from taskforge.sandbox.images.recipe import PYTHON_ENVS, PythonEnvRecipe
+from taskforge.schemas.errors import InfrastructureError
 
 
 def parser() -> argparse.ArgumentParser:
     """The command line: `base` for the Debian base image, `env` for a derived Python environment."""
-    cli = argparse.ArgumentParser(prog="python -m sandbox.images", description=__doc__)
+    cli = argparse.ArgumentParser(prog="python -m taskforge.sandbox.images", description=__doc__)
     commands = cli.add_subparsers(dest="command", required=True)
     base = commands.add_parser("base", help=f"build {BASE_IMAGE} (pull where a registry answers, else debootstrap)")
     base.add_argument("--mirror", default=DEFAULT_MIRROR, help="Debian mirror for debootstrap")
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
             outcome = build_python_env_image(client, env_recipe(args.name, args.requirements, args.base),
                                              force=args.force)
     except (InfrastructureError, DockerException) as error:
-        print(f"sandbox.images: error: {error}", file=sys.stderr)
+        print(f"taskforge.sandbox.images: error: {error}", file=sys.stderr)
         return 1
     print(describe(outcome))
     return 0

@@ -16,10 +16,10 @@ from pathlib import Path
 import docker
 from docker.errors import DockerException
 
-from sandbox.api import Job
-from sandbox.container import DockerSandbox
-from sandbox.images.build import ImageBuild, ImageBuildError, image_present, run_step
-from sandbox.images.recipe import BASE_ALIAS, BASE_REPOSITORY, BaseRecipe
+from taskforge.sandbox.api import Job
+from taskforge.sandbox.container import DockerSandbox
+from taskforge.sandbox.images.build import ImageBuild, ImageBuildError, image_present, run_step
+from taskforge.sandbox.images.recipe import BASE_ALIAS, BASE_REPOSITORY, BaseRecipe
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import docker
 from docker.errors import ImageNotFound
 
-from schemas.errors import InfrastructureError
+from taskforge.schemas.errors import InfrastructureError
 
 FAILURE_TAIL_CHARS = 2000
 

@@ -16,10 +16,10 @@ from pathlib import Path
 import docker
 from docker.errors import ImageNotFound
 
-from sandbox.api import Job
-from sandbox.container import DockerSandbox
-from sandbox.images.build import ImageBuild, ImageBuildError, image_present, run_step
-from sandbox.images.recipe import VENV, PythonEnvRecipe
+from taskforge.sandbox.api import Job
+from taskforge.sandbox.container import DockerSandbox
+from taskforge.sandbox.images.build import ImageBuild, ImageBuildError, image_present, run_step
+from taskforge.sandbox.images.recipe import VENV, PythonEnvRecipe
 
 WHEELHOUSE = "/tmp/wheels"
 INSTALL_TIMEOUT_S = 1800.0
@@ -47,7 +47,7 @@ def build_python_env_image(client: docker.DockerClient, recipe: PythonEnvRecipe,
     try:
         base_id = client.images.get(recipe.base).id
     except ImageNotFound:
-        raise ImageBuildError(f"base image {recipe.base} is missing: run `python -m sandbox.images base`") from None
+        raise ImageBuildError(f"base image {recipe.base} is missing: run `python -m taskforge.sandbox.images base`") from None
     tag = recipe.tag(base_id)
     if not force and image_present(client, tag):
         return ImageBuild(tag=tag, built=False, source="cache", seconds=time.monotonic() - started)

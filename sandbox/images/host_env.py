@@ -20,11 +20,11 @@ from dataclasses import asdict
 from functools import cache
 from pathlib import Path
 
-from sandbox.filelock import locked
-from sandbox.images.build import ImageBuildError, run_step
-from sandbox.images.env import download_wheels
-from sandbox.images.recipe import RECIPE_FORMAT, PythonEnvRecipe
-from schemas.base import content_id
+from taskforge.sandbox.filelock import locked
+from taskforge.sandbox.images.build import ImageBuildError, run_step
+from taskforge.sandbox.images.env import download_wheels
+from taskforge.sandbox.images.recipe import RECIPE_FORMAT, PythonEnvRecipe
+from taskforge.schemas.base import content_id
 
 SYSTEM_PYTHON = "/usr/bin/python3"
 COMPLETE_MARK = ".complete"

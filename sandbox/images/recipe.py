@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from sandbox.api import BASE_IMAGE
-from schemas.base import content_id
+from taskforge.sandbox.api import BASE_IMAGE
+from taskforge.schemas.base import content_id
 
 BASE_REPOSITORY, BASE_ALIAS = BASE_IMAGE.rsplit(":", 1)
 ENV_REPOSITORY = "taskforge/sandbox-env"

@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 from typing import Callable
 
-from builders.literature.cases import Case
-from builders.literature.kinds import find_papers, fulltext_qa, select_evidence, table_synthesis
-from builders.literature.questions import QuestionWriter
-from graders.literature_env import SearchEnvironment
+from taskforge.builders.literature.cases import Case
+from taskforge.builders.literature.kinds import find_papers, fulltext_qa, select_evidence, table_synthesis
+from taskforge.builders.literature.questions import QuestionWriter
+from taskforge.graders.literature_env import SearchEnvironment
 
 Generator = Callable[[SearchEnvironment, random.Random, QuestionWriter], "Case | None"]
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import random
 
-from builders.literature.cases import Case, key_passage, paper_entry, read_call, search_call
-from builders.literature.prompting import user_message
-from builders.literature.questions import QuestionWriter
-from builders.literature.text import entity_terms, first_passage_mentioning
-from graders.literature_env import CITED_BY, SearchEnvironment
-from graders.papers import Paper, full_text, mentions
+from taskforge.builders.literature.cases import Case, key_passage, paper_entry, read_call, search_call
+from taskforge.builders.literature.prompting import user_message
+from taskforge.builders.literature.questions import QuestionWriter
+from taskforge.builders.literature.text import entity_terms, first_passage_mentioning
+from taskforge.graders.literature_env import CITED_BY, SearchEnvironment
+from taskforge.graders.papers import Paper, full_text, mentions
 
 KIND = "find_papers"
 MIN_CITING, MAX_CITING = 4, 40

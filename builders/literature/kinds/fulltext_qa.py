@@ -13,12 +13,12 @@ import random
 import re
 import string
 
-from builders.literature.cases import Case, key_passage, paper_entry, read_call, search_call
-from builders.literature.prompting import user_message
-from builders.literature.questions import QuestionWriter
-from builders.literature.text import DECIMAL, decimals, sentences
-from graders.literature_env import SearchEnvironment
-from graders.papers import ABSTRACT, Paper, full_text, mentions, passages
+from taskforge.builders.literature.cases import Case, key_passage, paper_entry, read_call, search_call
+from taskforge.builders.literature.prompting import user_message
+from taskforge.builders.literature.questions import QuestionWriter
+from taskforge.builders.literature.text import DECIMAL, decimals, sentences
+from taskforge.graders.literature_env import SearchEnvironment
+from taskforge.graders.papers import ABSTRACT, Paper, full_text, mentions, passages
 
 KIND = "fulltext_qa"
 DISTRACTORS = 3

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import random
 
-from builders.literature.cases import Case, key_passage, paper_entry, read_call, search_call
-from builders.literature.prompting import user_message
-from builders.literature.questions import QuestionWriter
-from builders.literature.text import decimals, entity_terms, sentences
-from graders.literature_env import SearchEnvironment
-from graders.papers import ABSTRACT, Paper, full_text, mentions, passages, supports
+from taskforge.builders.literature.cases import Case, key_passage, paper_entry, read_call, search_call
+from taskforge.builders.literature.prompting import user_message
+from taskforge.builders.literature.questions import QuestionWriter
+from taskforge.builders.literature.text import decimals, entity_terms, sentences
+from taskforge.graders.literature_env import SearchEnvironment
+from taskforge.graders.papers import ABSTRACT, Paper, full_text, mentions, passages, supports
 
 KIND = "select_evidence"
 RETRIEVED = 8
