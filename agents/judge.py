@@ -14,25 +14,18 @@ workflow judge reads what evolution changed and the descendant's reference.
 
 from __future__ import annotations
 
-from typing import Any, Collection, Sequence
+from typing import Any, Collection
 
 from pydantic import BaseModel, Field, model_validator
 
 from taskforge.agents import material
-from taskforge.agents.artifact import SourceText, render_sources, render_task
 from taskforge.agents.client import Agents, Reply
-from taskforge.agents.context import Fit, Part
-from taskforge.agents.separation import ensure_independent
+from taskforge.agents.separation import certify
 from taskforge.agents.verdicts import ANALYSIS
-from taskforge.schemas import Task
+from taskforge.schemas import Task, TaskforgeError
 
 ANSWER = ("Write your analysis first, then the two checks; for each check that fails, say why in `reasons`, "
           "citing the material.")
-GENERIC_SYSTEM = (
-    "You judge task evolution. A parent training task was transformed into a candidate meant to be harder while "
-    "training the same capability. Compare the two as a solver would meet them, with their hidden references. "
-    f"Verify that the candidate is still solvable from what it shows and trains the parent's capability. {ANSWER}"
-)
 LONG_CONTEXT_SYSTEM = (
     "You judge the evolution of a long-context question-answering task. The candidate keeps its parent's "
     "documents' world and its kind of question, with difficulty axes stepped up (more or closer near-miss "
@@ -72,33 +65,22 @@ class EvolutionJudgement(BaseModel):
         return self
 
 
-def _generic(parent: Task, candidate: Task, sources: Sequence[SourceText]) -> Fit:
-    """Both tasks in full, then the material they show their solvers outside the prompt (cut first)."""
-    return material.parts_fit([Part(render_task(parent, "Parent task"), keep=True),
-                               Part(render_task(candidate, "Candidate task"), keep=True),
-                               *(Part(render_sources([s])) for s in sources)], view="the sources cut in the middle")
+MATERIAL = {
+    "long_context": (LONG_CONTEXT_SYSTEM, material.long_context_judge),
+    "workflow": (WORKFLOW_SYSTEM, material.workflow_judge),
+}
+"""The families whose evolution is judged, each with its prompt and what the judge is shown."""
 
 
-def _material(parent: Task, candidate: Task, sources: Sequence[SourceText]) -> tuple[str, str | Fit]:
-    """The family's prompt and what the judge is shown."""
-    if candidate.family == "long_context":
-        return LONG_CONTEXT_SYSTEM, material.long_context_judge(parent, candidate)
-    if candidate.family == "workflow":
-        return WORKFLOW_SYSTEM, material.workflow_judge(parent, candidate)
-    return GENERIC_SYSTEM, _generic(parent, candidate, sources)
-
-
-def judge_evolution(agents: Agents, parent: Task, candidate: Task, *, sources: Sequence[SourceText] = (),
+def judge_evolution(agents: Agents, parent: Task, candidate: Task, *,
                     built_by: Collection[str] = ()) -> Reply[EvolutionJudgement]:
-    """Ask the judge whether `candidate`, evolved from `parent`, is sound; `sources` are material both tasks
-    show their solver outside the prompt, for families without material of their own. `built_by` lists the
-    call ids that produced the candidate, and a judgement from one of them is refused (`RoleSeparationError`)."""
-    system, shown = _material(parent, candidate, sources)
-    reply = agents.ask("judge", system, shown, EvolutionJudgement, purpose="evolution_judge",
-                       family=candidate.family, subject=candidate.task_id)
-    if reply.call is not None:
-        ensure_independent(reply.call, built_by)
-    return reply
+    """Ask the judge whether `candidate`, evolved from `parent`, is sound. `built_by` lists the call ids that
+    produced the candidate, and a judgement from one of them is refused (`RoleSeparationError`)."""
+    if candidate.family not in MATERIAL:
+        raise TaskforgeError(f"no judge prompt for {candidate.family} tasks (judged: {', '.join(MATERIAL)})")
+    system, shown = MATERIAL[candidate.family]
+    return certify(agents, "judge", system, shown(parent, candidate), EvolutionJudgement, purpose="evolution_judge",
+                   family=candidate.family, subject=candidate.task_id, built_by=built_by)
 
 
 def judgement_record(reply: Reply[EvolutionJudgement]) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from taskforge.agents.client import Agents, Reply
 from taskforge.agents.context import Part
 from taskforge.agents.material import parts_fit
-from taskforge.agents.separation import ensure_independent
+from taskforge.agents.separation import certify
 from taskforge.agents.verdicts import SEVERITY, Review, review_model
 
 WRITER_SYSTEM = (
@@ -127,8 +127,5 @@ def review_question_rewrite(agents: Agents, rewrite: str, papers: Sequence[Paper
                             keep=True),
                        *_papers(papers, brief.gold_paper_ids)],
                       view="each paper cut to its head and tail; both questions and the gold papers kept")
-    reply = agents.ask("reviewer", REVIEWER_SYSTEM, shown, RewriteReview, purpose="review", family="literature",
-                       subject=subject)
-    if reply.call is not None:
-        ensure_independent(reply.call, built_by)
-    return reply
+    return certify(agents, "reviewer", REVIEWER_SYSTEM, shown, RewriteReview, purpose="review", family="literature",
+                   subject=subject, built_by=built_by)

@@ -14,7 +14,6 @@ import difflib
 import json
 from typing import Any, Sequence
 
-from taskforge.agents.artifact import SourceText, render_sources, render_task
 from taskforge.agents.context import Fit, Part, fit_parts
 from taskforge.schemas import Task
 
@@ -29,12 +28,6 @@ def parts_fit(parts: Sequence[Part], view: str) -> Fit:
 def solver_sees(task: Task) -> str:
     """The task's messages as its solver sees them."""
     return "\n\n".join(f"[{m.role}]\n{m.content}" for m in task.prompt)
-
-
-def generic(task: Task, sources: Sequence[SourceText]) -> Fit:
-    """Any task: as the solver sees it with its hidden reference and grader, then its sources (cut first)."""
-    return parts_fit([Part(render_task(task), keep=True),
-                      *(Part(render_sources([s])) for s in sources)], view="the sources cut in the middle")
 
 
 def _quote(documents: dict[str, str], span: dict[str, Any]) -> str:

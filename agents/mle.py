@@ -15,7 +15,7 @@ from typing import Any, Collection, Sequence
 from pydantic import BaseModel, Field
 
 from taskforge.agents.client import Agents, Reply
-from taskforge.agents.separation import ensure_independent
+from taskforge.agents.separation import certify
 from taskforge.agents.verdicts import SEVERITY, Review, review_model
 
 WRITER_SYSTEM = (
@@ -73,8 +73,5 @@ def review_mle_description(agents: Agents, description: str, facts: dict[str, An
     """Ask the reviewer whether `description` holds to `facts`; `built_by` lists the call ids that wrote
     it, and a review from one of them is refused (`RoleSeparationError`)."""
     user = f"# Description\n\n{description}\n\n# Facts\n\n```json\n{_facts_text(facts)}\n```"
-    reply = agents.ask("reviewer", REVIEWER_SYSTEM, user, DescriptionReview, purpose="review", family="mle",
-                       subject=subject)
-    if reply.call is not None:
-        ensure_independent(reply.call, built_by)
-    return reply
+    return certify(agents, "reviewer", REVIEWER_SYSTEM, user, DescriptionReview, purpose="review", family="mle",
+                   subject=subject, built_by=built_by)

@@ -4,28 +4,22 @@ Each reviewed family has its own prompt saying what to verify and its own
 material to verify it with (`taskforge.agents.material`): a long-context
 reviewer reads the quoted evidence and the near-miss facts beside it, a
 workflow reviewer reads the reference workflow's code and the grader's
-tolerances. Other families get the generic prompt and material.
+tolerances. (What the builder writes for the other families is reviewed
+where it is written: `literature`, `mle` and `swe` in this package.)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Collection, Sequence
+from typing import Callable, Collection
 
 from taskforge.agents import material
-from taskforge.agents.artifact import SourceText
 from taskforge.agents.client import Agents, Reply
 from taskforge.agents.context import Fit
-from taskforge.agents.separation import ensure_independent
+from taskforge.agents.separation import certify
 from taskforge.agents.verdicts import SEVERITY, Review, review_model
-from taskforge.schemas import Task
+from taskforge.schemas import Task, TaskforgeError
 
-GENERIC_SYSTEM = (
-    "You review a training task that someone else built. Judge only what you are shown: the task as the solver "
-    "sees it, its hidden reference and grader, and its sources. Verify that the hidden reference follows from "
-    "what the solver is shown and the sources, that exactly one answer is defensible, and that the prompt does "
-    f"not give the answer away. {SEVERITY}"
-)
 LONG_CONTEXT_SYSTEM = (
     "You review a long-context question-answering task that someone else built: a question over a collection of "
     "documents, with a hidden reference answer. You are shown the question, the reference answer, the evidence "
@@ -49,11 +43,6 @@ WORKFLOW_SYSTEM = (
     f"sees states the reference values. {SEVERITY}"
 )
 
-TaskReview = review_model("TaskReview", "The reviewer's verdict on one built task.", {
-    "answer_supported": "the hidden reference follows from what the solver sees and the sources",
-    "unambiguous": "exactly one answer is defensible",
-    "answer_hidden": "the prompt does not state or give away the answer",
-})
 LongContextReview = review_model("LongContextReview", "The reviewer's verdict on a long-context task.", {
     "answer_supported": "the quoted evidence passages establish the reference answer, exactly as asked",
     "unambiguous": "no near-miss distractor nor anything else in the documents makes another answer defensible",
@@ -73,25 +62,21 @@ class ReviewSpec:
 
     system: str
     model: type[Review]
-    material: Callable[[Task, Sequence[SourceText]], Fit]
+    material: Callable[[Task], Fit]
 
 
-GENERIC = ReviewSpec(GENERIC_SYSTEM, TaskReview, material.generic)
 SPECS: dict[str, ReviewSpec] = {
-    "long_context": ReviewSpec(LONG_CONTEXT_SYSTEM, LongContextReview, lambda t, _: material.long_context_review(t)),
-    "workflow": ReviewSpec(WORKFLOW_SYSTEM, WorkflowReview, lambda t, _: material.workflow_review(t)),
+    "long_context": ReviewSpec(LONG_CONTEXT_SYSTEM, LongContextReview, material.long_context_review),
+    "workflow": ReviewSpec(WORKFLOW_SYSTEM, WorkflowReview, material.workflow_review),
 }
-"""The families with a prompt of their own (the rest are reviewed with `GENERIC`)."""
+"""The families whose built tasks the reviewer checks, each with its prompt, verdict and material."""
 
 
-def review_task(agents: Agents, task: Task, sources: Sequence[SourceText] = (), *,
-                built_by: Collection[str] = ()) -> Reply[Review]:
-    """Ask the reviewer about a built task, with its family's prompt and material; `sources` are what it was
-    built from, for families without material of their own. `built_by` lists the call ids of the LLM calls
-    that built the task: a review from one of them is refused (`RoleSeparationError`)."""
-    spec = SPECS.get(task.family, GENERIC)
-    reply = agents.ask("reviewer", spec.system, spec.material(task, sources), spec.model, purpose="review",
-                       family=task.family, subject=task.task_id)
-    if reply.call is not None:
-        ensure_independent(reply.call, built_by)
-    return reply
+def review_task(agents: Agents, task: Task, *, built_by: Collection[str] = ()) -> Reply[Review]:
+    """Ask the reviewer about a built task, with its family's prompt and material. `built_by` lists the call
+    ids of the LLM calls that built the task: a review from one of them is refused (`RoleSeparationError`)."""
+    spec = SPECS.get(task.family)
+    if spec is None:
+        raise TaskforgeError(f"no reviewer prompt for {task.family} tasks (reviewed: {', '.join(SPECS)})")
+    return certify(agents, "reviewer", spec.system, spec.material(task), spec.model, purpose="review",
+                   family=task.family, subject=task.task_id, built_by=built_by)

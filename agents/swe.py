@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from taskforge.agents.client import Agents, Reply
 from taskforge.agents.context import Part
 from taskforge.agents.material import parts_fit
-from taskforge.agents.separation import ensure_independent
+from taskforge.agents.separation import certify
 from taskforge.agents.verdicts import SEVERITY, Review, review_model
 
 WRITER_SYSTEM = (
@@ -127,11 +127,8 @@ def review_problem_statement(agents: Agents, statement: ProblemStatement, *, fix
     shown = parts_fit([Part(f"# The problem statement (all the solver reads)\n\n{statement.title}\n\n"
                             f"{statement.statement}", keep=True), *_material(commit_message, fix, tests, None)],
                       view="the diffs cut to their first and last lines")
-    reply = agents.ask("reviewer", REVIEWER_SYSTEM, shown, StatementReview, purpose="review", family="swe",
-                       subject=subject)
-    if reply.call is not None:
-        ensure_independent(reply.call, built_by)
-    return reply
+    return certify(agents, "reviewer", REVIEWER_SYSTEM, shown, StatementReview, purpose="review", family="swe",
+                   subject=subject, built_by=built_by)
 
 
 def rewrite_problem_statement(agents: Agents, *, repo: str, diff: str, commit_message: str, subject: str,

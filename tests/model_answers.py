@@ -77,7 +77,6 @@ def _description(body: dict[str, Any]) -> dict[str, Any]:
 
 
 ANSWERS: dict[str, Answer] = {
-    "TaskReview": _review(("answer_supported", "unambiguous", "answer_hidden")),
     "LongContextReview": _review(("answer_supported", "unambiguous", "answer_hidden")),
     "WorkflowReview": _review(("values_determined", "deliverables_specified", "answer_hidden")),
     "RewriteReview": _review(("same_question", "answer_hidden", "clear")),

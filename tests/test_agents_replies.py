@@ -14,7 +14,7 @@ from taskforge.agents.context import Fit, Part, cut_middle, fit_parts
 from taskforge.agents.judge import EvolutionJudgement
 from taskforge.agents.literature import RewriteReview
 from taskforge.agents.mle import DescriptionReview
-from taskforge.agents.review import LongContextReview, TaskReview, WorkflowReview
+from taskforge.agents.review import LongContextReview, WorkflowReview
 from taskforge.agents.solve import TaskAnswer
 from taskforge.agents.structured import parse_reply, schema_instruction
 from taskforge.agents.swe import StatementReview
@@ -25,7 +25,7 @@ from taskforge.store.report import llm_usage
 from llm_server import Canned, ChatServer
 from test_agents import make_agents
 
-VERDICTS = (TaskReview, LongContextReview, WorkflowReview, RewriteReview, DescriptionReview, StatementReview)
+VERDICTS = (LongContextReview, WorkflowReview, RewriteReview, DescriptionReview, StatementReview)
 WORDS = " ".join(f"word{n} alpha beta gamma" for n in range(3000))
 
 
@@ -85,14 +85,14 @@ def _verdict(verdict: str, *issues: tuple[str, str], checks: bool = True) -> str
 ])
 def test_a_verdict_that_disagrees_with_its_parts_is_refused(reply, problem):
     with pytest.raises(ValueError, match=problem):
-        parse_reply(reply, TaskReview)
+        parse_reply(reply, LongContextReview)
 
 
 def test_only_blocking_issues_reject():
-    minor = parse_reply(_verdict("accept", ("minor", "could be shorter")), TaskReview)
+    minor = parse_reply(_verdict("accept", ("minor", "could be shorter")), LongContextReview)
     assert minor.accepted and minor.blocking == []
     rejected = parse_reply(_verdict("reject", ("blocking", "no date for C"), ("minor", "a typo"), checks=False),
-                           TaskReview)
+                           LongContextReview)
     assert not rejected.accepted and rejected.rejection() == "no date for C"
 
 
@@ -140,7 +140,7 @@ def test_a_view_that_cannot_fit_is_recorded_as_too_long(server, tmp_path):
     parts = [Part(WORDS, keep=True), Part("a cuttable note")]
     fit = Fit(full="\n\n".join(p.text for p in parts), view="the note cut", cut=lambda t: fit_parts(parts, t))
     agents = make_agents(server, tmp_path, TASKFORGE_REVIEWER_MAX_CONTEXT_TOKENS="2048")
-    reply = agents.ask("reviewer", "Review.", fit, TaskReview, purpose="review", family="f", subject="s")
+    reply = agents.ask("reviewer", "Review.", fit, LongContextReview, purpose="review", family="f", subject="s")
     assert reply.call.status == "too_long" and "even the view (the note cut) takes" in reply.call.error
     assert reply.view == "the note cut" and server.requests == []
 
