@@ -43,7 +43,7 @@ class ReplayCache:
         self.root = Path(root)
         self._folders: set[Path] = set()
         self._pending: dict[str, dict[str, Any]] = {}
-        self._queue: queue.Queue[tuple[str, dict[str, Any], dict[str, Any]]] = queue.Queue()
+        self._queue: queue.Queue[tuple[str, bytes, dict[str, Any]]] = queue.Queue()
         self._lock = threading.Lock()
         self._writer: threading.Thread | None = None
 
@@ -71,13 +71,15 @@ class ReplayCache:
             return None
 
     def put(self, key: str, body: dict[str, Any], response: dict[str, Any]) -> None:
-        """Store a response with the request it answers (readable at once, written by the writer thread)."""
+        """Store a response with the request it answers (readable at once; serialised here, written to disk by
+        the writer thread, which then holds the interpreter lock only briefly between its system calls)."""
         with self._lock:
             self._pending[key] = response
             if self._writer is None:
                 self._writer = threading.Thread(target=self._write_all, name="replay-cache-writer", daemon=True)
                 self._writer.start()
-        self._queue.put((key, body, response))
+        self._queue.put((key, json.dumps({"request": body, "response": response}, sort_keys=True,
+                                         ensure_ascii=False).encode("utf-8"), response))
 
     def flush(self) -> None:
         """Return once every entry put so far is on disk."""
@@ -88,9 +90,9 @@ class ReplayCache:
         while True:
             item = self._queue.get()
             try:
-                key, body, response = item
+                key, data, response = item
                 try:
-                    self._write(key, body, response)
+                    self._write(key, data)
                 except OSError as exc:
                     log.warning("replay cache entry %s not written (%s); it will be asked again", key,
                                 type(exc).__name__)
@@ -100,18 +102,17 @@ class ReplayCache:
             finally:
                 self._queue.task_done()
 
-    def _write(self, key: str, body: dict[str, Any], response: dict[str, Any]) -> None:
-        """One entry: a temporary file of this process, then renamed into place (atomic)."""
+    def _write(self, key: str, data: bytes) -> None:
+        """One entry's JSON: a temporary file of this process, then renamed into place (atomic)."""
         final = self._path(key)
         if final.parent not in self._folders:
             final.parent.mkdir(parents=True, exist_ok=True)
             self._folders.add(final.parent)
-        data = json.dumps({"request": body, "response": response}, sort_keys=True, ensure_ascii=False)
         tmp = final.parent / f".{key}.{os.getpid()}.tmp"
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
             try:
-                rest = memoryview(data.encode("utf-8"))
+                rest = memoryview(data)
                 while rest:
                     rest = rest[os.write(fd, rest):]
             finally:
