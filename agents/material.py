@@ -136,8 +136,9 @@ def _diff(before: str, after: str, path: str) -> str:
 
 
 def workflow_judge(parent: Task, candidate: Task) -> Fit:
-    """A workflow parent and its descendant: what evolution changed (operators, axes, parameters, a diff of
-    every changed input), both statements, the descendant's reference workflow and grading, and its inputs."""
+    """A workflow parent and its descendant: what evolution changed (operators, axes, parameters, inputs added
+    or removed, a diff of each input both have that changed), the parent's statement, and the descendant in
+    full (statement, grading, reference workflow and deliverables, inputs)."""
     before, after = parent.payload.get("inputs", {}), candidate.payload.get("inputs", {})
     evolution = candidate.payload.get("evolution") or {}
     params = {k: (parent.payload.get("params", {}).get(k), v) for k, v in candidate.payload.get("params", {}).items()
@@ -147,13 +148,14 @@ def workflow_judge(parent: Task, candidate: Task) -> Fit:
                *(f"- parameter `{k}`: {old!r} → {new!r}" for k, (old, new) in sorted(params.items())),
                *(f"- input `{p}`: {'added' if p not in before else 'removed' if p not in after else 'changed'}"
                  for p in sorted(set(before) | set(after)) if before.get(p) != after.get(p))]
-    diffs = [Part(f"### `{p}`\n\n```diff\n{_diff(before.get(p, ''), after.get(p, ''), p)}\n```", unit="lines")
-             for p in sorted(set(before) | set(after)) if before.get(p) != after.get(p)]
+    diffs = [Part(f"### `{p}`\n\n```diff\n{_diff(before[p], after[p], p)}\n```", unit="lines")
+             for p in sorted(set(before) & set(after)) if before[p] != after[p]]
     review = workflow_review(candidate)
     return Fit(
         full="\n\n".join([f"## Parent task as its solver sees it\n\n{solver_sees(parent)}",
-                          "## What evolution changed\n\n" + "\n".join(changes), "## Diff of the changed inputs",
-                          *(d.text for d in diffs), "# The candidate", review.full]),
+                          "## What evolution changed\n\n" + "\n".join(changes),
+                          "## Diff of the inputs both tasks have (an added input is shown with the candidate's)",
+                          *([d.text for d in diffs] or ["(none changed)"]), "# The candidate", review.full]),
         view="diffs, input files and reference deliverables cut to their first and last lines",
         cut=lambda tokens: _cut_judge(parent, changes, diffs, review, tokens))
 
@@ -162,5 +164,6 @@ def _cut_judge(parent: Task, changes: list[str], diffs: list[Part], review: Fit,
     """The workflow judge's material in about `tokens` tokens: half for the evolution, half for the candidate."""
     head = fit_parts([Part(f"## Parent task as its solver sees it\n\n{solver_sees(parent)}", keep=True),
                       Part("## What evolution changed\n\n" + "\n".join(changes), keep=True),
-                      Part("## Diff of the changed inputs", keep=True), *diffs], tokens // 2)
+                      Part("## Diff of the inputs both tasks have (an added input is shown with the candidate's)",
+                           keep=True), *diffs], tokens // 2)
     return "\n\n".join([head, "# The candidate", review.cut(tokens // 2)])

@@ -45,7 +45,6 @@ from taskforge.agents.solve import answer_task  # noqa: E402
 from taskforge.agents.swe import rewrite_problem_statement  # noqa: E402
 from taskforge.builders.long_context.judging import SOLVER_VIEW, fact_windows  # noqa: E402
 from taskforge.builders.workflow.authoring import RecordAuthor  # noqa: E402
-from taskforge.diagnosis.llm import diagnose_with_llm  # noqa: E402
 from taskforge.schemas import Episode, Task  # noqa: E402
 from taskforge.schemas.workflow import WorkflowPackage  # noqa: E402
 from llm_server import ChatServer, RealModel  # noqa: E402
@@ -93,6 +92,13 @@ def _workflow_rows(agents: Agents, samples: dict[str, Any]) -> Reply:
     return Reply(status="ok" if author.calls else "failed", call=calls[-1] if calls else None)
 
 
+def _diagnosis(agents: Agents, samples: dict[str, Any]) -> Reply:
+    """The diagnoser's step (imported here: `diagnosis/` owns it and may change it apart from the others)."""
+    from taskforge.diagnosis.llm import diagnose_with_llm
+
+    return diagnose_with_llm(agents, Episode.model_validate(samples["episode"]))
+
+
 def _easiness(agents: Agents, samples: dict[str, Any]) -> Reply:
     (task,) = _tasks(samples, "long_context_child")
     return answer_task(agents, task, view=SOLVER_VIEW, cut=fact_windows(task))
@@ -109,7 +115,7 @@ STEPS: dict[str, Step] = {
     "easiness_estimate": _easiness,
     "evolution_judge-long_context": lambda a, s: judge_evolution(a, *_tasks(s, "long_context_parent",
                                                                              "long_context_child")),
-    "diagnosis": lambda a, s: diagnose_with_llm(a, Episode.model_validate(s["episode"])),
+    "diagnosis": _diagnosis,
 }
 """Every step with the call its hook makes for the samples (a writer's step also runs its reviewer)."""
 

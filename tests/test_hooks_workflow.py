@@ -137,7 +137,7 @@ def test_descendant_is_built_by_the_agent_and_judged_in_a_call_of_its_own(built)
     (judge,) = [r for r in built["requests"] if schema_name(r) == "EvolutionJudgement"]
     shown = user_text(judge)
     assert "## Parent task as its solver sees it" in shown and "- operators: author_records" in shown
-    assert "## Diff of the changed inputs" in shown and f"+{NEW_IDS[0]}," in shown and AUTHOR_SYSTEM not in shown
+    assert "## Diff of the inputs both tasks have" in shown and NEW_IDS[0] in shown and AUTHOR_SYSTEM not in shown
     assert "```python\n" in shown and "## How the grader compares each deliverable" in shown
     assert GRADER_SOURCE not in shown, "the shared grader program is not shown"
     decided = built["decided"]
