@@ -6,11 +6,13 @@ endpoint, key or headers. Entries are written to a temporary file in the same
 folder and renamed into place, so concurrent writers (threads or processes)
 never leave a partial entry: a reader sees a whole response or none.
 
-Creating a file costs more than a local request, so entries are written by a
-writer thread while the caller goes on. Every user of one folder in a process
-shares one cache (`ReplayCache.shared`): an entry is readable by all of them
-the moment it is put, and on disk once `flush` returns (the role client
-flushes when its stage ends, and every cache is flushed at exit).
+Creating a file, or even looking one up, costs more than a local request on a
+busy machine, so entries are written by a writer thread while the caller goes
+on, and a miss is answered from a listing of the entry's folder (read again
+every `RELIST_S` seconds). Every user of one folder in a process shares one
+cache (`ReplayCache.shared`): an entry is readable by all of them the moment
+it is put, and on disk once `flush` returns (the role client flushes when its
+stage ends, and every cache is flushed at exit).
 """
 
 from __future__ import annotations
@@ -21,12 +23,16 @@ import logging
 import os
 import queue
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 from taskforge.schemas import content_id
 
 log = logging.getLogger("taskforge.agents")
+RELIST_S = 10.0
+"""How long a folder's listing answers misses before it is read again (entries other processes write in the
+meantime are found after at most this long; this process's own are found at once)."""
 _shared: dict[Path, "ReplayCache"] = {}
 _shared_lock = threading.Lock()
 
@@ -42,6 +48,8 @@ class ReplayCache:
     def __init__(self, root: Path):
         self.root = Path(root)
         self._folders: set[Path] = set()
+        self._listed: dict[Path, tuple[float, set[str]]] = {}
+        self._root: tuple[float, set[str]] = (float("-inf"), set())
         self._pending: dict[str, dict[str, Any]] = {}
         self._queue: queue.Queue[tuple[str, bytes, dict[str, Any]]] = queue.Queue()
         self._lock = threading.Lock()
@@ -65,10 +73,38 @@ class ReplayCache:
         pending = self._pending.get(key)
         if pending is not None:
             return pending
+        if key not in self._present(self._path(key).parent):
+            return None
         try:
             return json.loads(self._path(key).read_text(encoding="utf-8"))["response"]
         except (FileNotFoundError, json.JSONDecodeError, KeyError):
             return None
+
+    def _present(self, folder: Path) -> set[str]:
+        """The keys with an entry in `folder`: listed when first asked, then every `RELIST_S` seconds, with the
+        entries this process writes added as they are written (a miss is answered without touching the disk;
+        a folder the cache root did not hold at its last listing is not read at all)."""
+        listed = self._listed.get(folder)
+        if listed is None or time.monotonic() - listed[0] > RELIST_S:
+            with self._lock:
+                names = set()
+                if folder.name in self._root_listing():
+                    try:
+                        names = {name[:-5] for name in os.listdir(folder) if name.endswith(".json")}
+                    except FileNotFoundError:
+                        pass
+                listed = (time.monotonic(), names)
+                self._listed[folder] = listed
+        return listed[1]
+
+    def _root_listing(self) -> set[str]:
+        """The folders under the cache root, listed again every `RELIST_S` seconds (the caller holds the lock)."""
+        if time.monotonic() - self._root[0] > RELIST_S:
+            try:
+                self._root = (time.monotonic(), set(os.listdir(self.root)))
+            except FileNotFoundError:
+                self._root = (time.monotonic(), set())
+        return self._root[1]
 
     def put(self, key: str, body: dict[str, Any], response: dict[str, Any]) -> None:
         """Store a response with the request it answers (readable at once; serialised here, written to disk by
@@ -118,6 +154,8 @@ class ReplayCache:
             finally:
                 os.close(fd)
             os.replace(tmp, final)
+            with self._lock:
+                self._listed.setdefault(final.parent, (time.monotonic(), set()))[1].add(key)
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
