@@ -1,6 +1,6 @@
 """Every LLM step's prompt, rendered for sample tasks into files, so anyone can read what each role is sent.
 
-    .venv/bin/python bench/prompts.py [--out DIR] [--mode json_schema|json_object|none]
+    .venv/bin/python bench/prompts.py [--out DIR (data/out/prompts)] [--mode json_schema|json_object|none]
     .venv/bin/python bench/prompts.py --golden            # rewrite tests/golden/prompts (then read the diff)
     .venv/bin/python bench/prompts.py --refresh-samples   # rebuild the samples from data/samples (minutes)
 
@@ -259,7 +259,7 @@ def collect_samples(work: Path) -> dict[str, Any]:
 def main() -> None:
     """Render the prompts (or rebuild the samples first) and print one line per step."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=Path("prompts"))
+    parser.add_argument("--out", type=Path, default=REPO / "data" / "out" / "prompts")
     parser.add_argument("--mode", choices=("json_schema", "json_object", "none"), default="json_schema")
     parser.add_argument("--golden", action="store_true", help=f"render the golden-tested steps into {GOLDEN}")
     parser.add_argument("--refresh-samples", action="store_true")
