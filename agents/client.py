@@ -24,6 +24,7 @@ from pydantic import BaseModel
 
 from taskforge.agents.cache import ReplayCache, request_key
 from taskforge.agents.config import AgentsConfig, RoleEndpoint
+from taskforge.agents.context import Fit, messages_tokens, token_count
 from taskforge.agents.limiter import SlotLimiter
 from taskforge.agents.structured import Check, parse_reply, repair_message, response_format, schema_instruction
 from taskforge.schemas import LLMCall
@@ -36,7 +37,19 @@ log = logging.getLogger("taskforge.agents")
 RETRYABLE = (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError)
 BACKOFF_BASE_S = 0.5
 BACKOFF_CAP_S = 30.0
+COMPLETIONS_PATH = "/chat/completions"
+TOO_LONG = "too long for the window"
+MAX_OVERFLOW_RETRIES = 2
+OVERFLOW_SHRINK = 0.7
+"""After a context overflow the next view aims at this share of the tokens just refused (when the server does
+not say its window; when it does, at the share that fits less `OVERFLOW_MARGIN`)."""
+OVERFLOW_MARGIN = 0.9
+MAX_FIT_TRIES = 3
 _SECRET_LIKE = re.compile(r"\b(sk|key|token)-[A-Za-z0-9_\-*]{6,}", re.I)
+_WINDOW = re.compile(r"context length is (\d+)", re.I)
+_ASKED = re.compile(r"(?:requested|resulted in|prompt has|input has) (\d+)", re.I)
+_OVERFLOW = re.compile(r"context length|context window|context_length_exceeded|maximum context|too many tokens|"
+                       r"prompt is too long|input is too long|reduce the length", re.I)
 
 
 @dataclass(frozen=True)
@@ -47,6 +60,8 @@ class Reply(Generic[T]):
     value: T | None = None
     reason: str | None = None
     call: LLMCall | None = None
+    view: str | None = None
+    """What was sent when the full input did not fit the role's window (None: the full input)."""
 
     @property
     def ok(self) -> bool:
@@ -58,6 +73,19 @@ class CallFailed(Exception):
     """A request that could not be answered after its retries (message already free of secrets)."""
 
 
+class _Overflow(Exception):
+    """The server refused a request as longer than its context window; `share` is the part of the request
+    that would have fit, where the server said its window and the request's length."""
+
+    def __init__(self, message: str, share: float | None):
+        super().__init__(message)
+        self.share = share
+
+
+class _TooLong(Exception):
+    """No view of the input fits the role's window."""
+
+
 class Agents:
     """The four roles for one stage of one run, sharing a replay cache and a concurrency limit."""
 
@@ -65,7 +93,7 @@ class Agents:
         self.config = config
         self.cycle_id = cycle_id
         self.stage = stage
-        self.cache = ReplayCache(Path(llm_dir) / "cache")
+        self.cache = ReplayCache.shared(Path(llm_dir) / "cache")
         self.limiter = SlotLimiter(Path(llm_dir) / "slots", config.concurrency)
         self._offline_reason: str | None = None
         self._calls: list[LLMCall] = []
@@ -92,11 +120,13 @@ class Agents:
         self.close()
 
     def close(self) -> None:
-        """Close the HTTP clients."""
+        """Write the pending cache entries, close the HTTP clients and the concurrency slot files."""
+        self.cache.flush()
         with self._lock:
             for client in self._clients.values():
                 client.close()
             self._clients.clear()
+        self.limiter.close()
 
     @property
     def concurrency(self) -> int:
@@ -113,30 +143,53 @@ class Agents:
             calls, self._calls = self._calls, []
         return calls
 
-    def ask(self, role: str, system: str, user: str, model: type[M], *, purpose: str, family: str,
+    def ask(self, role: str, system: str, user: str | Fit, model: type[M], *, purpose: str, family: str,
             subject: str, check: Check | None = None) -> Reply[M]:
         """Ask a role for a `model`; the reply is validated (schema and `check`) and repaired if it fails.
 
-        `purpose` names the step (see `taskforge.agents.steps`), `family` and `subject`
-        (an episode or task id) say what the call was about, for accounting.
+        `user` is the input, or a `Fit` that may be cut to the role's context
+        window: it is counted before sending, its view is sent when the full
+        text does not fit or the server reports a context overflow, and a call
+        whose input fits in no way is recorded as `too_long`, never sent.
+        `purpose` names the step (see `taskforge.agents.steps`), `family` and
+        `subject` (an episode or task id) say what the call was about, for accounting.
         """
         reason = self.skip_reason(role)
         if reason:
             return Reply(status="skipped", reason=reason)
         endpoint = self.config.roles[role]
-        conversation = [{"role": "system", "content": f"{system}\n\n{schema_instruction(model)}"},
-                        {"role": "user", "content": user}]
         started = time.perf_counter()
         tally = _Tally()
-        status, value, problem = self._converse(endpoint, conversation, model, check, tally)
+        status, value, problem = self._converse(endpoint, f"{system}\n\n{schema_instruction(model)}", user, model,
+                                                check, tally)
         call = self._record(endpoint, tally, status, problem, purpose, family, subject, started)
         if status == "ok":
-            return Reply(status="ok", value=value, call=call)
-        return Reply(status="failed", reason=f"{status}: {problem}", call=call)
+            return Reply(status="ok", value=value, call=call, view=tally.view)
+        return Reply(status="failed", reason=f"{status}: {problem}", call=call, view=tally.view)
 
-    def _converse(self, endpoint: RoleEndpoint, conversation: list[dict[str, str]], model: type[M],
-                  check: Check | None, tally: "_Tally") -> tuple[CallStatus, M | None, str | None]:
-        """Request, validate, and send the problem back until a reply passes or the repairs run out."""
+    def _converse(self, endpoint: RoleEndpoint, system: str, user: str | Fit, model: type[M], check: Check | None,
+                  tally: "_Tally") -> tuple[CallStatus, M | None, str | None]:
+        """Fit the input, request, validate, and send the problem back until a reply passes or the repairs run
+        out; a context overflow reported by the server is answered with a smaller view, if there is one."""
+        target: int | None = None
+        for _ in range(MAX_OVERFLOW_RETRIES + 1):
+            try:
+                text = _fitted(endpoint, system, user, target, tally)
+            except _TooLong as exc:
+                return "too_long", None, str(exc)
+            conversation = [{"role": "system", "content": system}, {"role": "user", "content": text}]
+            try:
+                return self._rounds(endpoint, conversation, model, check, tally)
+            except _Overflow as exc:
+                if not isinstance(user, Fit):
+                    return "too_long", None, f"{TOO_LONG}: the server refused the input ({exc})"
+                share = exc.share * OVERFLOW_MARGIN if exc.share else OVERFLOW_SHRINK
+                target = int(token_count(text) * share)
+        return "too_long", None, f"{TOO_LONG}: the server refused every view down to about {target} tokens"
+
+    def _rounds(self, endpoint: RoleEndpoint, conversation: list[dict[str, str]], model: type[M],
+                check: Check | None, tally: "_Tally") -> tuple[CallStatus, M | None, str | None]:
+        """Request and validate, sending each problem back for another attempt, up to the role's repairs."""
         problem: str | None = None
         for round_ in range(endpoint.repairs + 1):
             body = _body(endpoint, conversation, model)
@@ -171,17 +224,22 @@ class Agents:
     def _send(self, endpoint: RoleEndpoint, body: dict[str, Any], tally: "_Tally") -> dict[str, Any]:
         """One request with retries and backoff on rate limits, 5xx, timeouts and dropped connections.
 
-        The concurrency slot is held only while a request is in flight, never
-        while backing off.
+        The body goes out as it is (it is plain JSON already, so the typed
+        `create` call's request transformation is skipped). The concurrency
+        slot is held only while a request is in flight, never while backing off.
         """
         client = self._client(endpoint)
         for attempt in range(endpoint.max_retries + 1):
             with self.limiter.slot():
                 tally.requests += 1
                 try:
-                    completion = client.chat.completions.create(**body)
+                    completion = client.post(COMPLETIONS_PATH, body=body, cast_to=object)
                 except RETRYABLE as exc:
                     failure: openai.OpenAIError = exc
+                except openai.BadRequestError as exc:
+                    if _is_overflow(exc):
+                        raise _Overflow(_describe(exc, endpoint), _fitting_share(str(exc))) from None
+                    raise CallFailed(_describe(exc, endpoint)) from None
                 except openai.OpenAIError as exc:
                     raise CallFailed(_describe(exc, endpoint)) from None
                 else:
@@ -210,7 +268,7 @@ class Agents:
             purpose=purpose, role=endpoint.role, model=endpoint.model or "", status=status,
             requests=tally.requests, replayed=tally.replayed, repairs=tally.repairs, tokens_in=tally.tokens_in,
             tokens_out=tally.tokens_out, cost_usd=cost, duration_s=round(time.perf_counter() - started, 4),
-            error=problem if status != "ok" else None,
+            error=problem if status != "ok" else None, view=tally.view,
         )
         with self._lock:
             self._calls.append(call)
@@ -229,6 +287,46 @@ class _Tally:
     repairs: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
+    view: str | None = None
+
+
+def _fitted(endpoint: RoleEndpoint, system: str, user: str | Fit, target: int | None, tally: _Tally) -> str:
+    """The input text to send: the full text when it fits the role's window (and no smaller `target` is asked
+    for after an overflow), else the `Fit`'s view cut until it fits; raises `_TooLong` when nothing fits."""
+    budget = endpoint.input_budget
+    full = user.full if isinstance(user, Fit) else user
+    if target is None and messages_tokens([system, full], budget) <= budget:
+        return full
+    if not isinstance(user, Fit):
+        raise _TooLong(f"{TOO_LONG}: the input takes {messages_tokens([system, full])} tokens, the role's window "
+                       f"leaves {budget} (max_context_tokens {endpoint.max_context_tokens})")
+    tally.view = user.view
+    room = budget - messages_tokens([system, ""])
+    limit = room if target is None else min(room, target)
+    aim, used = limit, 0
+    for _ in range(MAX_FIT_TRIES):
+        text = user.cut(max(aim, 0))
+        used = token_count(text)
+        if used <= limit:
+            return text
+        aim = int(aim * limit / used * 0.95)
+    raise _TooLong(f"{TOO_LONG}: even the view ({user.view}) takes {used} tokens, {limit} are left for it "
+                   f"(max_context_tokens {endpoint.max_context_tokens})")
+
+
+def _fitting_share(message: str) -> float | None:
+    """The share of a refused request that fits, from an overflow message that states the window and the
+    request's length ("maximum context length is 8192 tokens … you requested 9000 tokens"), else None."""
+    window = _WINDOW.search(message)
+    asked = _ASKED.search(message)
+    if not window or not asked or int(asked.group(1)) <= 0:
+        return None
+    return min(int(window.group(1)) / int(asked.group(1)), 1.0)
+
+
+def _is_overflow(exc: openai.BadRequestError) -> bool:
+    """Whether a 400 reply says the request exceeds the model's context window."""
+    return getattr(exc, "code", None) == "context_length_exceeded" or bool(_OVERFLOW.search(str(exc)))
 
 
 def _body(endpoint: RoleEndpoint, conversation: list[dict[str, str]], model: type[BaseModel]) -> dict[str, Any]:
@@ -243,14 +341,15 @@ def _body(endpoint: RoleEndpoint, conversation: list[dict[str, str]], model: typ
 
 
 def _response_record(completion: Any) -> dict[str, Any]:
-    """What the cache keeps of a completion: the content, why it stopped, the usage."""
-    choice = completion.choices[0] if completion.choices else None
-    usage = completion.usage
+    """What the cache keeps of a completion (the response's JSON): the content, why it stopped, the usage."""
+    choices = completion.get("choices") if isinstance(completion, dict) else None
+    choice = choices[0] if choices else {}
+    usage = (completion.get("usage") if isinstance(completion, dict) else None) or {}
     return {
-        "content": choice.message.content if choice else None,
-        "finish_reason": choice.finish_reason if choice else None,
-        "usage": {"prompt_tokens": usage.prompt_tokens if usage else 0,
-                  "completion_tokens": usage.completion_tokens if usage else 0},
+        "content": (choice.get("message") or {}).get("content"),
+        "finish_reason": choice.get("finish_reason"),
+        "usage": {"prompt_tokens": usage.get("prompt_tokens") or 0,
+                  "completion_tokens": usage.get("completion_tokens") or 0},
     }
 
 

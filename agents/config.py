@@ -7,10 +7,17 @@ table, the generic environment variable (`OPENAI_BASE_URL`, `OPENAI_API_KEY`,
 (`TASKFORGE_LLM_CONFIG`) never holds a key: it names the environment variable
 that does (`api_key_env`). Prices are USD per million tokens per model
 (`[llm.prices."<model>"]`, `input_per_mtok` / `output_per_mtok`).
+
+`max_context_tokens` is a role's context window: every request is counted
+against it before it is sent (see `taskforge.agents.context`). When the builder
+and a certifying role (reviewer, judge) resolve to the same model, a warning is
+logged; `TASKFORGE_LLM_REQUIRE_SEPARATE_MODELS=1` (or `require_separate_models
+= true` in `[llm]`) makes it a configuration error instead.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -25,11 +32,18 @@ DIAGNOSIS_SCOPES = ("unexplained", "all")
 CONFIG_ENV = "TASKFORGE_LLM_CONFIG"
 NO_ENDPOINT = "no endpoint configured"
 
+CERTIFYING = ("reviewer", "judge")
 _GENERIC_ENV = {"base_url": "OPENAI_BASE_URL", "api_key": "OPENAI_API_KEY"}
 _DEFAULTS: dict[str, Any] = {
     "timeout_s": 120.0, "max_retries": 4, "repairs": 2, "concurrency": 8, "response_format": "json_schema",
-    "temperature": 0.0, "max_tokens": None, "diagnosis": "unexplained",
+    "temperature": 0.0, "max_tokens": None, "diagnosis": "unexplained", "max_context_tokens": 131072,
+    "require_separate_models": False,
 }
+REPLY_RESERVE_TOKENS = 8192
+"""Tokens kept free for the reply when a role sets no `max_tokens` (at most a quarter of its window)."""
+MIN_INPUT_TOKENS = 1024
+_TRUE = ("1", "true", "yes", "on")
+log = logging.getLogger("taskforge.agents")
 
 
 class ConfigError(TaskforgeError):
@@ -61,7 +75,15 @@ class RoleEndpoint:
     response_format: Literal["json_schema", "json_object", "none"]
     temperature: float
     max_tokens: int | None
+    max_context_tokens: int = _DEFAULTS["max_context_tokens"]
     api_key: str | None = field(default=None, repr=False)
+
+    @property
+    def input_budget(self) -> int:
+        """The tokens a request's messages may take: the window less what is kept for the reply."""
+        reserve = self.max_tokens if self.max_tokens is not None else min(REPLY_RESERVE_TOKENS,
+                                                                          self.max_context_tokens // 4)
+        return self.max_context_tokens - reserve
 
     @property
     def skip_reason(self) -> str | None:
@@ -97,7 +119,17 @@ class AgentsConfig:
         if diagnosis not in DIAGNOSIS_SCOPES:
             raise ConfigError(f"TASKFORGE_LLM_DIAGNOSIS must be one of {', '.join(DIAGNOSIS_SCOPES)}, "
                               f"got {diagnosis!r}")
-        return cls(roles=roles, prices=prices, concurrency=concurrency, diagnosis=diagnosis)
+        config = cls(roles=roles, prices=prices, concurrency=concurrency, diagnosis=diagnosis)
+        _check_separation(config, str(look.get("require_separate_models")).lower() in _TRUE)
+        return config
+
+    def shared_models(self) -> list[str]:
+        """Each certifying role that resolves to the builder's model, as "builder and reviewer use m"."""
+        builder = self.roles["builder"]
+        if builder.skip_reason:
+            return []
+        return [f"builder and {role} use {builder.model}" for role in CERTIFYING
+                if self.roles[role].skip_reason is None and self.roles[role].model == builder.model]
 
     def price(self, model: str) -> Price | None:
         """The price of a model, None when the table has none (cost is then unknown, not zero)."""
@@ -136,23 +168,45 @@ class _Lookup:
         return self.env.get("OPENAI_API_KEY") or self.env.get(self.file.get("api_key_env", "")) or None
 
 
+_warned: set[str] = set()
+
+
+def _check_separation(config: AgentsConfig, required: bool) -> None:
+    """Warn (once per process) when the builder's model also certifies; refuse it when separation is required."""
+    shared = config.shared_models()
+    if shared and required:
+        raise ConfigError(f"separate models are required but {'; '.join(shared)} (set TASKFORGE_REVIEWER_MODEL / "
+                          "TASKFORGE_JUDGE_MODEL to another model)")
+    for pair in shared:
+        if pair not in _warned:
+            _warned.add(pair)
+            log.warning("%s: the model that builds tasks also certifies them (set another model for the "
+                        "certifying role, or TASKFORGE_LLM_REQUIRE_SEPARATE_MODELS=1 to refuse this)", pair)
+
+
 def _endpoint(role: str, look: _Lookup) -> RoleEndpoint:
     """One role's resolved endpoint, with its settings checked."""
     response_format = look.get("response_format", role)
     if response_format not in RESPONSE_FORMATS:
         raise ConfigError(f"response_format of role {role} must be one of {', '.join(RESPONSE_FORMATS)}, "
                           f"got {response_format!r}")
-    max_tokens = look.get("max_tokens", role)
     try:
-        return RoleEndpoint(
+        max_tokens = look.get("max_tokens", role)
+        endpoint = RoleEndpoint(
             role=role, base_url=look.get("base_url", role), model=look.get("model", role),
             timeout_s=float(look.get("timeout_s", role)), max_retries=int(look.get("max_retries", role)),
             repairs=int(look.get("repairs", role)), response_format=response_format,
             temperature=float(look.get("temperature", role)),
-            max_tokens=int(max_tokens) if max_tokens is not None else None, api_key=look.api_key(role),
+            max_tokens=int(max_tokens) if max_tokens is not None else None,
+            max_context_tokens=int(look.get("max_context_tokens", role)), api_key=look.api_key(role),
         )
     except ValueError as exc:
         raise ConfigError(f"LLM setting of role {role} is not a number: {exc}") from None
+    if endpoint.input_budget < MIN_INPUT_TOKENS:
+        raise ConfigError(f"role {role}: max_context_tokens {endpoint.max_context_tokens} leaves "
+                          f"{endpoint.input_budget} tokens for the input after the reply's; at least "
+                          f"{MIN_INPUT_TOKENS} are needed")
+    return endpoint
 
 
 def _price(model: str, spec: dict[str, Any]) -> Price:

@@ -10,12 +10,13 @@ messages, and rejects a description the facts contradict or do not support.
 from __future__ import annotations
 
 import json
-from typing import Any, Collection, Literal, Sequence
+from typing import Any, Collection, Sequence
 
 from pydantic import BaseModel, Field
 
 from taskforge.agents.client import Agents, Reply
-from taskforge.agents.separation import ensure_independent
+from taskforge.agents.separation import certify
+from taskforge.agents.verdicts import SEVERITY, Review, review_model
 
 WRITER_SYSTEM = (
     "You write the description of a machine-learning competition for its participants, in Markdown, from the facts "
@@ -26,9 +27,9 @@ WRITER_SYSTEM = (
 REVIEWER_SYSTEM = (
     "You review the description of a machine-learning competition that someone else wrote from the facts of its "
     "dataset. Check every statement against the facts: sizes, columns, target and classes, the metric and whether "
-    "lower is better, the submission format. Reject the description if the facts contradict or do not support any "
-    "statement, if it leaves out what a participant needs (what to predict, the files, the metric, the submission "
-    "format), or if it reveals anything about the hidden test labels; say why in `issues`."
+    "lower is better, the submission format. A statement the facts contradict or do not support, a missing piece "
+    "a participant needs (what to predict, the files, the metric, the submission format), or anything revealed "
+    f"about the hidden test labels is a blocking issue; wording and style are minor. {SEVERITY}"
 )
 
 
@@ -38,13 +39,11 @@ class CompetitionDescription(BaseModel):
     markdown: str = Field(min_length=1, description="the whole description, in Markdown")
 
 
-class DescriptionReview(BaseModel):
-    """The reviewer's verdict on a competition description."""
-
-    verdict: Literal["accept", "reject"]
-    consistent: bool = Field(description="every statement agrees with the facts")
-    complete: bool = Field(description="it states what to predict, the files, the metric and the submission format")
-    issues: list[str] = Field(default_factory=list, description="each problem found, one sentence each")
+DescriptionReview = review_model("DescriptionReview", "The reviewer's verdict on a competition description.", {
+    "consistent": "every statement agrees with the facts",
+    "complete": "it states what to predict, the files, the metric and the submission format",
+    "labels_hidden": "it reveals nothing about the hidden test labels",
+})
 
 
 def _facts_text(facts: dict[str, Any]) -> str:
@@ -70,12 +69,9 @@ def write_mle_description(agents: Agents, facts: dict[str, Any], *, must_state: 
 
 
 def review_mle_description(agents: Agents, description: str, facts: dict[str, Any], *, subject: str,
-                           built_by: Collection[str] = ()) -> Reply[DescriptionReview]:
+                           built_by: Collection[str] = ()) -> Reply[Review]:
     """Ask the reviewer whether `description` holds to `facts`; `built_by` lists the call ids that wrote
     it, and a review from one of them is refused (`RoleSeparationError`)."""
     user = f"# Description\n\n{description}\n\n# Facts\n\n```json\n{_facts_text(facts)}\n```"
-    reply = agents.ask("reviewer", REVIEWER_SYSTEM, user, DescriptionReview, purpose="review", family="mle",
-                       subject=subject)
-    if reply.call is not None:
-        ensure_independent(reply.call, built_by)
-    return reply
+    return certify(agents, "reviewer", REVIEWER_SYSTEM, user, DescriptionReview, purpose="review", family="mle",
+                   subject=subject, built_by=built_by)

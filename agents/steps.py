@@ -19,10 +19,11 @@ class LLMStep:
 
 LLM_STEPS: tuple[LLMStep, ...] = (
     LLMStep("diagnosis", "diagnoser", "diagnose failed episodes (beside the rules)"),
-    LLMStep("review", "reviewer", "review built tasks (long-context, workflow) and builder-written questions and "
-                                  "descriptions (literature, MLE) against their sources"),
-    LLMStep("swe_problem_statement", "builder", "rewrite SWE problem statements from diff and commit message"),
-    LLMStep("literature_questions", "builder", "write literature questions from papers"),
+    LLMStep("review", "reviewer", "review built tasks (long-context, workflow) and builder-written questions, "
+                                  "descriptions and problem statements (literature, MLE, SWE) against their sources"),
+    LLMStep("swe_problem_statement", "builder", "write SWE problem statements from the fix, its tests and its "
+                                                "commit message"),
+    LLMStep("literature_questions", "builder", "rewrite computed literature questions in natural words"),
     LLMStep("workflow_evolution", "builder", "vary workflow seeds with new input records"),
     LLMStep("mle_description", "builder", "write MLE competition descriptions from the data facts"),
     LLMStep("easiness_estimate", "judge", "answer long-context candidates to estimate how easy they are"),

@@ -6,7 +6,8 @@ from typing import Literal
 
 from taskforge.schemas.base import Record
 
-CallStatus = Literal["ok", "invalid", "error"]
+CallStatus = Literal["ok", "invalid", "error", "too_long"]
+"""`too_long`: the input did not fit the role's context window, even cut to the view made for the role."""
 
 
 class LLMCall(Record):
@@ -15,7 +16,8 @@ class LLMCall(Record):
     `call_id` is the content address of the call's first request (role, model,
     messages, schema, sampling parameters), so the same question asked twice
     has one id. Tokens and cost count what was billed: responses replayed
-    from the cache add none.
+    from the cache add none. `view` names what was sent when the full input
+    did not fit the role's window (None: the full input).
     """
 
     call_id: str
@@ -35,3 +37,4 @@ class LLMCall(Record):
     cost_usd: float | None
     duration_s: float
     error: str | None = None
+    view: str | None = None

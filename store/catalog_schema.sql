@@ -129,6 +129,8 @@ CREATE TABLE IF NOT EXISTS llm_calls (
     error VARCHAR,
     PRIMARY KEY (cycle_id, stage, subject, call_id)
 );
+-- What an LLM call sent when its full input did not fit the role's window (NULL: the full input).
+ALTER TABLE llm_calls ADD COLUMN IF NOT EXISTS view VARCHAR;
 -- MinHash signatures of accepted tasks (what each asks), the index near-duplicate removal looks new tasks up in.
 CREATE TABLE IF NOT EXISTS signatures (
     task_id VARCHAR PRIMARY KEY,

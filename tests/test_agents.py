@@ -201,13 +201,13 @@ def test_secrets_stay_out_of_cache_records_and_logs(server, tmp_path, caplog):
 
 def test_roles_are_separated(server, tmp_path):
     task = long_context_tasks(1, target_tokens=2048)[0]
-    server.queue(json.dumps({"verdict": "accept", "answer_supported": True, "unambiguous": True,
-                             "answer_hidden": True, "issues": []}))
+    server.queue(json.dumps({"analysis": "holds", "answer_supported": True, "unambiguous": True,
+                             "answer_hidden": True, "issues": [], "verdict": "accept"}))
     agents = make_agents(server, tmp_path)
     review = review_task(agents, task)
     assert review.ok and review.call.role == "reviewer"
     sent = server.requests[0]["messages"][1]["content"]
-    assert "Hidden reference" in sent and task.reference["answer_text"] in sent
+    assert "reference answer (hidden from the solver)" in sent and task.reference["answer_text"] in sent
     with pytest.raises(RoleSeparationError, match="built this task"):
         review_task(agents, task, built_by=[review.call.call_id])
     builder_call = review.call.model_copy(update={"role": "builder"})

@@ -1,4 +1,5 @@
-"""The LLM hooks against the local server: each returns its model, holds the reply to its rules, and repairs."""
+"""The LLM hooks against the local server: each shows its role what to verify, returns its model, holds the reply
+to its rules, and repairs."""
 
 from __future__ import annotations
 
@@ -6,25 +7,37 @@ import json
 
 import pytest
 
-from taskforge.agents.judge import judge_evolution
-from taskforge.agents.literature import KeyPassage, LiteratureQuestion, LiteratureQuestions, Paper, write_literature_questions
-from taskforge.agents.swe import rewrite_problem_statement
+from taskforge.agents.judge import judge_evolution, judgement_record, recorded_defects
+from taskforge.agents.literature import Paper, QuestionBrief, review_question_rewrite, rewrite_literature_question
+from taskforge.agents.material import long_context_passages
+from taskforge.agents.swe import rewrite_problem_statement, split_diff
 from taskforge.diagnosis.llm import diagnose_episodes, diagnose_with_llm, render_episode
 from factories import episode, long_context_tasks, unexplained_episode
-from llm_server import ChatServer
+from llm_server import ChatServer, schema_name
 from taskforge.schemas import FailureMode
 from test_agents import make_agents
 from taskforge.validators.review import review_accepted
 from taskforge.validators.runner import validate
 
-DIFF = """diff --git a/calc.py b/calc.py
---- a/calc.py
-+++ b/calc.py
-@@ -1,2 +1,2 @@
+DIFF = """diff --git a/calc/stats.py b/calc/stats.py
+--- a/calc/stats.py
++++ b/calc/stats.py
+@@ -1,2 +1,3 @@
++from calc.ops import total
  def mean(values):
 -    return sum(values) / (len(values) - 1)
-+    return sum(values) / len(values)
++    return total(values) / len(values)
+diff --git a/tests/test_stats.py b/tests/test_stats.py
+--- a/tests/test_stats.py
++++ b/tests/test_stats.py
+@@ -0,0 +1,4 @@
++from calc.stats import mean
++
++def test_mean_of_two():
++    assert mean([2, 4]) == 3.0
 """
+CLEAN = {"title": "mean() of [2, 4] returns 6", "statement": "After `from calc.stats import mean`, mean([2, 4]) "
+                                                              "gives 6.0; expected 3.0."}
 
 
 @pytest.fixture
@@ -34,44 +47,106 @@ def server():
         yield running
 
 
-def test_problem_statement_that_quotes_the_fix_is_sent_back(server, tmp_path):
-    leaky = {"title": "mean is wrong", "statement": "Change it to return sum(values) / len(values)."}
-    clean = {"title": "mean() of [2, 4] returns 6", "statement": "calc.mean([2, 4]) gives 6.0; expected 3.0."}
-    server.queue(json.dumps(leaky), json.dumps(clean))
+def _review(verdict: str = "accept", *, blocking: str | None = None, checks: tuple[str, ...] = ()) -> str:
+    """A review reply with `checks` true (false when rejecting) and one issue."""
+    issues = [{"severity": "blocking", "problem": blocking}] if blocking else []
+    return json.dumps({"analysis": "checked", **{c: verdict == "accept" for c in checks}, "issues": issues,
+                       "verdict": verdict})
+
+
+STATEMENT_CHECKS = ("behaviour_stated", "fix_hidden", "faithful")
+
+
+def test_the_diff_is_split_into_the_fix_and_its_tests():
+    fix, tests = split_diff(DIFF)
+    assert "calc/stats.py" in fix and "test_stats" not in fix
+    assert tests.startswith("diff --git a/tests/test_stats.py") and "assert mean([2, 4]) == 3.0" in tests
+    assert split_diff("no git headers here") == ("no git headers here", "")
+
+
+def test_problem_statement_that_quotes_the_fix_is_sent_back_and_the_reviewer_checks_it(server, tmp_path):
+    leaky = {"title": "mean is wrong", "statement": "Change it to return total(values) / len(values)."}
+    quotes_test = {"title": "mean", "statement": "It should hold that assert mean([2, 4]) == 3.0"}
+    server.queue(json.dumps(leaky), json.dumps(quotes_test), json.dumps(CLEAN),
+                 _review(checks=STATEMENT_CHECKS))
     reply = rewrite_problem_statement(make_agents(server, tmp_path), repo="calc", diff=DIFF,
                                       commit_message="Fix mean", subject="calc-1")
-    assert reply.ok and reply.value.statement == clean["statement"] and reply.call.repairs == 1
-    repair = server.requests[1]["messages"][-1]["content"]
-    assert "quotes a line the fix adds: 'return sum(values) / len(values)'" in repair
+    assert reply.ok and reply.value.statement == CLEAN["statement"] and reply.call.repairs == 2
+    assert "quotes a line the fix adds: 'return total(values) / len(values)'" in \
+        server.requests[1]["messages"][-1]["content"]
+    assert "quotes a line of the new tests: 'assert mean([2, 4]) == 3.0'" in server.requests[2]["messages"][-1]["content"]
+    assert "from calc.stats import mean" in CLEAN["statement"], "an import named in the statement is no leak"
+    writer = server.requests[0]["messages"][1]["content"]
+    fix_part, tests_part = writer.split("# The tests added with the fix")
+    assert "calc/stats.py" in fix_part and "test_stats" not in fix_part and "assert mean" in tests_part
+    review = server.requests[3]
+    assert schema_name(review) == "StatementReview" and CLEAN["statement"] in review["messages"][1]["content"]
     assert reply.call.role == "builder" and reply.call.family == "swe"
 
 
-PAPERS = [Paper(paper_id="p1", title="Cold fusion revisited", text="We observed no excess heat in 40 runs."),
-          Paper(paper_id="p2", title="Heat in palladium", text="Excess heat appeared in 3 of 12 cells.")]
+def test_a_rejected_or_unreviewable_statement_is_not_used(server, tmp_path):
+    server.queue(json.dumps(CLEAN), _review("reject", blocking="it never says mean([2, 4]) must be 3.0",
+                                            checks=STATEMENT_CHECKS))
+    rejected = rewrite_problem_statement(make_agents(server, tmp_path), repo="calc", diff=DIFF,
+                                         commit_message="Fix mean", subject="calc-1")
+    assert rejected.status == "failed" and "never says mean" in rejected.reason
+    unreviewed = rewrite_problem_statement(
+        make_agents(server, tmp_path, TASKFORGE_REVIEWER_MODEL="", TASKFORGE_LLM_MODEL="",
+                    TASKFORGE_BUILDER_MODEL="builder-only"), repo="calc", diff=DIFF, commit_message="Fix mean",
+        subject="calc-2")
+    assert unreviewed.status == "skipped" and "no model configured" in unreviewed.reason
+    assert len(server.requests) == 2, "without a reviewer the builder is not asked"
 
 
-def test_literature_questions_must_quote_their_papers(server, tmp_path):
-    def question(passage: str) -> str:
-        """A reply with one question whose key passage is `passage`."""
-        return LiteratureQuestions(questions=[LiteratureQuestion(
-            question="Which study saw excess heat, and in how many cells?", ideal_answer="p2, in 3 of 12 cells",
-            gold_paper_ids=["p2"], key_passages=[KeyPassage(paper_id="p2", text=passage)])]).model_dump_json()
+PAPERS = [Paper(paper_id="tf-000126", title="Cold fusion revisited", text="We observed no excess heat in 40 runs."),
+          Paper(paper_id="tf-000200", title="Heat in palladium", text="Excess heat appeared in 3 of 12 cells.")]
+BRIEF = QuestionBrief(asks="Which papers cite 'Heat in palladium' and report calorimetry after 2019?",
+                      gold_paper_ids=["tf-000126"], keep=["Heat in palladium", "calorimetry"],
+                      withhold=["tf-000126", "Cold fusion revisited"])
 
-    server.queue(question("Excess heat was seen in most cells."), question("excess heat  appeared in 3 of 12 cells"))
-    reply = write_literature_questions(make_agents(server, tmp_path), PAPERS, kind="select_evidence", count=1,
-                                       subject="collection-1")
+
+def test_a_literature_rewrite_is_asked_only_for_its_words_and_keeps_to_its_brief(server, tmp_path):
+    server.queue(json.dumps({"question": "Which calorimetry work after 2019 cites tf-000126?"}),
+                 json.dumps({"question": "Which recent calorimetry studies build on “Heat in palladium”?"}))
+    reply = rewrite_literature_question(make_agents(server, tmp_path), PAPERS, BRIEF, subject="task-1")
     assert reply.ok and reply.call.repairs == 1
-    assert "is not verbatim in p2" in server.requests[1]["messages"][-1]["content"]
+    repair = server.requests[1]["messages"][-1]["content"]
+    assert "it must state 'Heat in palladium' verbatim" in repair and "must not contain 'tf-000126'" in repair
+    schema = server.requests[0]["response_format"]["json_schema"]["schema"]
+    assert list(schema["properties"]) == ["question"], "no gold ids, ideal answer or passages are demanded"
+    assert "Never write any of these" in server.requests[0]["messages"][1]["content"]
 
 
-def test_judge_compares_candidate_with_parent(server, tmp_path):
+def test_the_literature_reviewer_checks_the_rewrite_against_the_computed_question(server, tmp_path):
+    checks = ("same_question", "answer_hidden", "clear")
+    server.queue(_review("reject", blocking="the rewrite drops 'after 2019'", checks=checks))
+    review = review_question_rewrite(make_agents(server, tmp_path), "Which calorimetry studies cite it?", PAPERS,
+                                     BRIEF, subject="task-1", built_by=["llm-other"])
+    assert review.ok and not review.value.accepted and review.value.rejection() == "the rewrite drops 'after 2019'"
+    shown = server.requests[0]["messages"][1]["content"]
+    assert BRIEF.asks in shown and "[tf-000126] Cold fusion revisited (answers the question)" in shown
+    assert "exactly what the computed question asks" in server.requests[0]["messages"][0]["content"]
+
+
+def test_the_long_context_judge_sees_evidence_and_near_miss_distractors(server, tmp_path):
     parent, candidate = long_context_tasks(2, target_tokens=2048)
-    server.queue(json.dumps({"preferred": "candidate", "harder": True, "solvable": True, "same_capability": True,
-                             "reasons": ["more events"]}))
+    server.queue(json.dumps({"analysis": "both hold", "solvable": False, "same_capability": True, "reasons": []}),
+                 json.dumps({"analysis": "a distractor dates event B too", "solvable": False,
+                             "same_capability": True, "reasons": ["a distractor also dates event B"]}))
     reply = judge_evolution(make_agents(server, tmp_path), parent, candidate)
-    assert reply.ok and reply.value.preferred == "candidate" and reply.call.role == "judge"
+    assert reply.ok and reply.call.role == "judge" and reply.call.repairs == 1
+    assert "a failed check needs its reason" in server.requests[1]["messages"][-1]["content"]
+    assert recorded_defects(judgement_record(reply)) == [
+        "the judge finds the candidate's reference does not follow from what it shows (a distractor also dates "
+        "event B)"]
     sent = server.requests[0]["messages"][1]["content"]
-    assert "## Parent task" in sent and "## Candidate task" in sent
+    _, others = long_context_passages(candidate)
+    assert "## Candidate: other facts the documents state, near-miss distractors among them" in sent
+    assert others and all(line in sent for line in others)
+    assert list(server.requests[0]["response_format"]["json_schema"]["schema"]["properties"]) == [
+        "analysis", "solvable", "same_capability", "reasons"]
+    assert recorded_defects({"preferred": "parent", "harder": False, "solvable": True, "same_capability": True,
+                             "reasons": []}) == [], "a judgement recorded before the schema changed still reads"
 
 
 def _finding(step: int, *modes: FailureMode) -> str:
@@ -112,15 +187,21 @@ def test_diagnosis_scope_and_fallback(server, tmp_path):
     assert [c.status for c in failing.take_calls()] == ["invalid"]
 
 
+LONG_CONTEXT_CHECKS = ("answer_supported", "unambiguous", "answer_hidden")
+
+
 def test_review_rejection_rejects_an_accepted_task(server, tmp_path):
     good, bad = [validate(t) for t in long_context_tasks(2, target_tokens=2048)]
-    server.queue(json.dumps({"verdict": "accept", "answer_supported": True, "unambiguous": True,
-                             "answer_hidden": True, "issues": []}),
-                 json.dumps({"verdict": "reject", "answer_supported": False, "unambiguous": True,
-                             "answer_hidden": True, "issues": ["event C has no date in any document"]}))
+    server.queue(_review(checks=LONG_CONTEXT_CHECKS),
+                 _review("reject", checks=LONG_CONTEXT_CHECKS),
+                 _review("reject", blocking="event C has no date in any document", checks=LONG_CONTEXT_CHECKS))
     reviewed = list(review_accepted([good, bad], make_agents(server, tmp_path)))
     assert [t.status for t in reviewed] == ["accepted", "rejected"]
+    assert "a reject must name at least one blocking issue" in server.requests[2]["messages"][-1]["content"]
     assert reviewed[1].reasons == ["review: event C has no date in any document"]
+    shown = server.requests[0]["messages"][1]["content"]
+    evidence, others = long_context_passages(good)
+    assert all(line in shown for line in evidence + others) and good.payload["question"] in shown
     assert [v.check for v in reviewed[0].validation][-1] == "review" and reviewed[0].validation[-1].passed
     no_reviewer = make_agents(server, tmp_path, OPENAI_BASE_URL="", OPENAI_API_KEY="")
     assert list(review_accepted([good], no_reviewer)) == [good] and no_reviewer.take_calls() == []

@@ -14,11 +14,9 @@ from collections import Counter
 import pytest
 
 from taskforge.agents.artifact import provenance
-from taskforge.agents.literature import KeyPassage, LiteratureQuestion, LiteratureQuestions
-from taskforge.agents.review import SYSTEM as REVIEW_SYSTEM
+from taskforge.agents.literature import REVIEWER_SYSTEM
 from taskforge.agents.session import using
 from taskforge.builders.literature.kinds import KINDS
-from taskforge.builders.literature.natural import COMPUTED_QUESTION
 from factories import literature_tasks, paper_collection
 from llm_server import Canned, ChatServer, schema_name, user_text
 from test_agents import make_agents
@@ -37,29 +35,24 @@ def collection(tmp_path_factory):
 
 
 def _rewrite(body: dict) -> str:
-    """A rewrite that keeps to its brief: the gold papers, the phrases to keep, a passage quoted verbatim."""
-    text = user_text(body)
-    gold = re.search(r"\(gold papers: ([^)]*)\):", text).group(1).split(", ")
-    keep_line = re.search(r"^State these phrases verbatim: (.*)\.$", text, re.M)
-    keep = re.findall(r"“(.*?)”", keep_line.group(1)) if keep_line else []
-    paper = re.search(rf"## \[{re.escape(gold[0])}\] [^\n]*\n\n(.*?)(?=\n\n## \[|\Z)", text, re.S).group(1)
-    question = f"Plainly put: {'; '.join(keep)}?" if keep else "Put the listed papers side by side."
-    return LiteratureQuestions(questions=[LiteratureQuestion(
-        question=question, ideal_answer="the gold papers", gold_paper_ids=gold,
-        key_passages=[KeyPassage(paper_id=gold[0], text=paper.split("\n\n")[0][:60])])]).model_dump_json()
+    """A rewrite that keeps to its brief: it states the phrases to keep."""
+    kept = re.search(r"# State each of these verbatim\n\n(.*?)(?:\n\n#|\Z)", user_text(body), re.S)
+    keep = re.findall(r"^- “(.*)”$", kept.group(1), re.M) if kept else []
+    return json.dumps({"question": f"Plainly put: {'; '.join(keep)}?" if keep else "Put the listed papers side by side."})
 
 
 def _verdict(verdict: str) -> str:
-    return json.dumps({"verdict": verdict, "answer_supported": verdict == "accept", "unambiguous": True,
-                       "answer_hidden": True, "issues": [] if verdict == "accept" else ["the rewrite drops a year"]})
+    issues = [] if verdict == "accept" else [{"severity": "blocking", "problem": "the rewrite drops a year"}]
+    return json.dumps({"analysis": "compared both questions", "same_question": verdict == "accept",
+                       "answer_hidden": True, "clear": True, "issues": issues, "verdict": verdict})
 
 
 def _responder(writer: str = "valid", reviewer: str = "accept"):
     """Answers the builder (a valid rewrite, or invalid JSON) and the reviewer (accept or reject)."""
     def respond(body: dict) -> Canned:
-        if schema_name(body) == "LiteratureQuestions":
+        if schema_name(body) == "QuestionRewrite":
             return Canned(content=_rewrite(body) if writer == "valid" else "not json")
-        if schema_name(body) == "TaskReview":
+        if schema_name(body) == "RewriteReview":
             return Canned(content=_verdict(reviewer))
         return Canned(status=400, error=f"unexpected schema {schema_name(body)}")
     return respond
@@ -92,12 +85,14 @@ def test_accepted_rewrites_replace_the_templated_questions(collection, tmp_path)
         assert set(record["built_by"]) <= writer and set(record["reviewed_by"]) <= reviewer
         decided = validate(task, checks)
         assert decided.status == "accepted", decided.reasons
-    reviews = [r for r in requests if schema_name(r) == "TaskReview"]
-    for review, template in zip(reviews, collection["template"]):
+    reviews = [r for r in requests if schema_name(r) == "RewriteReview"]
+    for review, task, template in zip(reviews, tasks, collection["template"]):
         shown = user_text(review)
-        assert review["messages"][0]["content"].startswith(REVIEW_SYSTEM) and len(review["messages"]) == 2
-        assert f"### [{COMPUTED_QUESTION}]" in shown and "Rewrite this question" not in shown
-        assert template.prompt[1].content.split("\n\n")[0] in shown, "the computed question is a source"
+        assert review["messages"][0]["content"].startswith(REVIEWER_SYSTEM) and len(review["messages"]) == 2
+        computed = template.payload.get("question") or template.payload["claim"]
+        assert f"# The computed question (the fixed answer answers exactly this)\n\n{computed}" in shown
+        assert (task.payload.get("question") or task.payload["claim"]) in shown and "State each of" not in shown
+        assert all(f"- {gold}" in shown for gold in template.reference["gold_ids"])
 
 
 @pytest.mark.parametrize("writer, reviewer, statuses", [

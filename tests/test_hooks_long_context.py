@@ -12,6 +12,7 @@ from taskforge.agents.artifact import provenance
 from taskforge.agents.session import using
 from taskforge.builders.base import BuildContext
 from taskforge.builders.long_context import LongContextBuilder
+from taskforge.builders.long_context.judging import SOLVER_VIEW, JudgeModelSolver
 from taskforge.graders import scorer_for
 from llm_server import Canned, ChatServer, schema_name, user_text
 from taskforge.schemas import PlanItem
@@ -37,7 +38,8 @@ def plain():
 
 
 def _verdict(solvable: bool = True) -> str:
-    return json.dumps({"preferred": "candidate", "harder": True, "solvable": solvable, "same_capability": True,
+    return json.dumps({"analysis": "compared both tasks' evidence and distractors", "solvable": solvable,
+                       "same_capability": True,
                        "reasons": [] if solvable else ["event B has no date in any evidence passage"]})
 
 
@@ -49,7 +51,7 @@ def _responder(answers: dict[str, str], solvable: bool = True, invalid: bool = F
         if schema_name(body) == "TaskAnswer":
             shown = user_text(body)
             answer = next((a for question, a in answers.items() if question in shown), WRONG)
-            return Canned(content=json.dumps({"answer": answer}))
+            return Canned(content=json.dumps({"reasoning": "ordered the dated events", "answer": answer}))
         if schema_name(body) == "EvolutionJudgement":
             return Canned(content=_verdict(solvable))
         return Canned(status=400, error=f"unexpected schema {schema_name(body)}")
@@ -96,8 +98,9 @@ def test_a_child_the_judge_finds_defective_is_rejected_and_seeds_nothing(plain, 
     root_documents = built[0].payload["documents"]
     span = built[0].payload["evidence"][0]
     evidence = next(d["text"] for d in root_documents if d["doc_id"] == span["doc_id"])[span["start"]:span["end"]]
-    assert "## Parent task" in shown and "## Candidate task" in shown and evidence in shown
-    assert root_documents[0]["text"] not in shown, "the judge reads evidence passages, not whole documents"
+    assert "## Parent: evidence passages" in shown and "## Candidate: evidence passages" in shown
+    assert evidence in shown and "near-miss distractors among them" in shown
+    assert root_documents[0]["text"] not in shown, "the judge reads quoted passages, not whole documents"
 
 
 def test_failed_calls_and_no_endpoint_leave_the_shallow_path(plain, tmp_path):
@@ -110,3 +113,21 @@ def test_failed_calls_and_no_endpoint_leave_the_shallow_path(plain, tmp_path):
         offline = make_agents(server, tmp_path / "offline", OPENAI_BASE_URL="", OPENAI_API_KEY="")
         assert _build(offline) == plain
         assert len(server.requests) == sent and offline.take_calls() == []
+
+
+def test_a_task_longer_than_the_judge_window_is_solved_from_its_view(plain, tmp_path):
+    task = plain[-1]
+    with ChatServer(_responder({})) as server:
+        agents = make_agents(server, tmp_path, TASKFORGE_JUDGE_MAX_CONTEXT_TOKENS="1536")
+        with using(agents):
+            answer = JudgeModelSolver().solve(task)
+        (request,) = server.requests
+    (call,) = agents.take_calls()
+    assert answer == WRONG and (call.status, call.view) == ("ok", SOLVER_VIEW)
+    shown = user_text(request)
+    assert shown.endswith(task.payload["question"]) and "[…]" in shown
+    documents = {d["doc_id"]: d["text"] for d in task.payload["documents"]}
+    assert all(documents[f["doc_id"]][f["start"]:f["end"]] in shown for f in task.reference["facts"]), \
+        "every fact the documents state is kept, evidence and distractors alike"
+    assert "evidence" not in shown.lower(), "nothing marks which passages are evidence"
+    assert list(request["response_format"]["json_schema"]["schema"]["properties"]) == ["reasoning", "answer"]

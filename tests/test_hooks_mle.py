@@ -44,8 +44,10 @@ def _responder(writer: str = "valid", review: str = "accept"):
         if schema_name(body) == "CompetitionDescription":
             return Canned(content=_description(body, None if writer == "valid" else 0))
         if schema_name(body) == "DescriptionReview":
-            return Canned(content=json.dumps({"verdict": review, "consistent": review == "accept", "complete": True,
-                                              "issues": [] if review == "accept" else ["it claims 200 rows"]}))
+            issues = [] if review == "accept" else [{"severity": "blocking", "problem": "it claims 200 rows"}]
+            return Canned(content=json.dumps({"analysis": "checked against the facts",
+                                              "consistent": review == "accept", "complete": True,
+                                              "labels_hidden": True, "issues": issues, "verdict": review}))
         return Canned(status=400, error="unexpected schema")
     return respond
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import random
 import re
 import shutil
 from collections import Counter
@@ -18,7 +19,7 @@ from taskforge.agents.session import using
 from taskforge.agents.workflow import SYSTEM as AUTHOR_SYSTEM
 from taskforge.builders.base import BuildContext
 from taskforge.builders.workflow import WorkflowBuilder
-from taskforge.builders.workflow.authoring import RecordAuthor
+from taskforge.builders.workflow.authoring import RecordAuthor, key_columns
 from taskforge.builders.workflow.evolve import evolve
 from taskforge.builders.workflow.judging import judged
 from taskforge.builders.workflow.operators import OPERATORS
@@ -46,13 +47,15 @@ def _new_rows(body: dict) -> str:
 
 
 def _verdict(solvable: bool = True) -> str:
-    return json.dumps({"preferred": "candidate", "harder": True, "solvable": solvable, "same_capability": True,
-                       "reasons": ["new duplicates to merge"]})
+    return json.dumps({"analysis": "the new rows are duplicates to merge", "solvable": solvable,
+                       "same_capability": True, "reasons": [] if solvable else ["two rows tie on every key"]})
 
 
 def _review(verdict: str) -> str:
-    return json.dumps({"verdict": verdict, "answer_supported": True, "unambiguous": verdict == "accept",
-                       "answer_hidden": True, "issues": [] if verdict == "accept" else ["two rows tie on every key"]})
+    issues = [] if verdict == "accept" else [{"severity": "blocking", "problem": "two rows tie on every key"}]
+    return json.dumps({"analysis": "read the workflow against the instructions",
+                       "values_determined": verdict == "accept", "deliverables_specified": True,
+                       "answer_hidden": True, "issues": issues, "verdict": verdict})
 
 
 def _responder(invalid: bool = False, review: str = "accept"):
@@ -60,7 +63,7 @@ def _responder(invalid: bool = False, review: str = "accept"):
         if invalid:
             return Canned(content=json.dumps({"rows": [{"customer": "x"}]}))
         handlers = {"NewRows": lambda: _new_rows(body), "EvolutionJudgement": _verdict,
-                    "TaskReview": lambda: _review(review)}
+                    "WorkflowReview": lambda: _review(review)}
         handler = handlers.get(schema_name(body))
         return Canned(content=handler()) if handler else Canned(status=400, error="unexpected schema")
     return respond
@@ -133,9 +136,10 @@ def test_descendant_is_built_by_the_agent_and_judged_in_a_call_of_its_own(built)
     assert provenance(built["parent"]) == {}, "the seed itself is neither built by the agent nor judged"
     (judge,) = [r for r in built["requests"] if schema_name(r) == "EvolutionJudgement"]
     shown = user_text(judge)
-    assert "## Parent task" in shown and "### [parent: inputs/customers.csv]" in shown
-    assert "### [candidate: inputs/customers" in shown and NEW_IDS[0] in shown and AUTHOR_SYSTEM not in shown
-    assert GRADER_SOURCE not in shown, "the shared grader program is shown by its pinned hash"
+    assert "## Parent task as its solver sees it" in shown and "- operators: author_records" in shown
+    assert "## Diff of the inputs both tasks have" in shown and NEW_IDS[0] in shown and AUTHOR_SYSTEM not in shown
+    assert "```python\n" in shown and "## How the grader compares each deliverable" in shown
+    assert GRADER_SOURCE not in shown, "the shared grader program is not shown"
     decided = built["decided"]
     assert decided.status == "accepted", decided.reasons
     assert {"evolution_judge", "workflow_judge", "workflow_review"} <= {r.check for r in decided.validation}
@@ -167,8 +171,27 @@ def test_reviewer_audits_accepted_packages_with_their_inputs(built, tmp_path):
         assert list(review_accepted([decided], offline)) == [decided] and len(server.requests) == 1
     assert reviewed.status == "rejected" and reviewed.reasons == ["review: two rows tie on every key"]
     shown = user_text(request)
-    assert all(f"### [{path}]\n\n{text}" in shown for path, text in decided.payload["inputs"].items())
+    assert all(f"### `{path}`\n\n```\n{text.rstrip()}\n```" in shown for path, text in decided.payload["inputs"].items())
+    assert decided.reference["workflow"]["reference.py"].rstrip() in shown, "the reviewer reads the reference code"
     for call_id in [*provenance(decided)["built_by"], provenance(decided)["judgement"]["call_id"]]:
         assert call_id not in shown, "how the task was made is not shown to the reviewer"
     (call,) = agents.take_calls()
     assert (call.purpose, call.role, call.family, call.stage) == ("review", "reviewer", "workflow", "validate")
+
+
+def test_a_long_table_is_shown_cut_and_new_rows_need_new_keys(tmp_path):
+    package = load_seed(SAMPLES / "workflow_seeds" / "temperature-anomaly").package
+    header, rows = ["year", "month", "tmean_c"], table_rows(package, "station_monthly")
+    assert key_columns(header, rows, set(package.tables["station_monthly"].jitter)) == ["year", "month"]
+    inside_the_cut = json.dumps({"rows": [{"year": "1994", "month": "5", "tmean_c": "14.00"}]})
+    continued = '```json\n{"rows": [{"year": 2024, "month": 1, "tmean_c": 2.50}]}\n```'
+    with ChatServer() as server:
+        server.queue(inside_the_cut, continued)
+        author = RecordAuthor(make_agents(server, tmp_path))
+        extended = author.apply(package, random.Random(0))
+        prompt, repair = user_text(server.requests[0]), server.requests[1]["messages"][-1]["content"]
+    assert "The table has 396 rows; shown are the first 30 and the last 10 (rows 31 to 386 are left out)." in prompt
+    assert "identified by its key (year, month)" in prompt and "[… rows 31 to 386 left out …]\n2023,3," in prompt
+    assert "row 1 has the key (year='1994', month='5') of an existing row" in repair
+    assert table_rows(extended, "station_monthly")[-1] == {"year": "2024", "month": "1", "tmean_c": "2.50"}
+    assert len(author.calls) == 1

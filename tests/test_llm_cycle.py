@@ -18,6 +18,7 @@ from conftest import SAMPLES
 from taskforge.agents.steps import LLM_STEPS
 from taskforge.flows.cli import main
 from llm_server import Canned, ChatServer, schema_name
+from model_answers import ANSWERS
 from taskforge.store.catalog import Catalog
 from test_agents import SECRET, endpoint_env
 from test_flows import _cli_json
@@ -55,25 +56,21 @@ def client_logs():
 
 def _respond(body: dict) -> Canned:
     """The diagnoser names an evidence-selection failure (trained by literature and long-context tasks) at
-    the first assistant step; the reviewer accepts; the judge model answers wrongly and finds every child
-    sound; the builder rewrites literature questions to their brief."""
+    the first assistant step; the builder rewrites literature questions to their brief; the judge model
+    answers wrongly; reviewers and judges accept (`model_answers`)."""
     schema = schema_name(body)
     user = body["messages"][1]["content"]
     if schema == "TaskAnswer":
-        return Canned(content=json.dumps({"answer": "Answer: none"}))
-    if schema == "EvolutionJudgement":
-        return Canned(content=json.dumps({"preferred": "candidate", "harder": True, "solvable": True,
-                                          "same_capability": True, "reasons": []}))
-    if schema == "LiteratureQuestions":
+        return Canned(content=json.dumps({"reasoning": "no event fits", "answer": "Answer: none"}))
+    if schema == "QuestionRewrite":
         return Canned(content=_rewrite(body))
     if schema == "LLMDiagnosisReply":
         step = int(re.search(r"^\[(\d+)\] assistant", user, re.M).group(1))
         return Canned(content=json.dumps({"findings": [{"failure_mode": "literature.poor_evidence_selection",
                                                         "evidence_steps": [step], "confidence": 0.6,
                                                         "explanation": f"step {step} drifts"}]}))
-    if schema == "TaskReview":
-        return Canned(content=json.dumps({"verdict": "accept", "answer_supported": True, "unambiguous": True,
-                                          "answer_hidden": True, "issues": []}))
+    if schema in ANSWERS:
+        return Canned(content=json.dumps(ANSWERS[schema](body)))
     return Canned(status=400, error=f"unexpected schema {schema}")
 
 

@@ -91,7 +91,9 @@ def test_the_builder_agent_rewrites_the_statement_and_a_rewrite_quoting_the_fix_
     leaky = {"title": "div by zero", "statement": 'Make it do raise ZeroDivisionError("division by zero").'}
     clean = {"title": "div(1, 0) returns None", "statement": "calc.ops.div(1, 0) gives None; expected an error."}
     with ChatServer() as server:
-        server.queue(json.dumps(leaky), json.dumps(clean))
+        server.queue(json.dumps(leaky), json.dumps(clean), json.dumps({
+            "analysis": "states the call and the expected error", "behaviour_stated": True, "fix_hidden": True,
+            "faithful": True, "issues": [], "verdict": "accept"}))
         statement = problem_statement(div.message, {}, div.diff.patch + div.diff.test_patch, source.name,
                                       div.first_commit_at, "calc-1", make_agents(server, tmp_path))
     assert statement.origin == "rewritten" and statement.rewrite == "ok"

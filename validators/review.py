@@ -14,33 +14,16 @@ text), so those families are not reviewed again here.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Iterator
+from typing import Iterable, Iterator
 
-from taskforge.agents.artifact import SourceText, built_by
+from taskforge.agents.artifact import built_by
 from taskforge.agents.client import Agents
-from taskforge.agents.review import TaskReview, review_task
+from taskforge.agents.review import review_task
+from taskforge.agents.verdicts import Review
 from taskforge.schemas import Task, ValidationResult
 
-INPUT_CHARS = 20_000
-"""How much of each workflow input file the reviewer reads."""
-
-
-def _shown_in_prompt(task: Task) -> list[SourceText]:
-    """No separate sources: the task's prompt shows them (long-context documents)."""
-    return []
-
-
-def _workflow_inputs(task: Task) -> list[SourceText]:
-    """A workflow package's input files, which the solver reads from its workspace."""
-    return [SourceText(source_id=path, text=text[:INPUT_CHARS])
-            for path, text in sorted(task.payload.get("inputs", {}).items())]
-
-
-REVIEWED_FAMILIES: dict[str, Callable[[Task], list[SourceText]]] = {
-    "long_context": _shown_in_prompt,
-    "workflow": _workflow_inputs,
-}
-"""Families reviewed here, each with what the reviewer reads besides the task."""
+REVIEWED_FAMILIES = ("long_context", "workflow")
+"""Families reviewed here (the reviewer's prompt and material for each are in `taskforge.agents.review`)."""
 
 
 def review_accepted(tasks: Iterable[Task], agents: Agents) -> Iterator[Task]:
@@ -49,14 +32,15 @@ def review_accepted(tasks: Iterable[Task], agents: Agents) -> Iterator[Task]:
         if task.status != "accepted" or task.family not in REVIEWED_FAMILIES:
             yield task
             continue
-        reply = review_task(agents, task, REVIEWED_FAMILIES[task.family](task), built_by=built_by(task))
+        reply = review_task(agents, task, built_by=built_by(task))
         yield with_review(task, reply.value, reply.call.call_id) if reply.ok else task
 
 
-def with_review(task: Task, review: TaskReview, call_id: str) -> Task:
-    """The task with the `review` check result; a `reject` verdict rejects it with the reviewer's issues."""
-    passed = review.verdict == "accept"
-    reason = None if passed else ("; ".join(review.issues) or "the reviewer rejected the task")
+def with_review(task: Task, review: Review, call_id: str) -> Task:
+    """The task with the `review` check result; a `reject` verdict rejects it with the reviewer's blocking
+    issues (a reject always has one: the verdict's parts are cross-checked)."""
+    passed = review.accepted
+    reason = None if passed else review.rejection()
     result = ValidationResult(check="review", passed=passed, reason=reason,
                               detail={"call_id": call_id, **review.model_dump()})
     update = {"validation": [*task.validation, result]}

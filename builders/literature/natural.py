@@ -3,10 +3,10 @@
 Every literature task is first generated deterministically: its gold answer
 is computed from the collection and its question phrased by the templates.
 Where an endpoint is configured, the builder agent rewrites that question in
-natural words (`taskforge.agents.literature.write_literature_questions` with a brief:
-same gold papers, the phrases the answer depends on kept, the answer left
-out), and the reviewer, in a separate call that sees only the rewritten task,
-the computed question and the papers, checks it. A rewrite the reviewer
+natural words (`taskforge.agents.literature.rewrite_literature_question` with a
+brief: the phrases the answer depends on kept, the answer left out), and the
+reviewer, in a separate call that sees only the rewrite, the computed question,
+the gold papers and the papers, checks that it asks exactly the computed question. A rewrite the reviewer
 accepts replaces the templated question; one it rejects is not used, and the
 task keeps its templated question (the computed answer is right either way,
 so a doubtful phrasing costs the rewrite, not the task). A failed or skipped
@@ -20,20 +20,21 @@ import logging
 from dataclasses import replace
 from typing import Callable
 
-from taskforge.agents.artifact import SourceText, with_provenance
+from taskforge.agents.artifact import with_provenance
 from taskforge.agents.client import Agents, Reply
+from taskforge.agents.context import cut_middle
 from taskforge.agents.literature import Paper as PaperText
-from taskforge.agents.literature import QuestionBrief, write_literature_questions
-from taskforge.agents.review import TaskReview, review_task
+from taskforge.agents.literature import QuestionBrief, review_question_rewrite, rewrite_literature_question
+from taskforge.agents.verdicts import Review
 from taskforge.builders.literature.cases import Case
 from taskforge.graders.literature_env import SearchEnvironment
 from taskforge.graders.papers import Paper
 from taskforge.schemas import Task
 
 PAPER_CHARS = 4000
-"""How much of each paper the writer and the reviewer read (metadata, abstract, then the key passages)."""
+"""How much of each paper the writer and the reviewer read (metadata, abstract, then the key passages; a longer
+paper keeps its head and tail around a marker)."""
 MAX_REFERENCES = 40
-COMPUTED_QUESTION = "the question as computed from the collection (the hidden reference answers it)"
 log = logging.getLogger("taskforge.builders.literature")
 
 
@@ -42,7 +43,7 @@ def paper_text(paper: Paper, passages: list[str]) -> str:
     meta = f"Year: {paper.year}. Venue: {paper.venue}. Authors: {', '.join(paper.authors)}."
     parts = [meta, f"References: {', '.join(paper.references[:MAX_REFERENCES])}", paper.abstract,
              *[p for p in passages if p and p != paper.title]]
-    return "\n\n".join(p for p in parts if p)[:PAPER_CHARS]
+    return cut_middle("\n\n".join(p for p in parts if p), PAPER_CHARS)
 
 
 def source_papers(case: Case, env: SearchEnvironment) -> list[PaperText]:
@@ -88,24 +89,20 @@ def natural_task(case: Case, env: SearchEnvironment, make_task: Callable[[Case],
     task = make_task(case)
     if agents.skip_reason("builder") or agents.skip_reason("reviewer"):
         return task
-    papers = source_papers(case, env)
-    written = write_literature_questions(agents, papers, kind=case.kind, count=1, subject=task.task_id,
-                                         brief=brief_for(case))
+    papers, brief = source_papers(case, env), brief_for(case)
+    written = rewrite_literature_question(agents, papers, brief, subject=task.task_id)
     if not written.ok:
         return task
     writer = f"builder:{written.call.model}"
-    candidate = make_task(with_question(case, written.value.questions[0].question, writer))
-    sources = [SourceText(source_id=COMPUTED_QUESTION, text=case.question),
-               *(SourceText(source_id=p.paper_id, text=f"{p.title}\n\n{p.text}") for p in papers)]
-    review = review_task(agents, candidate, sources, built_by=[written.call.call_id])
-    if not review.ok or review.value.verdict != "accept":
+    candidate = make_task(with_question(case, written.value.question, writer))
+    review = review_question_rewrite(agents, written.value.question, papers, brief, subject=candidate.task_id,
+                                     built_by=[written.call.call_id])
+    if not review.ok or not review.value.accepted:
         log.info("rewritten question of %s not used: %s", task.task_id, _why(review))
         return task
     return with_provenance(candidate, built_by=[written.call.call_id], reviewed_by=[review.call.call_id])
 
 
-def _why(review: Reply[TaskReview]) -> str:
+def _why(review: Reply[Review]) -> str:
     """Why a review did not accept a rewrite, in one line."""
-    if review.ok:
-        return "; ".join(review.value.issues) or "the reviewer rejected it"
-    return review.reason or review.status
+    return review.value.rejection() if review.ok else (review.reason or review.status)

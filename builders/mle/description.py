@@ -146,7 +146,7 @@ def describe(facts: dict[str, Any], agents: Agents) -> tuple[str, str, dict[str,
         return template, WRITER, {}
     review = review_mle_description(agents, written.value.markdown, facts, subject=subject,
                                     built_by=[written.call.call_id])
-    if not review.ok or review.value.verdict != "accept":
+    if not review.ok or not review.value.accepted:
         return template, WRITER, {}
     text = written.value.markdown.rstrip() + "\n"
     return text, f"builder:{written.call.model}", {"built_by": [written.call.call_id],
