@@ -17,6 +17,7 @@ from typing import Callable, Iterable, Literal
 
 from taskforge.diagnosis.finding import Finding
 from taskforge.diagnosis.rules import RULES, infrastructure_finding
+from taskforge.diagnosis.signals import actor_of
 from taskforge.schemas import CAPABILITIES, TAXONOMY_VERSION, Diagnosis, Episode, content_id
 
 DiagnoserName = Literal["rules", "llm"]
@@ -58,6 +59,8 @@ def to_diagnosis(episode: Episode, finding: Finding, diagnoser: DiagnoserName) -
                                  "version": TAXONOMY_VERSION}, prefix="dx-"),
         episode_id=episode.episode_id, task_id=episode.task_id, family=episode.family,
         failure_mode=finding.mode, capability=target.capability if target else None,
-        evidence_steps=finding.steps, signals=finding.signals, confidence=finding.confidence,
+        evidence_steps=finding.steps, decisive_step=finding.decisive_step,
+        agent=actor_of(episode, finding.decisive_step) if finding.decisive_step is not None else None,
+        signals=finding.signals, confidence=finding.confidence,
         diagnoser=diagnoser, explanation=finding.explanation,
     )

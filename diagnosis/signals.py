@@ -18,15 +18,42 @@ from taskforge.schemas import Episode, Step
 SEARCH_TOOL = re.compile(r"search|query|retriev|lookup|find_paper|scholar|arxiv|pubmed|google|bing", re.I)
 READ_TOOL = re.compile(r"open|read|fetch|get_paper|view|browse|download|full_?text|abstract", re.I)
 SUBMIT_TOOL = re.compile(r"submit|finish|answer|final|done|complete", re.I)
-CHANGE_ACTION = re.compile(r"\b(edit|str_replace|create|write|insert|apply_patch|patch)\b|sed -i|>\s*\S+\.\w+|cat <<",
-                           re.I)
-CHECK_ACTION = re.compile(r"pytest|unittest|\btest|python3? \S+\.py|python3? -c|verify|check|assert|reproduc", re.I)
-CODE_TOOL = re.compile(r"python|ipython|jupyter|run|exec|bash|shell|code|script", re.I)
+SUBMIT_COMMAND = re.compile(r"COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT|MINI_SWE_AGENT_FINAL_OUTPUT|^\s*submit\s*$")
+"""Commands that hand the work in (mini-swe-agent's echo marker, SWE-agent's `submit`): never a change or a run."""
+CHANGE_ACTION = re.compile(r"\b(?:str_replace|insert|apply_patch|create|write_file|edit_file)\b|sed -i|git apply|"
+                           r"\bpatch -p\d|(?<![0-9&])>>?\s*(?!/dev/)[\w./-]+\.\w+|cat <<|\btee \S+\.\w+", re.I)
+"""An action that changes a file: an editor command, an in-place edit, a redirect into a file, a patch applied
+(a bare `patch` word, as in `cat patch.txt`, is not a change)."""
+EDIT_TOOL = re.compile(r"edit|write|create|insert|apply_patch", re.I)
+CHECK_ACTION = re.compile(r"pytest|unittest|runtests|\btest|python3? \S+\.py|python3? -c|verify|check|assert|reproduc",
+                          re.I)
+CODE_TOOL = re.compile(r"python|ipython|jupyter|run|exec|bash|shell|code|script|\bsh\b", re.I)
+SHELL_TOOL = re.compile(r"bash|shell|\bsh\b|terminal|execute_command|run_command", re.I)
+PROGRAM_RUN = re.compile(r"\bpython[\d.]*\b|\bpytest\b|runtests|\bRscript\b|\bnode\b|\bjulia\b|\./\S+", re.I)
 FULL_TRACEBACK = "Traceback (most recent call last)"
 TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\w*(Error|Exception): ", re.M)
+TEST_FAILURE = re.compile(r"^FAILED |^FAIL: |^ERROR: |\b\d+ failed\b|\bFAILED \(|AssertionError|"
+                          r"Traceback \(most recent call last\)", re.M)
+"""What a failing test or script run prints (pytest, unittest, Django's runner, a raised assertion)."""
 WARNING_SIGN = re.compile(
-    r"\b\w*Warning\b|\bnan\b|\binf\b|overflow|divide by zero|did not converge|failed to converge|"
-    r"singular matrix|ill-conditioned|perfect separation|precision loss|degrees of freedom", re.I)
+    r"\b(?:Runtime|Convergence|Overflow|Numba\w*|Optimize|Integration|LinAlg|Precision|DataConversion|Undefined"
+    r"Metric|Fit|Estimation|ValueWarning|HessianInversion)Warning\b|\bnan\b|\binf\b|overflow|divide by zero|"
+    r"did not converge|failed to converge|singular matrix|ill-conditioned|perfect separation|precision loss",
+    re.I)
+"""Signs that a result is numerically wrong. Deprecation, future, user and syntax warnings are about the code's
+age or style, not its result: they are not signs."""
+BOILERPLATE = re.compile(
+    r"WARNING: Running pip as the 'root' user[^\n]*(?:\n[^\n]*venv[^\n]*)?|\[notice\][^\n]*|"
+    r"DEPRECATION: [^\n]*|<warning>.*?</warning>|The output of your last command was too long[^\n]*|"
+    r"Note: you may need to restart the kernel[^\n]*|^\s*(?:Requirement already satisfied|Collecting|Downloading|"
+    r"Installing collected packages|Successfully installed|Obtaining|Building wheel|Preparing metadata)[^\n]*|"
+    r"\bno\b[^.\n]{0,40}?\b(?:warnings?|errors?|nan|inf|overflow)\b[^\n]*",
+    re.I | re.M | re.S)
+"""Harness and installer notices that are never evidence: pip's root-user warning and release notices, the
+harness's "output too long" block, installer progress lines, and sentences that deny a sign ("No divide by zero
+warnings!")."""
+INSTALL_COMMAND = re.compile(r"\bpip3? install|\bconda install|\bapt(?:-get)? install|\bnpm install|setup\.py (?:develop|install)",
+                             re.I)
 SOURCE_ID = re.compile(
     r"\b10\.\d{4,9}/[^\s\"',;)\]]+|\barXiv:\s?\d{4}\.\d{4,5}(?:v\d+)?|\b\d{4}\.\d{4,5}(?:v\d+)?\b|\bPMID:?\s?\d{5,9}|"
     r"\b(?:paper|doc|source)[-_:]\w+", re.I)
@@ -150,8 +177,68 @@ def source_ids(text: str) -> set[str]:
 
 
 def task_text(episode: Episode) -> str:
-    """The task as posed: the first user message."""
-    return next((s.content for s in episode.steps if s.role == "user"), "")
+    """The task as posed: the first user message, else the question the transcript recorded."""
+    return next((s.content for s in episode.steps if s.role == "user"), str(episode.metadata.get("question", "")))
+
+
+def is_submit(call: Call) -> bool:
+    """Whether a call hands the work in (a submit tool, or a command carrying the harness's submit marker)."""
+    return bool(SUBMIT_COMMAND.search(call.text)) or (bool(SUBMIT_TOOL.search(call.name))
+                                                       and not CODE_TOOL.search(call.name))
+
+
+def is_change(call: Call) -> bool:
+    """Whether a call changes a file: a changing command, or an edit tool used for anything but viewing."""
+    if is_submit(call):
+        return False
+    if CHANGE_ACTION.search(call.text):
+        return True
+    return bool(EDIT_TOOL.search(call.name)) and not re.match(r"\s*view\b", call.text)
+
+
+def is_check(call: Call) -> bool:
+    """Whether a call runs a test, a script or a check (and changes nothing)."""
+    return not is_submit(call) and not is_change(call) and bool(CHECK_ACTION.search(call.text))
+
+
+def code_runs(episode: Episode) -> list[Call]:
+    """Calls that ran code and were answered, submissions and installs left out."""
+    return [c for c in calls(episode) if CODE_TOOL.search(c.name) and c.observation is not None
+            and not is_submit(c) and not INSTALL_COMMAND.search(c.text)]
+
+
+def runs_program(call: Call) -> bool:
+    """Whether a call executes the agent's code: a code tool, or a shell command that runs a program
+    (not one that only lists, prints or searches files)."""
+    if SHELL_TOOL.search(call.name):
+        return bool(PROGRAM_RUN.search(call.text))
+    return bool(CODE_TOOL.search(call.name))
+
+
+def actor_of(episode: Episode, index: int) -> str | None:
+    """The agent behind a step: its actor, or for an observation the actor of the turn that called it."""
+    for step in reversed(episode.steps[:index + 1]):
+        if step.role == "assistant" and step.actor:
+            return step.actor
+        if step.role == "assistant":
+            return None
+    return None
+
+
+def first_executed_turn(episode: Episode) -> int | None:
+    """The earliest assistant turn whose action ran: the first result the rest of the episode built on."""
+    return next((c.step for c in calls(episode) if c.observation is not None and not is_submit(c)), None)
+
+
+def expected_answer(episode: Episode) -> str | None:
+    """The answer the task expected, when the trace recorded it."""
+    value = episode.metadata.get("expected_answer")
+    return str(value) if value not in (None, "") else None
+
+
+def evidence_text(text: str) -> str:
+    """An observation without the boilerplate that is never evidence (see `BOILERPLATE`)."""
+    return BOILERPLATE.sub(" ", text)
 
 
 @dataclass(frozen=True)

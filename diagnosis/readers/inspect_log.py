@@ -54,7 +54,10 @@ def read(source: SourceFile) -> Iterator[Episode | InputError]:
     except (ValueError, KeyError, IndexError, RuntimeError, OSError, zipfile.BadZipFile) as exc:
         problem = str(exc).replace(str(source.path), source.name).strip().splitlines()
         raise InputError(source.name, f"unreadable Inspect log ({type(exc).__name__}: {problem[0] if problem else ''})")
-    if count == 0 and header.status != "success":
+    if count == 0 and header.status == "success":
+        raise InputError(source.name, "Inspect log of a finished eval with no samples logged (run with samples "
+                                      "logged, e.g. without --no-log-samples, to diagnose it)")
+    if count == 0:
         message = header.error.message if header.error else "no error recorded"
         raise InputError(source.name, f"Inspect log with status {header.status} and no samples ({message})")
 

@@ -1,6 +1,6 @@
 """OpenAI chat-messages JSON lines: one episode per line, `messages` with tool calls.
 
-A line holds `messages` (or `segments`: a list of message lists, one per context
+A line holds `messages` (a message's `name` is the agent that spoke it) (or `segments`: a list of message lists, one per context
 window of a compacted history), optional `id`/`episode_id`, `task_id`, `family`,
 an outcome (`score` or `reward`, `success` or `resolved`, `failure_origin`), and
 optional token-level fields (`prompt_ids`, `response_ids`, `loss_mask`,
@@ -72,7 +72,7 @@ def _step(message: dict[str, Any], index: int, segment: int) -> Step:
     return Step(
         index=index, segment=segment, role=role, content=text_of(message.get("content")), tool_calls=calls,
         tool_call_id=message.get("tool_call_id"), is_error=bool(message.get("is_error") or error),
-        error=str(error) if error else None,
+        error=str(error) if error else None, actor=str(message["name"]) if message.get("name") else None,
     )
 
 

@@ -28,6 +28,8 @@ FORMAT = "openhands"
 BOOKKEEPING_ACTIONS = {"change_agent_state", "null", "recall", "condensation_request", "pause", "resume", "stop",
                        "start"}
 BOOKKEEPING_OBSERVATIONS = {"agent_state_changed", "null", "recall", "user_rejected"}
+WAITING_STATES = {"awaiting_user_input", "awaiting_user_confirmation", "paused"}
+"""Last agent states of a GUI-mode run that handed the turn to the user: not a failure, not graded."""
 CONDENSATIONS = {("action", "condensation"), ("observation", "condense")}
 _ARGUMENT_NOISE = {"thought", "impl_source", "translated_ipython_code", "security_risk", "confirmation_state",
                    "hidden", "is_static", "blocking", "cwd", "is_input", "image_urls", "wait_for_response",
@@ -73,8 +75,9 @@ def _eval_output(record: dict[str, Any], source: SourceFile) -> Episode:
     outcome = run_outcome(_error_exit(error) if error else "submitted", test_result.get("git_patch"), resolved,
                           note=error or None)
     family = "swe" if "git_patch" in test_result else "unknown"
-    return _episode(history, source, episode_id=f"{instance}@{content_id(record, length=12)}", task_id=instance,
-                    outcome=outcome, family=family)
+    episode = _episode(history, source, episode_id=f"{instance}@{content_id(record, length=12)}", task_id=instance,
+                       outcome=outcome, family=family)
+    return episode.model_copy(update={"metadata": {"submission": str(test_result.get("git_patch") or "")}})
 
 
 def _error_exit(error: str) -> str:
@@ -91,6 +94,9 @@ def _stream_outcome(events: list[dict[str, Any]]) -> Outcome:
         return run_outcome(_error_exit(reason), None, note=reason)
     if any(e.get("action") == "finish" for e in events):
         return Outcome(success=False, graded=False, detail="finished: not evaluated")
+    if extras.get("agent_state") in WAITING_STATES:
+        return Outcome(success=False, graded=False,
+                       detail=f"{extras['agent_state']}: the run waits for the user; not finished, not evaluated")
     return run_outcome(None, None, note="ended without finishing")
 
 

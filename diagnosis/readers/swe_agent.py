@@ -41,7 +41,8 @@ def read(source: SourceFile) -> Iterator[Episode | InputError]:
         episode_id=f"{instance}@{digest}", task_id=instance, family="swe", source_format=FORMAT,
         source_file=source.name, steps=steps, segments=segments_from_starts([], len(steps)),
         outcome=run_outcome(info.get("exit_status"), info.get("submission"), info.get("resolved")),
-        metadata={"exit_status": str(info.get("exit_status")), **_model_stats(info)},
+        metadata={"exit_status": str(info.get("exit_status")), "submission": str(info.get("submission") or ""),
+                  **_model_stats(info)},
     )
 
 
