@@ -17,7 +17,7 @@ from typing import Callable
 from taskforge.diagnosis.finding import Finding
 from taskforge.diagnosis.signals import (FULL_TRACEBACK, TEST_FAILURE, WARNING_SIGN, Call, assistant_after, calls,
                                         code_runs, evidence_text, expected_answer, failed, final_answer,
-                                        first_executed_turn, has_traceback, is_change, is_check, is_submit, runs_program,
+                                        first_executed_turn, first_statement, has_traceback, is_change, is_check, is_submit, runs_program,
                                         near_identical_groups, reads, searches, source_ids, step_text, task_text,
                                         unreferenced_observations, words)
 from taskforge.schemas import Episode, FailureMode
@@ -345,7 +345,7 @@ def answer_without_tools(episode: Episode) -> Finding | None:
         mode=FailureMode.INCORRECT_ANSWER, steps=[answer.step],
         signals={"tool_calls": 0, "expected_answer": expected, "answer": answer.text[-200:],
                  "contradicts_expected": contradicted},
-        confidence=0.75 if contradicted else 0.6, decisive=answer.step,
+        confidence=0.75 if contradicted else 0.6, decisive=first_statement(episode, answer),
         explanation="answered without using any tool and the answer was wrong"
                     + (f" (expected {expected!r})" if contradicted else ""),
     )

@@ -30,6 +30,8 @@ CHECK_ACTION = re.compile(r"pytest|unittest|runtests|\btest|python3? \S+\.py|pyt
 CODE_TOOL = re.compile(r"python|ipython|jupyter|run|exec|bash|shell|code|script|\bsh\b", re.I)
 SHELL_TOOL = re.compile(r"bash|shell|\bsh\b|terminal|execute_command|run_command", re.I)
 PROGRAM_RUN = re.compile(r"\bpython[\d.]*\b|\bpytest\b|runtests|\bRscript\b|\bnode\b|\bjulia\b|\./\S+", re.I)
+END_MARKERS = {"TERMINATE", "TERMINATE.", "DONE"}
+"""Turns that only end a group chat: the answer is the turn before."""
 FULL_TRACEBACK = "Traceback (most recent call last)"
 TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\w*(Error|Exception): ", re.M)
 TEST_FAILURE = re.compile(r"^FAILED |^FAIL: |^ERROR: |\b\d+ failed\b|\bFAILED \(|AssertionError|"
@@ -57,6 +59,7 @@ INSTALL_COMMAND = re.compile(r"\bpip3? install|\bconda install|\bapt(?:-get)? in
 SOURCE_ID = re.compile(
     r"\b10\.\d{4,9}/[^\s\"',;)\]]+|\barXiv:\s?\d{4}\.\d{4,5}(?:v\d+)?|\b\d{4}\.\d{4,5}(?:v\d+)?\b|\bPMID:?\s?\d{5,9}|"
     r"\b(?:paper|doc|source)[-_:]\w+", re.I)
+CLAIM_TOKEN = re.compile(r"\b\d[\d,.]*\b|\b[A-Z][a-zA-Z]{3,}\b")
 WORD = re.compile(r"[a-z][a-z0-9_]{3,}")
 TOKEN = re.compile(r"[a-z0-9_.:/-]+")
 NEAR_IDENTICAL = 0.6
@@ -230,6 +233,23 @@ def first_executed_turn(episode: Episode) -> int | None:
     return next((c.step for c in calls(episode) if c.observation is not None and not is_submit(c)), None)
 
 
+def first_statement(episode: Episode, answer: Answer) -> int:
+    """The earliest assistant turn that already states the final answer (its numbers and names that the task does
+    not mention); the answer's own turn when none does."""
+    claim = _claim_tokens(answer.text) - _claim_tokens(task_text(episode))
+    if not claim:
+        return answer.step
+    for step in episode.steps[:answer.step + 1]:
+        if step.role == "assistant" and len(_claim_tokens(step.content) & claim) * 2 >= len(claim):
+            return step.index
+    return answer.step
+
+
+def _claim_tokens(text: str) -> set[str]:
+    """Numbers and capitalised names in a text: what an answer claims."""
+    return set(CLAIM_TOKEN.findall(text))
+
+
 def expected_answer(episode: Episode) -> str | None:
     """The answer the task expected, when the trace recorded it."""
     value = episode.metadata.get("expected_answer")
@@ -256,8 +276,10 @@ def final_answer(episode: Episode) -> Answer | None:
             continue
         submits = [c for c in step.tool_calls
                    if SUBMIT_TOOL.search(c.name) or SUBMIT_TOOL.search(argument_text(c.arguments))]
-        if not step.tool_calls and step.content.strip():
+        if not step.tool_calls and step.content.strip() and step.content.strip() not in END_MARKERS:
             return Answer(step.index, step.content)
+        if not step.tool_calls and step.content.strip() in END_MARKERS:
+            continue
         if submits:
             return Answer(step.index, "\n".join([step.content, *(c.arguments for c in submits)]))
         return None

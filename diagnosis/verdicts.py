@@ -116,6 +116,8 @@ def read_verdict_file(path: Path, name: str) -> Iterator[Verdict]:
         return
     if isinstance(data, list):
         yield from _rows(data, name)
+    elif isinstance(data, dict) and (path.suffix == ".jsonl" or any(k in data for k in ID_KEYS)):
+        yield from _rows([data], name)
     elif isinstance(data, dict):
         yield from _object(data, path, name)
     else:
