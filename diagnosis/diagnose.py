@@ -51,6 +51,16 @@ def diagnose(episode: Episode, diagnosers: tuple[Diagnoser, ...] = DIAGNOSERS) -
     return [to_diagnosis(episode, finding, name) for finding, name in ranked]
 
 
+def attribution(diagnoses: list[Diagnosis]) -> tuple[str | None, int | None]:
+    """The agent and step an episode's failure is attributed to: the earliest decisive step of its capability
+    diagnoses (the first point after which the failure was likely), with the agent that took it."""
+    decisive = [d for d in diagnoses if d.decisive_step is not None and not d.failure_mode.is_infrastructure]
+    if not decisive:
+        return None, None
+    first = min(decisive, key=lambda d: (d.decisive_step, -d.confidence))
+    return first.agent, first.decisive_step
+
+
 def to_diagnosis(episode: Episode, finding: Finding, diagnoser: DiagnoserName) -> Diagnosis:
     """A stored Diagnosis from a finding; its id is stable for the episode, mode, diagnoser and taxonomy version."""
     target = CAPABILITIES.get(finding.mode)

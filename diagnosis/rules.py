@@ -276,7 +276,8 @@ def unresolved_traceback(episode: Episode) -> Finding | None:
 def clean_run_wrong_answer(episode: Episode) -> Finding | None:
     """The code ran without error and printed output, but the answer built on it failed: the code is wrong.
 
-    The decisive step is the last change (a patch's last edit), else the first turn whose action ran.
+    The decisive step is, for a patch, its last edit; for an answer, the first turn whose action ran (the result
+    the rest built on).
     For SWE runs this is the fallback of every failed submission, with a low confidence.
     """
     runs = code_runs(episode)
@@ -287,7 +288,7 @@ def clean_run_wrong_answer(episode: Episode) -> Finding | None:
     if failed(last.observation) or not last.observation.content.strip():
         return None
     changes = [c.step for c in calls(episode) if is_change(c)]
-    decisive = changes[-1] if changes else first_executed_turn(episode)
+    decisive = changes[-1] if changes and episode.family == "swe" else first_executed_turn(episode)
     return Finding(
         mode=FailureMode.IMPLEMENTATION_ERROR, steps=[last.step],
         signals={"code_runs": len(runs), "last_run_clean": True, "last_change_step": changes[-1] if changes else None,
@@ -418,7 +419,8 @@ def premature_termination(episode: Episode) -> Finding | None:
     """The agent stopped early: it gave up, stopped right after an unanswered error, or barely acted.
 
     A run cut off by a step, cost or context limit did not stop by choice: not this mode. Neither is an
-    answer given without tools (that is a wrong answer, `answer_without_tools`).
+    answer given without tools (that is a wrong answer, `answer_without_tools`), nor an answer given after a
+    failed run (the answer was wrong, not missing).
     """
     if CUT_OFF.search(episode.outcome.detail or ""):
         return None
@@ -430,7 +432,8 @@ def premature_termination(episode: Episode) -> Finding | None:
     tool_steps = [s for s in episode.steps if s.role == "tool"]
     after_last_tool = assistant_after(episode, tool_steps[-1].index) if tool_steps else []
     gave_up = last.role == "assistant" and not last.tool_calls and GIVE_UP.search(last.content)
-    unanswered_error = bool(tool_steps) and failed(tool_steps[-1]) and not any(s.tool_calls for s in after_last_tool)
+    unanswered_error = bool(tool_steps) and failed(tool_steps[-1]) and not any(s.tool_calls for s in after_last_tool) \
+        and final_answer(episode) is None
     few = len(work) <= FEW_ACTIONS
     if not (gave_up or unanswered_error or few):
         return None

@@ -22,7 +22,7 @@ import json
 import re
 from typing import Any, Iterator
 
-from taskforge.diagnosis.readers.base import SourceFile, json_head, load_json, segments_from_starts, text_of
+from taskforge.diagnosis.readers.base import CUT, SourceFile, json_head, load_json, segments_from_starts, text_of
 from taskforge.schemas import Episode, InputError, Outcome, Step, ToolCall
 
 FORMAT = "group_chat"
@@ -30,13 +30,18 @@ HISTORY_KEYS = ("history", "chat_history", "messages")
 EXECUTOR = re.compile(r"terminal|executor|code_?exec|computer", re.I)
 EXIT_CODE = re.compile(r"^\s*exitcode:\s*(-?\d+)")
 CODE_BLOCK = re.compile(r"```(python|py|sh|bash|shell)?[^\n]*\n(.*?)```", re.DOTALL)
+CUT_HISTORY_KEYS = ("history", "chat_history")
+"""History keys recognised even when their first message runs past the head (then named turns must show)."""
 OUTCOME_KEYS = ("is_correct", "success", "resolved")
 
 
 def sniff(source: SourceFile) -> bool:
     """A JSON object whose history holds named messages, or a JSON list of named messages."""
-    head = json_head(source.head())
+    raw = source.head()
+    head = json_head(raw)
     if isinstance(head, dict):
+        if any(head.get(k) is CUT for k in CUT_HISTORY_KEYS):
+            return b'"name"' in raw and b'"role"' in raw
         messages = next((head[k] for k in HISTORY_KEYS if isinstance(head.get(k), list)), None)
     else:
         messages = head
