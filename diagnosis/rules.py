@@ -47,6 +47,8 @@ DISMISSED_TEST = re.compile(
     r"(?:was|were|is|are) already failing|fail(?:s|ed|ing)? (?:even |also )?(?:before|without) (?:my|our|the|this) "
     r"(?:change|fix|patch)|(?:failure|error)s? (?:is|are|seems?|appears?) (?:to be )?(?:unrelated|environment|flaky)",
     re.I)
+REPOSITORY_TESTS = re.compile(r"pytest\s+(?:-\S+\s+)*\S*tests?/|runtests\.py|bin/test\b|-m unittest \S*tests?|\btox\b")
+"""A run of the repository's own test suite (not a scratch script the agent wrote)."""
 NEW_FILE = re.compile(r"^diff --git a/(\S+) b/\S+\nnew file mode", re.M)
 TEST_PATH = re.compile(r"(?:^|/)(?:tests?|testing)(?:/|_)|(?:^|/)test_\w+\.py$|_tests?\.py$|(?:^|/)conftest\.py$",
                        re.I)
@@ -298,6 +300,26 @@ def clean_run_wrong_answer(episode: Episode) -> Finding | None:
     )
 
 
+def failing_tests_at_submission(episode: Episode) -> Finding | None:
+    """The last run of the repository's tests after the last change still failed, and the agent submitted."""
+    answer = final_answer(episode)
+    made = calls(episode)
+    changes = [c.step for c in made if is_change(c)]
+    if answer is None or not changes:
+        return None
+    runs = [c for c in made if changes[-1] < c.step < answer.step and REPOSITORY_TESTS.search(c.text)
+            and c.observation is not None]
+    if not runs or not TEST_FAILURE.search(runs[-1].observation.content):
+        return None
+    return Finding(
+        mode=FailureMode.IMPLEMENTATION_ERROR, steps=[runs[-1].observation.index, answer.step],
+        signals={"test_run_step": runs[-1].step, "last_change_step": changes[-1], "failing_at_submission": True},
+        confidence=0.7, decisive=changes[-1],
+        explanation=f"the repository's tests run at step {runs[-1].step}, after the last change, still failed; the "
+                    f"agent submitted at step {answer.step}",
+    )
+
+
 def dismissed_failing_test(episode: Episode) -> Finding | None:
     """A test or script failed and the agent's next turn called the failure unrelated or pre-existing."""
     steps = episode.steps
@@ -470,7 +492,7 @@ def no_verification(episode: Episode) -> Finding | None:
 RULES: tuple[Rule, ...] = (
     repeated_actions, insufficient_exploration, premature_discard, poor_evidence_selection, stuck_exploring,
     method_outside_assumptions, ignored_warning_sign, unresolved_traceback, clean_run_wrong_answer,
-    dismissed_failing_test, patch_adds_unrelated_files, answer_without_tools, format_errors,
+    failing_tests_at_submission, dismissed_failing_test, patch_adds_unrelated_files, answer_without_tools, format_errors,
     lost_objective, ignored_intermediate_finding, premature_termination, no_verification,
 )
 """Every capability rule; each failure mode of the taxonomy has at least one."""
