@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Callable, Iterable, Literal
 
 from taskforge.diagnosis.finding import Finding
-from taskforge.diagnosis.rules import RULES, infrastructure_finding
+from taskforge.diagnosis.rules import infrastructure_finding, rules_for
 from taskforge.diagnosis.signals import actor_of
 from taskforge.schemas import CAPABILITIES, TAXONOMY_VERSION, Diagnosis, Episode, content_id
 
@@ -26,7 +26,7 @@ Diagnoser = tuple[DiagnoserName, Callable[[Episode], Iterable[Finding]]]
 
 def rule_findings(episode: Episode) -> list[Finding]:
     """Every capability rule's finding on an episode, for the failure modes its task family can have."""
-    found = (rule(episode) for rule in RULES)
+    found = (rule(episode) for rule in rules_for(episode.family))
     return [finding for finding in found if finding is not None and finding.mode.applies_to(episode.family)]
 
 

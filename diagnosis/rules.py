@@ -12,12 +12,13 @@ answer).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Callable
 
 from taskforge.diagnosis.finding import Finding
 from taskforge.diagnosis.signals import (FULL_TRACEBACK, TEST_FAILURE, WARNING_SIGN, Call, assistant_after, calls,
                                         code_runs, evidence_text, expected_answer, failed, final_answer,
-                                        first_executed_turn, first_statement, has_traceback, is_change, is_check, is_submit, runs_program,
+                                        changes, first_executed_turn, first_statement, has_traceback,
                                         near_identical_groups, reads, searches, source_ids, step_text, task_text,
                                         unreferenced_observations, words)
 from taskforge.schemas import Episode, FailureMode
@@ -75,6 +76,8 @@ ASSUMPTIONS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
     ("class balance", re.compile(r"imbalanced|class imbalance|minority class", re.I),
      re.compile(r"accuracy_score", re.I)),
 )
+ANY_VIOLATION = re.compile("|".join(f"(?:{violation.pattern})" for _, violation, _ in ASSUMPTIONS), re.I)
+ANY_METHOD = re.compile("|".join(f"(?:{method.pattern})" for _, _, method in ASSUMPTIONS), re.I)
 
 
 def repeated_actions(episode: Episode) -> Finding | None:
@@ -84,10 +87,10 @@ def repeated_actions(episode: Episode) -> Finding | None:
     calls of a group starts a new run of repeats. Changes themselves (writing a script again, editing a line
     again) each make something new and are not repeats.
     """
-    changes = [c.step for c in calls(episode) if is_change(c)]
+    changed = [c.step for c in changes(episode)]
     best: list[Call] = []
-    for group in near_identical_groups([c for c in calls(episode) if not is_submit(c) and not is_change(c)]):
-        for run in _unchanged_runs(group, changes):
+    for group in near_identical_groups([c for c in calls(episode) if not c.is_submit and not c.is_change]):
+        for run in _unchanged_runs(group, changed):
             if len(run) < MIN_REPEATS:
                 continue
             observations = [c.observation.content.strip() for c in run if c.observation is not None]
@@ -111,11 +114,11 @@ def repeated_actions(episode: Episode) -> Finding | None:
     )
 
 
-def _unchanged_runs(group: list[Call], changes: list[int]) -> list[list[Call]]:
+def _unchanged_runs(group: list[Call], changed: list[int]) -> list[list[Call]]:
     """A group of near-identical calls split wherever a change was made between two of them."""
     runs: list[list[Call]] = [[group[0]]]
     for previous, call in zip(group, group[1:]):
-        if any(previous.step < step < call.step for step in changes):
+        if any(previous.step < step < call.step for step in changed):
             runs.append([call])
         else:
             runs[-1].append(call)
@@ -218,14 +221,22 @@ def stuck_exploring(episode: Episode) -> Finding | None:
 
 
 def method_outside_assumptions(episode: Episode) -> Finding | None:
-    """Output showed an assumption violated (non-normal, non-stationary …), then a method relying on it was run."""
+    """Output showed an assumption violated (non-normal, non-stationary …), then a method relying on it was run.
+
+    Each step is searched once for any violation (and each call once for any method); only a hit is looked at
+    assumption by assumption.
+    """
     violated: dict[str, int] = {}
     for step in episode.steps:
-        if step.role == "tool":
+        if step.role == "tool" and len(violated) < len(ASSUMPTIONS) and ANY_VIOLATION.search(step.content):
             for name, violation, _ in ASSUMPTIONS:
                 if name not in violated and violation.search(step.content):
                     violated[name] = step.index
+        if not violated:
+            continue
         for call in step.tool_calls:
+            if not ANY_METHOD.search(call.arguments):
+                continue
             for name, _, method in ASSUMPTIONS:
                 match = method.search(call.arguments)
                 if name in violated and match:
@@ -243,7 +254,7 @@ def ignored_warning_sign(episode: Episode) -> Finding | None:
     took it up. Harness notices, installer output and denials ("No divide by zero warnings!") are not signs."""
     for call in code_runs(episode):
         obs = call.observation
-        if failed(obs) or not runs_program(call):
+        if failed(obs) or not call.runs_program or not WARNING_SIGN.search(obs.content):
             continue
         match = WARNING_SIGN.search(evidence_text(obs.content))
         if not match:
@@ -289,11 +300,11 @@ def clean_run_wrong_answer(episode: Episode) -> Finding | None:
     last = runs[-1]
     if failed(last.observation) or not last.observation.content.strip():
         return None
-    changes = [c.step for c in calls(episode) if is_change(c)]
-    decisive = changes[-1] if changes and episode.family == "swe" else first_executed_turn(episode)
+    changed = [c.step for c in changes(episode)]
+    decisive = changed[-1] if changed and episode.family == "swe" else first_executed_turn(episode)
     return Finding(
         mode=FailureMode.IMPLEMENTATION_ERROR, steps=[last.step],
-        signals={"code_runs": len(runs), "last_run_clean": True, "last_change_step": changes[-1] if changes else None,
+        signals={"code_runs": len(runs), "last_run_clean": True, "last_change_step": changed[-1] if changed else None,
                  "tracebacks": sum(1 for c in runs if has_traceback(c.observation.content))},
         confidence=CLEAN_RUN_CONFIDENCE.get(episode.family, 0.45), decisive=decisive,
         explanation="the last code run finished without error, yet the answer it led to failed",
@@ -301,20 +312,23 @@ def clean_run_wrong_answer(episode: Episode) -> Finding | None:
 
 
 def failing_tests_at_submission(episode: Episode) -> Finding | None:
-    """The last run of the repository's tests after the last change still failed, and the agent submitted."""
+    """The last run of the repository's tests after the last change still failed, and the agent submitted
+    (when it called the failure unrelated, that is `dismissed_failing_test`)."""
     answer = final_answer(episode)
     made = calls(episode)
-    changes = [c.step for c in made if is_change(c)]
-    if answer is None or not changes:
+    changed = [c.step for c in changes(episode)]
+    if answer is None or not changed:
         return None
-    runs = [c for c in made if changes[-1] < c.step < answer.step and REPOSITORY_TESTS.search(c.text)
+    runs = [c for c in made if changed[-1] < c.step < answer.step and REPOSITORY_TESTS.search(c.text)
             and c.observation is not None]
     if not runs or not TEST_FAILURE.search(runs[-1].observation.content):
         return None
+    if any(DISMISSED_TEST.search(s.content) for s in assistant_after(episode, runs[-1].observation.index)):
+        return None
     return Finding(
         mode=FailureMode.IMPLEMENTATION_ERROR, steps=[runs[-1].observation.index, answer.step],
-        signals={"test_run_step": runs[-1].step, "last_change_step": changes[-1], "failing_at_submission": True},
-        confidence=0.7, decisive=changes[-1],
+        signals={"test_run_step": runs[-1].step, "last_change_step": changed[-1], "failing_at_submission": True},
+        confidence=0.7, decisive=changed[-1],
         explanation=f"the repository's tests run at step {runs[-1].step}, after the last change, still failed; the "
                     f"agent submitted at step {answer.step}",
     )
@@ -345,7 +359,7 @@ def patch_adds_unrelated_files(episode: Episode) -> Finding | None:
     added = [path for path in NEW_FILE.findall(submission) if not TEST_PATH.search(path)]
     if not added:
         return None
-    creating = [c.step for c in calls(episode) if is_change(c) and any(path.rsplit("/", 1)[-1] in c.text
+    creating = [c.step for c in calls(episode) if c.is_change and any(path.rsplit("/", 1)[-1] in c.text
                                                                         for path in added)]
     answer = final_answer(episode)
     decisive = creating[0] if creating else answer.step if answer else episode.steps[-1].index
@@ -420,7 +434,7 @@ def ignored_intermediate_finding(episode: Episode) -> Finding | None:
         return None
     observations = [s for s in episode.steps if s.role == "tool" and not failed(s)]
     for step in observations:
-        match = FINDING.search(evidence_text(step.content))
+        match = FINDING.search(step.content) and FINDING.search(evidence_text(step.content))
         if not match:
             continue
         value = match.group(2).rstrip(".,")
@@ -447,7 +461,7 @@ def premature_termination(episode: Episode) -> Finding | None:
     if CUT_OFF.search(episode.outcome.detail or ""):
         return None
     made = calls(episode)
-    work = [c for c in made if not is_submit(c)]
+    work = [c for c in made if not c.is_submit]
     last = episode.steps[-1] if episode.steps else None
     if last is None or not made:
         return None
@@ -474,28 +488,50 @@ def no_verification(episode: Episode) -> Finding | None:
     """The agent changed something (edited, wrote) and concluded without running any check afterwards."""
     made = calls(episode)
     answer = final_answer(episode)
-    changes = [c for c in made if is_change(c)]
-    if not changes or answer is None:
+    changed = changes(episode)
+    if not changed or answer is None:
         return None
-    last_change = changes[-1]
-    checks = [c for c in made if last_change.step < c.step < answer.step and is_check(c)]
+    last_change = changed[-1]
+    checks = [c for c in made if last_change.step < c.step < answer.step and c.is_check]
     if checks:
         return None
     return Finding(
         mode=FailureMode.NO_VERIFICATION, steps=[answer.step],
-        signals={"changes": len(changes), "last_change_step": last_change.step, "checks_after_change": 0},
+        signals={"changes": len(changed), "last_change_step": last_change.step, "checks_after_change": 0},
         confidence=0.55, decisive=last_change.step,
         explanation=f"concluded at step {answer.step} without checking the change made at step {last_change.step}",
     )
 
 
-RULES: tuple[Rule, ...] = (
-    repeated_actions, insufficient_exploration, premature_discard, poor_evidence_selection, stuck_exploring,
-    method_outside_assumptions, ignored_warning_sign, unresolved_traceback, clean_run_wrong_answer,
-    failing_tests_at_submission, dismissed_failing_test, patch_adds_unrelated_files, answer_without_tools, format_errors,
-    lost_objective, ignored_intermediate_finding, premature_termination, no_verification,
-)
-"""Every capability rule; each failure mode of the taxonomy has at least one."""
+M = FailureMode
+RULE_MODES: dict[Rule, tuple[FailureMode, ...]] = {
+    repeated_actions: (M.REPEATS_UNPRODUCTIVE_APPROACH,),
+    insufficient_exploration: (M.INSUFFICIENT_EXPLORATION,),
+    premature_discard: (M.PREMATURE_DISCARD,),
+    poor_evidence_selection: (M.POOR_EVIDENCE_SELECTION,),
+    stuck_exploring: (M.EXPLORE_SELECT_STUCK,),
+    method_outside_assumptions: (M.METHOD_OUTSIDE_ASSUMPTIONS,),
+    ignored_warning_sign: (M.IGNORED_WARNING_SIGN,),
+    unresolved_traceback: (M.IMPLEMENTATION_ERROR,),
+    clean_run_wrong_answer: (M.IMPLEMENTATION_ERROR,),
+    failing_tests_at_submission: (M.IMPLEMENTATION_ERROR,),
+    dismissed_failing_test: (M.DISMISSED_FAILING_TEST,),
+    patch_adds_unrelated_files: (M.IMPLEMENTATION_ERROR,),
+    answer_without_tools: (M.INCORRECT_ANSWER,),
+    format_errors: (M.FORMAT_ERROR,),
+    lost_objective: (M.LOST_OBJECTIVE,),
+    ignored_intermediate_finding: (M.IGNORED_INTERMEDIATE_FINDING,),
+    premature_termination: (M.PREMATURE_TERMINATION,),
+    no_verification: (M.NO_VERIFICATION,),
+}
+"""Every capability rule and the failure modes it reports; each capability mode of the taxonomy has one."""
+RULES: tuple[Rule, ...] = tuple(RULE_MODES)
+
+
+@lru_cache(maxsize=None)
+def rules_for(family: str) -> tuple[Rule, ...]:
+    """The rules worth running on a family's episodes: those reporting a mode the family can fail by."""
+    return tuple(rule for rule in RULES if any(mode.applies_to(family) for mode in RULE_MODES[rule]))
 
 
 def infrastructure_finding(episode: Episode) -> Finding | None:

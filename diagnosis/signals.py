@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache, wraps
+from typing import Any, Callable, TypeVar
 
 from taskforge.schemas import Episode, Step
 
@@ -73,13 +74,44 @@ _ARGUMENT_KEYS = ("query", "q", "search", "keywords", "term", "command", "cmd", 
 
 @dataclass(frozen=True)
 class Call:
-    """One tool call with the step that made it and the observation that answered it (if any)."""
+    """One tool call with the step that made it and the observation that answered it (if any).
+
+    What kind of action it is (a submission, a change, a check, a program run) is worked out once per call.
+    """
 
     step: int
     name: str
     arguments: str
     text: str
     observation: Step | None
+
+    @cached_property
+    def is_submit(self) -> bool:
+        """Whether it hands the work in (a submit tool, or a command carrying the harness's submit marker)."""
+        return bool(SUBMIT_COMMAND.search(self.text)) or (bool(SUBMIT_TOOL.search(self.name))
+                                                           and not CODE_TOOL.search(self.name))
+
+    @cached_property
+    def is_change(self) -> bool:
+        """Whether it changes a file: a changing command, or an edit tool used for anything but viewing."""
+        if self.is_submit:
+            return False
+        if CHANGE_ACTION.search(self.text):
+            return True
+        return bool(EDIT_TOOL.search(self.name)) and not re.match(r"\s*view\b", self.text)
+
+    @cached_property
+    def is_check(self) -> bool:
+        """Whether it runs a test, a script or a check (and changes nothing)."""
+        return not self.is_submit and not self.is_change and bool(CHECK_ACTION.search(self.text))
+
+    @cached_property
+    def runs_program(self) -> bool:
+        """Whether it executes the agent's code: a code tool, or a shell command that runs a program (not one
+        that only lists, prints or searches files)."""
+        if SHELL_TOOL.search(self.name):
+            return bool(PROGRAM_RUN.search(self.text))
+        return bool(CODE_TOOL.search(self.name))
 
 
 @lru_cache(maxsize=4096)
@@ -97,26 +129,27 @@ def argument_text(arguments: str) -> str:
     return " ".join(str(v) for v in parsed.values())
 
 
-_LAST_CALLS: tuple[Episode | None, list[Call]] = (None, [])
+T = TypeVar("T")
 
 
+def per_episode(measure: Callable[[Episode], T]) -> Callable[[Episode], T]:
+    """A signal of one episode, kept for the last episode asked: the rules ask for the same signals of one
+    episode many times in a row (the cache holds the episode itself, so identity cannot be mistaken)."""
+    last: list[Any] = [None, None]
+
+    @wraps(measure)
+    def cached(episode: Episode) -> T:
+        if last[0] is not episode:
+            last[1] = measure(episode)
+            last[0] = episode
+        return last[1]
+
+    return cached
+
+
+@per_episode
 def calls(episode: Episode) -> list[Call]:
-    """Every tool call in order, each paired with the tool step answering it (by id, else the next tool step).
-
-    The rules ask for one episode's calls many times in a row: the last episode's calls are kept
-    (the cache holds the episode itself, so identity cannot be mistaken).
-    """
-    global _LAST_CALLS
-    cached_episode, cached = _LAST_CALLS
-    if cached_episode is episode:
-        return cached
-    found = _calls(episode)
-    _LAST_CALLS = (episode, found)
-    return found
-
-
-def _calls(episode: Episode) -> list[Call]:
-    """Calls computed afresh (see `calls`)."""
+    """Every tool call in order, each paired with the tool step answering it (by id, else the next tool step)."""
     answered: dict[str, Step] = {}
     for step in episode.steps:
         if step.role == "tool" and step.tool_call_id and step.tool_call_id not in answered:
@@ -184,38 +217,17 @@ def task_text(episode: Episode) -> str:
     return next((s.content for s in episode.steps if s.role == "user"), str(episode.metadata.get("question", "")))
 
 
-def is_submit(call: Call) -> bool:
-    """Whether a call hands the work in (a submit tool, or a command carrying the harness's submit marker)."""
-    return bool(SUBMIT_COMMAND.search(call.text)) or (bool(SUBMIT_TOOL.search(call.name))
-                                                       and not CODE_TOOL.search(call.name))
-
-
-def is_change(call: Call) -> bool:
-    """Whether a call changes a file: a changing command, or an edit tool used for anything but viewing."""
-    if is_submit(call):
-        return False
-    if CHANGE_ACTION.search(call.text):
-        return True
-    return bool(EDIT_TOOL.search(call.name)) and not re.match(r"\s*view\b", call.text)
-
-
-def is_check(call: Call) -> bool:
-    """Whether a call runs a test, a script or a check (and changes nothing)."""
-    return not is_submit(call) and not is_change(call) and bool(CHECK_ACTION.search(call.text))
-
-
+@per_episode
 def code_runs(episode: Episode) -> list[Call]:
     """Calls that ran code and were answered, submissions and installs left out."""
     return [c for c in calls(episode) if CODE_TOOL.search(c.name) and c.observation is not None
-            and not is_submit(c) and not INSTALL_COMMAND.search(c.text)]
+            and not c.is_submit and not INSTALL_COMMAND.search(c.text)]
 
 
-def runs_program(call: Call) -> bool:
-    """Whether a call executes the agent's code: a code tool, or a shell command that runs a program
-    (not one that only lists, prints or searches files)."""
-    if SHELL_TOOL.search(call.name):
-        return bool(PROGRAM_RUN.search(call.text))
-    return bool(CODE_TOOL.search(call.name))
+@per_episode
+def changes(episode: Episode) -> list[Call]:
+    """Calls that changed a file, in order."""
+    return [c for c in calls(episode) if c.is_change]
 
 
 def actor_of(episode: Episode, index: int) -> str | None:
@@ -230,7 +242,7 @@ def actor_of(episode: Episode, index: int) -> str | None:
 
 def first_executed_turn(episode: Episode) -> int | None:
     """The earliest assistant turn whose action ran: the first result the rest of the episode built on."""
-    return next((c.step for c in calls(episode) if c.observation is not None and not is_submit(c)), None)
+    return next((c.step for c in calls(episode) if c.observation is not None and not c.is_submit), None)
 
 
 def first_statement(episode: Episode, answer: Answer) -> int:
@@ -269,6 +281,7 @@ class Answer:
     text: str
 
 
+@per_episode
 def final_answer(episode: Episode) -> Answer | None:
     """The last assistant turn that ends the episode with an answer (plain message or a submit/finish call)."""
     for step in reversed(episode.steps):

@@ -19,7 +19,7 @@ from taskforge.diagnosis.readers import discover, read_traces
 from taskforge.diagnosis.readers.base import CUT, SourceFile, json_head
 from taskforge.diagnosis.rules import (FINDING, dismissed_failing_test, ignored_warning_sign, no_verification,
                                        patch_adds_unrelated_files, repeated_actions)
-from taskforge.diagnosis.signals import WARNING_SIGN, calls, evidence_text, is_change, is_check, near_identical_groups
+from taskforge.diagnosis.signals import WARNING_SIGN, calls, evidence_text, near_identical_groups
 from taskforge.diagnosis.verdicts import graded_by, load_verdicts
 from taskforge.schemas import Episode, FailureMode, Quarantined
 
@@ -129,9 +129,9 @@ def test_refused_turns_ran_nothing(runs):
 def test_cat_patch_is_not_a_change_and_the_submit_command_is_not_a_run(runs):
     episode = runs["django__django-14349"]
     shown = [c for c in calls(episode) if "cat patch" in c.text]
-    assert shown and not any(is_change(c) for c in shown)
+    assert shown and not any(c.is_change for c in shown)
     submits = [c for c in calls(episode) if "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" in c.text]
-    assert submits and not any(is_change(c) or is_check(c) for c in submits)
+    assert submits and not any(c.is_change or c.is_check for c in submits)
     assert no_verification(relabelled(episode)) is None
 
 
@@ -139,8 +139,8 @@ def test_rerunning_a_test_after_an_edit_is_verification_not_repetition(runs):
     reruns = 0
     for instance in RESOLVED:
         episode = relabelled(runs[instance])
-        changes = [c.step for c in calls(episode) if is_change(c)]
-        for group in near_identical_groups([c for c in calls(episode) if is_check(c)]):
+        changes = [c.step for c in calls(episode) if c.is_change]
+        for group in near_identical_groups([c for c in calls(episode) if c.is_check]):
             reruns += sum(1 for a, b in zip(group, group[1:]) if any(a.step < s < b.step for s in changes))
         assert repeated_actions(episode) is None, instance
     assert reruns >= 3, "the fixtures re-run checks after edits"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Iterator, NamedTuple, Protocol
 
@@ -34,9 +35,18 @@ class SourceFile:
     name: str
 
     def head(self) -> bytes:
-        """The first bytes of the file, enough to recognise its format."""
+        """The first bytes of the file, enough to recognise its format (read once: every reader's sniff asks)."""
+        return self._head
+
+    @cached_property
+    def _head(self) -> bytes:
         with open(self.path, "rb") as handle:
             return handle.read(HEAD_BYTES)
+
+    @cached_property
+    def parsed_head(self) -> dict[str, Any] | list[Any] | None:
+        """The first JSON value of the head (see `json_head`), parsed once for every reader's sniff."""
+        return json_head(self.head())
 
     def tail(self) -> bytes:
         """The last bytes of the file (formats that write their marker at the end)."""

@@ -22,7 +22,7 @@ import json
 import re
 from typing import Any, Iterator
 
-from taskforge.diagnosis.readers.base import CUT, SourceFile, json_head, load_json, segments_from_starts, text_of
+from taskforge.diagnosis.readers.base import CUT, SourceFile, load_json, segments_from_starts, text_of
 from taskforge.schemas import Episode, InputError, Outcome, Step, ToolCall
 
 FORMAT = "group_chat"
@@ -38,7 +38,7 @@ OUTCOME_KEYS = ("is_correct", "success", "resolved")
 def sniff(source: SourceFile) -> bool:
     """A JSON object whose history holds named messages, or a JSON list of named messages."""
     raw = source.head()
-    head = json_head(raw)
+    head = source.parsed_head
     if isinstance(head, dict):
         if any(head.get(k) is CUT for k in CUT_HISTORY_KEYS):
             return b'"name"' in raw and b'"role"' in raw

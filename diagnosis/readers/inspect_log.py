@@ -19,7 +19,7 @@ from __future__ import annotations
 import zipfile
 from typing import Any, Iterator, get_args
 
-from taskforge.diagnosis.readers.base import SourceFile, json_arguments, json_head, segments_from_starts
+from taskforge.diagnosis.readers.base import SourceFile, json_arguments, segments_from_starts
 from taskforge.schemas import Episode, InputError, Outcome, Step, ToolCall
 from taskforge.schemas.episode import Family
 
@@ -39,7 +39,7 @@ def sniff(source: SourceFile) -> bool:
                 return bool(_ARCHIVE_MEMBERS & set(archive.namelist()))
         except zipfile.BadZipFile:
             return source.path.suffix == ".eval"
-    record = json_head(head)
+    record = source.parsed_head
     return isinstance(record, dict) and {"version", "eval"} <= record.keys()
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from taskforge.diagnosis.readers.base import (CUT, SourceFile, command_call, json_head, load_json, openai_tool_calls,
+from taskforge.diagnosis.readers.base import (CUT, SourceFile, command_call, load_json, openai_tool_calls,
                                     segments_from_starts, text_of)
 from taskforge.diagnosis.readers.run_outcome import run_outcome
 from taskforge.diagnosis.readers.swe_agent import instance_id
@@ -43,7 +43,7 @@ _RETURNCODE = re.compile(r'<returncode>\s*(-?\d+)\s*</returncode>|"returncode":\
 def sniff(source: SourceFile) -> bool:
     """A message list with mini-swe-agent's command markers, or a dict with its `trajectory_format`/`mini_version`."""
     raw = source.head()
-    head = json_head(raw)
+    head = source.parsed_head
     if isinstance(head, list):
         first = head[0] if head else None
         return isinstance(first, dict) and "role" in first and any(m in raw for m in _V1_MARKERS)

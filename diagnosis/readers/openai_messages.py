@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from taskforge.diagnosis.readers.base import CUT, SourceFile, iter_jsonl, json_head, openai_tool_calls, text_of
+from taskforge.diagnosis.readers.base import CUT, SourceFile, iter_jsonl, openai_tool_calls, text_of
 from taskforge.schemas import Episode, InputError, Outcome, Segment, Step, TokenRecord, content_id
 
 FORMAT = "openai_messages"
@@ -20,7 +20,7 @@ _TOKEN_FIELDS = ("prompt_ids", "response_ids", "loss_mask", "rollout_logprobs")
 
 
 def sniff(source: SourceFile) -> bool:
-    record = json_head(source.head())
+    record = source.parsed_head
     if not isinstance(record, dict):
         return False
     messages = record.get("messages") or record.get("segments")

@@ -20,7 +20,7 @@ import json
 import re
 from typing import Any, Iterator
 
-from taskforge.diagnosis.readers.base import SourceFile, iter_jsonl, json_head, load_json, segments_from_starts
+from taskforge.diagnosis.readers.base import SourceFile, iter_jsonl, load_json, segments_from_starts
 from taskforge.diagnosis.readers.run_outcome import run_outcome
 from taskforge.schemas import Episode, InputError, Outcome, Step, ToolCall, content_id
 
@@ -40,7 +40,7 @@ _MODEL_ERRORS = re.compile(r"maximum iteration|max_iterations|budget|stuck in a 
 
 def sniff(source: SourceFile) -> bool:
     """A JSON list of events, or JSON lines with `instance_id` and `history`/`test_result`."""
-    head = json_head(source.head())
+    head = source.parsed_head
     if isinstance(head, list):
         first = head[0] if head else None
         return isinstance(first, dict) and "source" in first and ("action" in first or "observation" in first)
@@ -49,7 +49,7 @@ def sniff(source: SourceFile) -> bool:
 
 def read(source: SourceFile) -> Iterator[Episode | InputError]:
     """An event list as one episode, or one episode per evaluation-output line."""
-    if isinstance(json_head(source.head()), list):
+    if isinstance(source.parsed_head, list):
         events, digest = load_json(source)
         yield _episode(events, source, episode_id=f"{_stem(source.name)}@{digest}", task_id=_stem(source.name),
                        outcome=_stream_outcome(events), family="unknown")

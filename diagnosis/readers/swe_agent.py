@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import Any, Iterator
 
-from taskforge.diagnosis.readers.base import (SourceFile, command_call, json_head, load_json, openai_tool_calls,
+from taskforge.diagnosis.readers.base import (SourceFile, command_call, load_json, openai_tool_calls,
                                     segments_from_starts, text_of)
 from taskforge.diagnosis.readers.run_outcome import run_outcome
 from taskforge.schemas import Episode, InputError, Step, ToolCall
@@ -24,7 +24,7 @@ _SIBLING_KEYS = {"history", "info", "environment"}
 
 def sniff(source: SourceFile) -> bool:
     """A JSON object whose head has `trajectory` beside `history`, `info` or `environment`."""
-    head = json_head(source.head())
+    head = source.parsed_head
     return isinstance(head, dict) and "trajectory" in head and bool(_SIBLING_KEYS & head.keys())
 
 
