@@ -239,3 +239,31 @@ def test_a_word_after_is_is_not_a_finding(runs):
     assert any(" is used" in text for text in observations)
     stated = [m.group(2) for text in observations for m in FINDING.finditer(text)]
     assert all(any(ch.isdigit() for ch in value) for value in stated)
+
+
+def test_cycle_and_the_nightly_deployment_take_verdict_files():
+    import inspect
+
+    import yaml
+
+    from taskforge.flows.cli import _parser
+    from taskforge.flows.cycle import cycle
+
+    args = _parser().parse_args(["cycle", "--traces", "runs", "--verdicts", "report.json", "logs"])
+    assert args.verdicts == ["report.json", "logs"]
+    nightly = next(d for d in yaml.safe_load((REPO / "prefect.yaml").read_text())["deployments"]
+                   if d["name"] == "nightly-cycle")
+    assert "verdicts" in nightly["parameters"]
+    assert set(nightly["parameters"]) <= set(inspect.signature(cycle.fn).parameters)
+
+
+def test_openai_messages_with_names_carry_their_agents(tmp_path):
+    raw = json.loads((WHO_AND_WHEN / "algorithm-generated-4.json").read_text())
+    messages = [{"role": "user", "content": raw["question"]}]
+    messages += [{"role": "tool" if m["name"] == "Computer_terminal" else "assistant", "name": m["name"],
+                  "content": m["content"]} for m in raw["history"]]
+    (tmp_path / "chat.jsonl").write_text(json.dumps({"id": "ww-4", "success": False, "messages": messages}) + "\n")
+    (episode,), _ = _read([tmp_path / "chat.jsonl"])
+    assert [s.actor for s in episode.steps[1:]] == [m["name"] for m in raw["history"]]
+    named = diagnose(episode)[0].agent
+    assert named in {m["name"] for m in raw["history"]} and named != "Computer_terminal"
