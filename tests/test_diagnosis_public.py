@@ -267,3 +267,15 @@ def test_openai_messages_with_names_carry_their_agents(tmp_path):
     assert [s.actor for s in episode.steps[1:]] == [m["name"] for m in raw["history"]]
     named = diagnose(episode)[0].agent
     assert named in {m["name"] for m in raw["history"]} and named != "Computer_terminal"
+
+
+def test_verdicts_grade_swe_agent_and_openhands_runs_by_instance_id(tmp_path):
+    (tmp_path / "verdicts.csv").write_text("instance_id,resolved\nmarshmallow-code__marshmallow-1867,true\n"
+                                           "pydicom__pydicom-1458,false\nastropy__astropy-12907,false\n")
+    verdicts = load_verdicts([tmp_path / "verdicts.csv"])
+    episodes, _ = _read([SHARED / "fixtures" / "traces" / "swe-agent", REPO / "tests" / "fixtures" / "traces" / "openhands"])
+    graded = {(e.source_format, e.task_id): graded_by(e, v) for e in episodes if (v := verdicts.match(e))}
+    assert graded[("swe_agent", "marshmallow-code__marshmallow-1867")].outcome.success is True
+    assert graded[("swe_agent", "pydicom__pydicom-1458")].outcome.failure_origin == "model"
+    assert not graded[("openhands", "astropy__astropy-12907")].outcome.success
+    assert verdicts.match(next(e for e in episodes if e.task_id == "swe-agent__test-repo-i1")) is None
