@@ -23,7 +23,7 @@ import re
 from typing import Any, Iterator
 
 from taskforge.diagnosis.readers.base import CUT, SourceFile, load_json, segments_from_starts, text_of
-from taskforge.schemas import Episode, InputError, Outcome, Step, ToolCall
+from taskforge.schemas import Episode, InputError, Outcome, ToolCall
 
 FORMAT = "group_chat"
 HISTORY_KEYS = ("history", "chat_history", "messages")
@@ -75,9 +75,9 @@ def is_executor(message: dict[str, Any]) -> bool:
     return bool(EXECUTOR.search(str(message.get("name") or ""))) or bool(EXIT_CODE.match(text_of(message.get("content"))))
 
 
-def steps_from_messages(messages: list[dict[str, Any]]) -> list[Step]:
+def steps_from_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Steps with actors: agents' turns (their executed code blocks as calls) and the executor's replies."""
-    steps: list[Step] = []
+    steps: list[dict[str, Any]] = []
     for index, message in enumerate(messages):
         content = text_of(message.get("content"))
         name = message.get("name")
@@ -85,8 +85,8 @@ def steps_from_messages(messages: list[dict[str, Any]]) -> list[Step]:
         if is_executor(message):
             code = EXIT_CODE.match(content)
             failed = bool(code and code.group(1) != "0") or "execution failed" in content[:200]
-            call_id = steps[-1].tool_calls[0].id if steps and steps[-1].tool_calls else None
-            steps.append(Step(index=index, role="tool", content=content, tool_call_id=call_id, actor=actor,
+            call_id = steps[-1]["tool_calls"][0].id if steps and steps[-1].get("tool_calls") else None
+            steps.append(dict(index=index, role="tool", content=content, tool_call_id=call_id, actor=actor,
                               is_error=failed, error=f"exit code {code.group(1)}" if failed and code else None))
             continue
         executed = index + 1 < len(messages) and is_executor(messages[index + 1])
@@ -95,9 +95,9 @@ def steps_from_messages(messages: list[dict[str, Any]]) -> list[Step]:
                  for k, match in enumerate(CODE_BLOCK.finditer(content))] if executed else []
         role = message.get("role")
         if not actor and role in ("system", "user"):
-            steps.append(Step(index=index, role=role, content=content))
+            steps.append(dict(index=index, role=role, content=content))
         else:
-            steps.append(Step(index=index, role="assistant", content=content, tool_calls=calls, actor=actor))
+            steps.append(dict(index=index, role="assistant", content=content, tool_calls=calls, actor=actor))
     return steps
 
 

@@ -27,7 +27,7 @@ from taskforge.diagnosis.readers.base import (CUT, SourceFile, command_call, loa
                                     segments_from_starts, text_of)
 from taskforge.diagnosis.readers.run_outcome import run_outcome
 from taskforge.diagnosis.readers.swe_agent import instance_id
-from taskforge.schemas import Episode, InputError, Outcome, Step, ToolCall
+from taskforge.schemas import Episode, InputError, Outcome, ToolCall
 
 FORMAT = "mini_swe_agent"
 SUBMIT_MARKERS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
@@ -78,9 +78,9 @@ def read(source: SourceFile) -> Iterator[Episode | InputError]:
     )
 
 
-def steps_from_messages(messages: list[dict[str, Any]]) -> list[Step]:
+def steps_from_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Steps from mini-swe-agent messages: commands become `bash` calls, their outputs `tool` steps."""
-    steps: list[Step] = []
+    steps: list[dict[str, Any]] = []
     pending: list[str] = []
     for index, message in enumerate(messages):
         role = message.get("role")
@@ -89,21 +89,21 @@ def steps_from_messages(messages: list[dict[str, Any]]) -> list[Step]:
         if role == "assistant":
             calls = _calls(message, content, extra, index)
             pending = [call.id for call in calls]
-            steps.append(Step(index=index, role="assistant", content=content, tool_calls=calls))
+            steps.append(dict(index=index, role="assistant", content=content, tool_calls=calls))
         elif role == "user" and pending and (refused := _REFUSED.search(content[:600])):
-            steps[-1] = steps[-1].model_copy(update={"tool_calls": []})
+            steps[-1]["tool_calls"] = []
             pending = []
-            steps.append(Step(index=index, role="user", content=content, is_error=True,
+            steps.append(dict(index=index, role="user", content=content, is_error=True,
                               error=f"format error: found {refused.group(1) or refused.group(2)} actions"))
         elif role in ("tool", "user", "exit") and pending:
             code = _returncode(content, extra)
             failed = code not in (None, 0)
-            steps.append(Step(index=index, role="tool", content=content,
+            steps.append(dict(index=index, role="tool", content=content,
                               tool_call_id=message.get("tool_call_id") or pending[0],
                               is_error=failed, error=f"returncode {code}" if failed else None))
             pending = pending[1:] if role == "tool" else []
         elif role in ("system", "user", "exit"):
-            steps.append(Step(index=index, role="system" if role == "system" else "user", content=content))
+            steps.append(dict(index=index, role="system" if role == "system" else "user", content=content))
         else:
             raise ValueError(f"message {index} has role {role!r}")
     return steps

@@ -22,7 +22,7 @@ from typing import Any, Iterator
 
 from taskforge.diagnosis.readers.base import SourceFile, iter_jsonl, load_json, segments_from_starts
 from taskforge.diagnosis.readers.run_outcome import run_outcome
-from taskforge.schemas import Episode, InputError, Outcome, Step, ToolCall, content_id
+from taskforge.schemas import Episode, InputError, Outcome, ToolCall, content_id
 
 FORMAT = "openhands"
 BOOKKEEPING_ACTIONS = {"change_agent_state", "null", "recall", "condensation_request", "pause", "resume", "stop",
@@ -103,7 +103,7 @@ def _stream_outcome(events: list[dict[str, Any]]) -> Outcome:
 def _episode(events: list[dict[str, Any]], source: SourceFile, *, episode_id: str, task_id: str,
              outcome: Outcome, family: str) -> Episode:
     """Events as steps and segments (a condensation starts a new segment)."""
-    steps: list[Step] = []
+    steps: list[dict[str, Any]] = []
     starts: list[int] = []
     summaries: dict[int, str] = {}
     for number, event in enumerate(events):
@@ -122,23 +122,23 @@ def _episode(events: list[dict[str, Any]], source: SourceFile, *, episode_id: st
                    segments=segments_from_starts(starts, len(steps), summaries), outcome=outcome)
 
 
-def _step(event: dict[str, Any], kind: tuple[str, str], index: int) -> Step:
+def _step(event: dict[str, Any], kind: tuple[str, str], index: int) -> dict[str, Any]:
     """One event as a step: system, message, tool call or observation."""
     args = event.get("args") or {}
     meta = event.get("tool_call_metadata") or {}
     if kind == ("action", "system"):
-        return Step(index=index, role="system", content=str(args.get("content", "")))
+        return dict(index=index, role="system", content=str(args.get("content", "")))
     if kind == ("action", "message"):
         role = "user" if event.get("source") == "user" else "assistant"
-        return Step(index=index, role=role, content=str(args.get("content", event.get("message", ""))))
+        return dict(index=index, role=role, content=str(args.get("content", event.get("message", ""))))
     if kind[0] == "action":
         call = ToolCall(id=str(meta.get("tool_call_id") or f"event-{event.get('id')}"),
                         name=str(meta.get("function_name") or kind[1]),
                         arguments=json.dumps({k: v for k, v in args.items() if k not in _ARGUMENT_NOISE},
                                              sort_keys=True, default=str))
-        return Step(index=index, role="assistant", content=str(args.get("thought") or ""), tool_calls=[call])
+        return dict(index=index, role="assistant", content=str(args.get("thought") or ""), tool_calls=[call])
     error = _observation_error(event, kind[1])
-    return Step(index=index, role="tool", content=str(event.get("content", "")),
+    return dict(index=index, role="tool", content=str(event.get("content", "")),
                 tool_call_id=str(meta.get("tool_call_id") or f"event-{event.get('cause')}"),
                 is_error=error is not None, error=error)
 
