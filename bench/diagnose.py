@@ -154,7 +154,7 @@ def run_stage(stage: str, root: Path) -> dict:
 
         sources = [(str(s.path), s.name) for s in discover([root])]
         started = time.perf_counter()
-        paths = diagnose_batch.fn(sources, str(root.parent / "batch-out"), "bench")
+        paths = diagnose_batch.fn(sources, str(root.parent / "batch-out"), "bench", str(root.parent / "llm"), "bench")
         import pyarrow.parquet as pq
 
         return _result(pq.ParquetFile(paths["episodes"]).metadata.num_rows, time.perf_counter() - started)
@@ -201,14 +201,17 @@ def main() -> None:
     labels = {"baseline": "bare json.loads (same bytes)", "read": "read (streaming)",
               "read-list": "read into one list (not streamed)", "read-diagnose": "read + diagnose (streaming)",
               "diagnose-only": "diagnose alone (rules)", "batch-task": "batch task: read→diagnose→Parquet"}
+    rates: dict[str, float] = {}
     try:
         for stage in STAGES:
             out = subprocess.run([sys.executable, __file__, "--stage", stage, "--root", str(root)],
                                  check=True, capture_output=True, text=True, cwd=REPO)
             result = json.loads(out.stdout.strip().splitlines()[-1])
-            rate = result["episodes"] / result["seconds"] if result["seconds"] else float("inf")
+            rate = rates[stage] = result["episodes"] / result["seconds"] if result["seconds"] else float("inf")
             print(f"{labels[stage]:<34}{result['episodes']:>9}{result['seconds']:>9.2f}{rate:>12.0f}"
                   f"{result['peak_mb']:>14.0f}")
+        print(f"\nours (read + diagnose) {rates['read-diagnose']:,.0f} ep/s, floor (bare json.loads) "
+              f"{rates['baseline']:,.0f} ep/s, ratio {rates['read-diagnose'] / rates['baseline']:.2f}x (goal >= 0.5x)")
     finally:
         if not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)

@@ -16,7 +16,8 @@ from __future__ import annotations
 from typing import Callable, Iterable, Literal
 
 from taskforge.diagnosis.finding import Finding
-from taskforge.diagnosis.rules import RULES, infrastructure_finding
+from taskforge.diagnosis.rules import infrastructure_finding, rules_for
+from taskforge.diagnosis.signals import actor_of
 from taskforge.schemas import CAPABILITIES, TAXONOMY_VERSION, Diagnosis, Episode, content_id
 
 DiagnoserName = Literal["rules", "llm"]
@@ -25,7 +26,7 @@ Diagnoser = tuple[DiagnoserName, Callable[[Episode], Iterable[Finding]]]
 
 def rule_findings(episode: Episode) -> list[Finding]:
     """Every capability rule's finding on an episode, for the failure modes its task family can have."""
-    found = (rule(episode) for rule in RULES)
+    found = (rule(episode) for rule in rules_for(episode.family))
     return [finding for finding in found if finding is not None and finding.mode.applies_to(episode.family)]
 
 
@@ -50,6 +51,16 @@ def diagnose(episode: Episode, diagnosers: tuple[Diagnoser, ...] = DIAGNOSERS) -
     return [to_diagnosis(episode, finding, name) for finding, name in ranked]
 
 
+def attribution(diagnoses: list[Diagnosis]) -> tuple[str | None, int | None]:
+    """The agent and step an episode's failure is attributed to: the earliest decisive step of its capability
+    diagnoses (the first point after which the failure was likely), with the agent that took it."""
+    decisive = [d for d in diagnoses if d.decisive_step is not None and not d.failure_mode.is_infrastructure]
+    if not decisive:
+        return None, None
+    first = min(decisive, key=lambda d: (d.decisive_step, -d.confidence))
+    return first.agent, first.decisive_step
+
+
 def to_diagnosis(episode: Episode, finding: Finding, diagnoser: DiagnoserName) -> Diagnosis:
     """A stored Diagnosis from a finding; its id is stable for the episode, mode, diagnoser and taxonomy version."""
     target = CAPABILITIES.get(finding.mode)
@@ -58,6 +69,8 @@ def to_diagnosis(episode: Episode, finding: Finding, diagnoser: DiagnoserName) -
                                  "version": TAXONOMY_VERSION}, prefix="dx-"),
         episode_id=episode.episode_id, task_id=episode.task_id, family=episode.family,
         failure_mode=finding.mode, capability=target.capability if target else None,
-        evidence_steps=finding.steps, signals=finding.signals, confidence=finding.confidence,
+        evidence_steps=finding.steps, decisive_step=finding.decisive_step,
+        agent=actor_of(episode, finding.decisive_step) if finding.decisive_step is not None else None,
+        signals=finding.signals, confidence=finding.confidence,
         diagnoser=diagnoser, explanation=finding.explanation,
     )

@@ -12,13 +12,15 @@ answer).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Callable
 
 from taskforge.diagnosis.finding import Finding
-from taskforge.diagnosis.signals import (CHANGE_ACTION, CHECK_ACTION, CODE_TOOL, FULL_TRACEBACK, SUBMIT_TOOL, WARNING_SIGN,
-                               Call, assistant_after, calls, failed, final_answer, has_traceback,
-                               near_identical_groups, reads, searches, source_ids, step_text, task_text,
-                               unreferenced_observations, words)
+from taskforge.diagnosis.signals import (FULL_TRACEBACK, TEST_FAILURE, WARNING_SIGN, Call, assistant_after, calls,
+                                        code_runs, evidence_text, expected_answer, failed, final_answer,
+                                        changes, first_executed_turn, first_statement, has_traceback,
+                                        near_identical_groups, reads, searches, source_ids, step_text, task_text,
+                                        unreferenced_observations, words)
 from taskforge.schemas import Episode, FailureMode
 
 Rule = Callable[[Episode], "Finding | None"]
@@ -33,14 +35,31 @@ DRIFT_STEPS = 3
 ON_TOPIC = 0.3
 OFF_TOPIC = 0.15
 FEW_ACTIONS = 1
+FORMAT_ERRORS = 3
+CLEAN_RUN_CONFIDENCE = {"swe": 0.3}
+"""A submitted patch that failed is an implementation error by default, but nothing in the trace shows where:
+for SWE runs this finding is the fallback, below any confident rule."""
 
 DISMISSAL = re.compile(r"not relevant|irrelevant|discard|not useful|off[- ]topic|exclude|skip(?:ping)?|ignore|"
                        r"doesn't (?:help|address)|does not (?:help|address)|unrelated", re.I)
+DISMISSED_TEST = re.compile(
+    r"unrelated to (?:my|our|the|these|this) (?:change|fix|modification|edit|patch)|pre-?existing "
+    r"(?:failure|issue|error|problem|bug|test)|not (?:related|due) to (?:my|our|the|this) (?:change|fix|patch)|"
+    r"(?:was|were|is|are) already failing|fail(?:s|ed|ing)? (?:even |also )?(?:before|without) (?:my|our|the|this) "
+    r"(?:change|fix|patch)|(?:failure|error)s? (?:is|are|seems?|appears?) (?:to be )?(?:unrelated|environment|flaky)",
+    re.I)
+REPOSITORY_TESTS = re.compile(r"pytest\s+(?:-\S+\s+)*\S*tests?/|runtests\.py|bin/test\b|-m unittest \S*tests?|\btox\b")
+"""A run of the repository's own test suite (not a scratch script the agent wrote)."""
+NEW_FILE = re.compile(r"^diff --git a/(\S+) b/\S+\nnew file mode", re.M)
+TEST_PATH = re.compile(r"(?:^|/)(?:tests?|testing)(?:/|_)|(?:^|/)test_\w+\.py$|_tests?\.py$|(?:^|/)conftest\.py$",
+                       re.I)
 GIVE_UP = re.compile(r"\b(cannot|can't|could not|couldn't|unable to|give up|giving up|not possible|no way to)\b", re.I)
 FINDING = re.compile(r"\b(result|answer|found|total|mean|average|median|estimate[d]?|half-life|value|count|"
                      r"p-value|accuracy|rate|first)\b[\w -]{0,30}?\s*(?:\bis\b|\bwas\b|=|:)\s*"
-                     r"([-+]?\d[\d.,]*(?:e[-+]?\d+)?|[A-Za-z][\w.-]+)",
+                     r"([-+]?\d[\d.,]*(?:e[-+]?\d+)?|[A-Za-z]+-?\d[\w.-]*)",
                      re.I)
+"""A stated result: a named quantity and a value that holds a digit (`total = 42`, `first drift: S-14`); a bare
+word after `is` (`value is used`) is not a finding."""
 INFRASTRUCTURE_ERROR = re.compile(r"connection (?:refused|reset|error)|no space left|sandbox|container (?:died|exited|"
                                   r"crashed)|service unavailable|\b50[234]\b|rate limit|out of memory|\boom\b|"
                                   r"timed? ?out|timeout", re.I)
@@ -57,19 +76,28 @@ ASSUMPTIONS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
     ("class balance", re.compile(r"imbalanced|class imbalance|minority class", re.I),
      re.compile(r"accuracy_score", re.I)),
 )
+ANY_VIOLATION = re.compile("|".join(f"(?:{violation.pattern})" for _, violation, _ in ASSUMPTIONS), re.I)
+ANY_METHOD = re.compile("|".join(f"(?:{method.pattern})" for _, _, method in ASSUMPTIONS), re.I)
 
 
 def repeated_actions(episode: Episode) -> Finding | None:
-    """Near-identical calls (same tool, ≥60 % shared argument tokens) repeated without new information."""
+    """Near-identical calls (same tool, ≥60 % shared argument tokens) repeated without new information.
+
+    Re-running a test or script after a change is verification, never repetition: a change between two
+    calls of a group starts a new run of repeats. Changes themselves (writing a script again, editing a line
+    again) each make something new and are not repeats.
+    """
+    changed = [c.step for c in changes(episode)]
     best: list[Call] = []
-    for group in near_identical_groups(calls(episode)):
-        if len(group) < MIN_REPEATS:
-            continue
-        observations = [c.observation.content.strip() for c in group if c.observation is not None]
-        distinct = len(set(observations))
-        all_failed = all(failed(c.observation) for c in group if c.observation is not None) and observations
-        if (distinct == 1 or distinct * 2 <= len(observations) or all_failed) and len(group) > len(best):
-            best = group
+    for group in near_identical_groups([c for c in calls(episode) if not c.is_submit and not c.is_change]):
+        for run in _unchanged_runs(group, changed):
+            if len(run) < MIN_REPEATS:
+                continue
+            observations = [c.observation.content.strip() for c in run if c.observation is not None]
+            distinct = len(set(observations))
+            all_failed = all(failed(c.observation) for c in run if c.observation is not None) and observations
+            if (distinct == 1 or distinct * 2 <= len(observations) or all_failed) and len(run) > len(best):
+                best = run
     if not best:
         return None
     observations = [c.observation.content.strip() for c in best if c.observation is not None]
@@ -80,10 +108,21 @@ def repeated_actions(episode: Episode) -> Finding | None:
         mode=FailureMode.REPEATS_UNPRODUCTIVE_APPROACH, steps=[c.step for c in best[1:]],
         signals={"tool": best[0].name, "repeats": len(best), "distinct_observations": distinct,
                  "identical_arguments": exact},
-        confidence=round(confidence, 3),
+        confidence=round(confidence, 3), decisive=best[MIN_REPEATS - 1].step,
         explanation=f"called {best[0].name} {len(best)} times with {'identical' if exact else 'near-identical'} "
-                    f"arguments; {distinct} distinct result(s) came back",
+                    f"arguments and no change in between; {distinct} distinct result(s) came back",
     )
+
+
+def _unchanged_runs(group: list[Call], changed: list[int]) -> list[list[Call]]:
+    """A group of near-identical calls split wherever a change was made between two of them."""
+    runs: list[list[Call]] = [[group[0]]]
+    for previous, call in zip(group, group[1:]):
+        if any(previous.step < step < call.step for step in changed):
+            runs.append([call])
+        else:
+            runs[-1].append(call)
+    return runs
 
 
 def _sources_seen(episode: Episode) -> set[str]:
@@ -182,14 +221,22 @@ def stuck_exploring(episode: Episode) -> Finding | None:
 
 
 def method_outside_assumptions(episode: Episode) -> Finding | None:
-    """Output showed an assumption violated (non-normal, non-stationary …), then a method relying on it was run."""
+    """Output showed an assumption violated (non-normal, non-stationary …), then a method relying on it was run.
+
+    Each step is searched once for any violation (and each call once for any method); only a hit is looked at
+    assumption by assumption.
+    """
     violated: dict[str, int] = {}
     for step in episode.steps:
-        if step.role == "tool":
+        if step.role == "tool" and len(violated) < len(ASSUMPTIONS) and ANY_VIOLATION.search(step.content):
             for name, violation, _ in ASSUMPTIONS:
                 if name not in violated and violation.search(step.content):
                     violated[name] = step.index
+        if not violated:
+            continue
         for call in step.tool_calls:
+            if not ANY_METHOD.search(call.arguments):
+                continue
             for name, _, method in ASSUMPTIONS:
                 match = method.search(call.arguments)
                 if name in violated and match:
@@ -203,12 +250,13 @@ def method_outside_assumptions(episode: Episode) -> Finding | None:
 
 
 def ignored_warning_sign(episode: Episode) -> Finding | None:
-    """A run succeeded but printed a warning sign (NaN, non-convergence …) that no later step mentions."""
-    for call in calls(episode):
+    """A run of the agent's code printed a sign the result is wrong (NaN, non-convergence …) and no later step
+    took it up. Harness notices, installer output and denials ("No divide by zero warnings!") are not signs."""
+    for call in code_runs(episode):
         obs = call.observation
-        if obs is None or failed(obs):
+        if failed(obs) or not call.runs_program or not WARNING_SIGN.search(obs.content):
             continue
-        match = WARNING_SIGN.search(obs.content)
+        match = WARNING_SIGN.search(evidence_text(obs.content))
         if not match:
             continue
         later = assistant_after(episode, obs.index)
@@ -217,15 +265,15 @@ def ignored_warning_sign(episode: Episode) -> Finding | None:
             return Finding(
                 mode=FailureMode.IGNORED_WARNING_SIGN, steps=[obs.index],
                 signals={"warning": match.group(0), "acknowledged": False, "steps_after": len(later)},
-                confidence=0.65,
+                confidence=0.65, decisive=obs.index,
                 explanation=f"output said {match.group(0)!r} and no later step took it up",
             )
     return None
 
 
 def unresolved_traceback(episode: Episode) -> Finding | None:
-    """The last code run raised a traceback and the agent answered anyway."""
-    runs = [c for c in calls(episode) if CODE_TOOL.search(c.name) and c.observation is not None]
+    """The last code run (submission left out) raised a traceback and the agent answered anyway."""
+    runs = code_runs(episode)
     answer = final_answer(episode)
     if not runs or answer is None or FULL_TRACEBACK not in runs[-1].observation.content:
         return None
@@ -233,26 +281,125 @@ def unresolved_traceback(episode: Episode) -> Finding | None:
     return Finding(
         mode=FailureMode.IMPLEMENTATION_ERROR, steps=[runs[-1].observation.index],
         signals={"tracebacks": tracebacks, "code_runs": len(runs), "unresolved": True},
-        confidence=0.7,
+        confidence=0.7, decisive=runs[-1].step,
         explanation=f"the last of {len(runs)} code runs ended in a traceback, then the agent answered",
     )
 
 
 def clean_run_wrong_answer(episode: Episode) -> Finding | None:
-    """The code ran without error and printed output, but the answer built on it failed: the code is wrong."""
-    runs = [c for c in calls(episode) if CODE_TOOL.search(c.name) and c.observation is not None]
+    """The code ran without error and printed output, but the answer built on it failed: the code is wrong.
+
+    The decisive step is, for a patch, its last edit; for an answer, the first turn whose action ran (the result
+    the rest built on).
+    For SWE runs this is the fallback of every failed submission, with a low confidence.
+    """
+    runs = code_runs(episode)
     answer = final_answer(episode)
     if not runs or answer is None:
         return None
     last = runs[-1]
     if failed(last.observation) or not last.observation.content.strip():
         return None
+    changed = [c.step for c in changes(episode)]
+    decisive = changed[-1] if changed and episode.family == "swe" else first_executed_turn(episode)
     return Finding(
         mode=FailureMode.IMPLEMENTATION_ERROR, steps=[last.step],
-        signals={"code_runs": len(runs), "last_run_clean": True,
+        signals={"code_runs": len(runs), "last_run_clean": True, "last_change_step": changed[-1] if changed else None,
                  "tracebacks": sum(1 for c in runs if has_traceback(c.observation.content))},
-        confidence=0.45,
+        confidence=CLEAN_RUN_CONFIDENCE.get(episode.family, 0.45), decisive=decisive,
         explanation="the last code run finished without error, yet the answer it led to failed",
+    )
+
+
+def failing_tests_at_submission(episode: Episode) -> Finding | None:
+    """The last run of the repository's tests after the last change still failed, and the agent submitted
+    (when it called the failure unrelated, that is `dismissed_failing_test`)."""
+    answer = final_answer(episode)
+    made = calls(episode)
+    changed = [c.step for c in changes(episode)]
+    if answer is None or not changed:
+        return None
+    runs = [c for c in made if changed[-1] < c.step < answer.step and REPOSITORY_TESTS.search(c.text)
+            and c.observation is not None]
+    if not runs or not TEST_FAILURE.search(runs[-1].observation.content):
+        return None
+    if any(DISMISSED_TEST.search(s.content) for s in assistant_after(episode, runs[-1].observation.index)):
+        return None
+    return Finding(
+        mode=FailureMode.IMPLEMENTATION_ERROR, steps=[runs[-1].observation.index, answer.step],
+        signals={"test_run_step": runs[-1].step, "last_change_step": changed[-1], "failing_at_submission": True},
+        confidence=0.7, decisive=changed[-1],
+        explanation=f"the repository's tests run at step {runs[-1].step}, after the last change, still failed; the "
+                    f"agent submitted at step {answer.step}",
+    )
+
+
+def dismissed_failing_test(episode: Episode) -> Finding | None:
+    """A test or script failed and the agent's next turn called the failure unrelated or pre-existing."""
+    steps = episode.steps
+    for position, step in enumerate(steps):
+        if step.role != "assistant" or not (said := DISMISSED_TEST.search(step.content)):
+            continue
+        before = [s for s in steps[max(0, position - 3):position] if s.role == "tool"]
+        failing = next((s for s in reversed(before) if TEST_FAILURE.search(s.content)), None)
+        if failing is not None:
+            return Finding(
+                mode=FailureMode.DISMISSED_FAILING_TEST, steps=[failing.index, step.index],
+                signals={"dismissal": said.group(0), "failure_step": failing.index},
+                confidence=0.55, decisive=step.index,
+                explanation=f"step {failing.index} showed a failing test; step {step.index} called it "
+                            f"{said.group(0)!r} and went on",
+            )
+    return None
+
+
+def patch_adds_unrelated_files(episode: Episode) -> Finding | None:
+    """The submitted patch adds new files that are not tests: scratch scripts, copies, build output."""
+    submission = str(episode.metadata.get("submission") or "")
+    added = [path for path in NEW_FILE.findall(submission) if not TEST_PATH.search(path)]
+    if not added:
+        return None
+    creating = [c.step for c in calls(episode) if c.is_change and any(path.rsplit("/", 1)[-1] in c.text
+                                                                        for path in added)]
+    answer = final_answer(episode)
+    decisive = creating[0] if creating else answer.step if answer else episode.steps[-1].index
+    return Finding(
+        mode=FailureMode.IMPLEMENTATION_ERROR, steps=sorted(set(creating[:3])) or [decisive],
+        signals={"added_files": added[:10], "added_count": len(added)},
+        confidence=0.7, decisive=decisive,
+        explanation=f"the submitted patch adds {len(added)} new non-test file(s): {', '.join(added[:3])}",
+    )
+
+
+def answer_without_tools(episode: Episode) -> Finding | None:
+    """A wrong final answer given without any tool: the answer itself (knowledge, reasoning) was wrong."""
+    answer = final_answer(episode)
+    if answer is None or calls(episode):
+        return None
+    expected = expected_answer(episode)
+    contradicted = expected is not None and expected.strip().lower() not in answer.text.lower()
+    return Finding(
+        mode=FailureMode.INCORRECT_ANSWER, steps=[answer.step],
+        signals={"tool_calls": 0, "expected_answer": expected, "answer": answer.text[-200:],
+                 "contradicts_expected": contradicted},
+        confidence=0.75 if contradicted else 0.6, decisive=first_statement(episode, answer),
+        explanation="answered without using any tool and the answer was wrong"
+                    + (f" (expected {expected!r})" if contradicted else ""),
+    )
+
+
+def format_errors(episode: Episode) -> Finding | None:
+    """The harness refused several of the agent's turns for breaking its action format."""
+    refused = [s for s in episode.steps if s.is_error and (s.error or "").startswith("format error")]
+    if len(refused) < FORMAT_ERRORS:
+        return None
+    turns = [next((p.index for p in reversed(episode.steps[:s.index]) if p.role == "assistant"), s.index)
+             for s in refused]
+    return Finding(
+        mode=FailureMode.FORMAT_ERROR, steps=turns[:5],
+        signals={"refused_turns": len(refused), "first": refused[0].error},
+        confidence=0.5, decisive=turns[0],
+        explanation=f"the harness refused {len(refused)} turns for their format ({refused[0].error})",
     )
 
 
@@ -281,12 +428,13 @@ def lost_objective(episode: Episode) -> Finding | None:
 
 
 def ignored_intermediate_finding(episode: Episode) -> Finding | None:
-    """An observation stated a result (`total = 42`) that no later step ever used."""
-    if final_answer(episode) is None:
+    """An observation stated a result (`total = 42`) that no later step ever used (answers only: a SWE run
+    submits a patch, not a value)."""
+    if final_answer(episode) is None or episode.family == "swe":
         return None
     observations = [s for s in episode.steps if s.role == "tool" and not failed(s)]
     for step in observations:
-        match = FINDING.search(step.content)
+        match = FINDING.search(step.content) and FINDING.search(evidence_text(step.content))
         if not match:
             continue
         value = match.group(2).rstrip(".,")
@@ -297,7 +445,7 @@ def ignored_intermediate_finding(episode: Episode) -> Finding | None:
                 signals={"finding": match.group(0), "value": value, "referenced_later": False,
                          "unreferenced_observations": unreferenced_observations(episode),
                          "observations": len(observations)},
-                confidence=0.6,
+                confidence=0.6, decisive=step.index,
                 explanation=f"step {step.index} found {match.group(0)!r}; no later step used {value!r}",
             )
     return None
@@ -306,19 +454,22 @@ def ignored_intermediate_finding(episode: Episode) -> Finding | None:
 def premature_termination(episode: Episode) -> Finding | None:
     """The agent stopped early: it gave up, stopped right after an unanswered error, or barely acted.
 
-    A run cut off by a step, cost or context limit did not stop by choice: not this mode.
+    A run cut off by a step, cost or context limit did not stop by choice: not this mode. Neither is an
+    answer given without tools (that is a wrong answer, `answer_without_tools`), nor an answer given after a
+    failed run (the answer was wrong, not missing).
     """
     if CUT_OFF.search(episode.outcome.detail or ""):
         return None
     made = calls(episode)
-    work = [c for c in made if not SUBMIT_TOOL.search(c.name) and not SUBMIT_TOOL.search(c.text)]
+    work = [c for c in made if not c.is_submit]
     last = episode.steps[-1] if episode.steps else None
-    if last is None:
+    if last is None or not made:
         return None
     tool_steps = [s for s in episode.steps if s.role == "tool"]
     after_last_tool = assistant_after(episode, tool_steps[-1].index) if tool_steps else []
     gave_up = last.role == "assistant" and not last.tool_calls and GIVE_UP.search(last.content)
-    unanswered_error = bool(tool_steps) and failed(tool_steps[-1]) and not any(s.tool_calls for s in after_last_tool)
+    unanswered_error = bool(tool_steps) and failed(tool_steps[-1]) and not any(s.tool_calls for s in after_last_tool) \
+        and final_answer(episode) is None
     few = len(work) <= FEW_ACTIONS
     if not (gave_up or unanswered_error or few):
         return None
@@ -328,7 +479,7 @@ def premature_termination(episode: Episode) -> Finding | None:
         signals={"tool_calls": len(made), "work_calls": len(work), "gave_up": bool(gave_up),
                  "unanswered_error": unanswered_error,
                  "reason": reason},
-        confidence=0.65 if gave_up else 0.6 if unanswered_error else 0.4,
+        confidence=0.65 if gave_up else 0.6 if unanswered_error else 0.4, decisive=last.index,
         explanation=f"the agent {reason} after {len(made)} tool call(s)",
     )
 
@@ -337,28 +488,50 @@ def no_verification(episode: Episode) -> Finding | None:
     """The agent changed something (edited, wrote) and concluded without running any check afterwards."""
     made = calls(episode)
     answer = final_answer(episode)
-    changes = [c for c in made if CHANGE_ACTION.search(c.name) or CHANGE_ACTION.search(c.text)]
-    if not changes or answer is None:
+    changed = changes(episode)
+    if not changed or answer is None:
         return None
-    last_change = changes[-1]
-    checks = [c for c in made if c.step > last_change.step and c.step < answer.step and CHECK_ACTION.search(c.text)
-              and not CHANGE_ACTION.search(c.text)]
+    last_change = changed[-1]
+    checks = [c for c in made if last_change.step < c.step < answer.step and c.is_check]
     if checks:
         return None
     return Finding(
         mode=FailureMode.NO_VERIFICATION, steps=[answer.step],
-        signals={"changes": len(changes), "last_change_step": last_change.step, "checks_after_change": 0},
-        confidence=0.55,
+        signals={"changes": len(changed), "last_change_step": last_change.step, "checks_after_change": 0},
+        confidence=0.55, decisive=last_change.step,
         explanation=f"concluded at step {answer.step} without checking the change made at step {last_change.step}",
     )
 
 
-RULES: tuple[Rule, ...] = (
-    repeated_actions, insufficient_exploration, premature_discard, poor_evidence_selection, stuck_exploring,
-    method_outside_assumptions, ignored_warning_sign, unresolved_traceback, clean_run_wrong_answer,
-    lost_objective, ignored_intermediate_finding, premature_termination, no_verification,
-)
-"""Every capability rule; each failure mode of the taxonomy has at least one."""
+M = FailureMode
+RULE_MODES: dict[Rule, tuple[FailureMode, ...]] = {
+    repeated_actions: (M.REPEATS_UNPRODUCTIVE_APPROACH,),
+    insufficient_exploration: (M.INSUFFICIENT_EXPLORATION,),
+    premature_discard: (M.PREMATURE_DISCARD,),
+    poor_evidence_selection: (M.POOR_EVIDENCE_SELECTION,),
+    stuck_exploring: (M.EXPLORE_SELECT_STUCK,),
+    method_outside_assumptions: (M.METHOD_OUTSIDE_ASSUMPTIONS,),
+    ignored_warning_sign: (M.IGNORED_WARNING_SIGN,),
+    unresolved_traceback: (M.IMPLEMENTATION_ERROR,),
+    clean_run_wrong_answer: (M.IMPLEMENTATION_ERROR,),
+    failing_tests_at_submission: (M.IMPLEMENTATION_ERROR,),
+    dismissed_failing_test: (M.DISMISSED_FAILING_TEST,),
+    patch_adds_unrelated_files: (M.IMPLEMENTATION_ERROR,),
+    answer_without_tools: (M.INCORRECT_ANSWER,),
+    format_errors: (M.FORMAT_ERROR,),
+    lost_objective: (M.LOST_OBJECTIVE,),
+    ignored_intermediate_finding: (M.IGNORED_INTERMEDIATE_FINDING,),
+    premature_termination: (M.PREMATURE_TERMINATION,),
+    no_verification: (M.NO_VERIFICATION,),
+}
+"""Every capability rule and the failure modes it reports; each capability mode of the taxonomy has one."""
+RULES: tuple[Rule, ...] = tuple(RULE_MODES)
+
+
+@lru_cache(maxsize=None)
+def rules_for(family: str) -> tuple[Rule, ...]:
+    """The rules worth running on a family's episodes: those reporting a mode the family can fail by."""
+    return tuple(rule for rule in RULES if any(mode.applies_to(family) for mode in RULE_MODES[rule]))
 
 
 def infrastructure_finding(episode: Episode) -> Finding | None:

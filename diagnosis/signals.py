@@ -11,25 +11,56 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache, wraps
+from typing import Any, Callable, TypeVar
 
 from taskforge.schemas import Episode, Step
 
 SEARCH_TOOL = re.compile(r"search|query|retriev|lookup|find_paper|scholar|arxiv|pubmed|google|bing", re.I)
 READ_TOOL = re.compile(r"open|read|fetch|get_paper|view|browse|download|full_?text|abstract", re.I)
 SUBMIT_TOOL = re.compile(r"submit|finish|answer|final|done|complete", re.I)
-CHANGE_ACTION = re.compile(r"\b(edit|str_replace|create|write|insert|apply_patch|patch)\b|sed -i|>\s*\S+\.\w+|cat <<",
-                           re.I)
-CHECK_ACTION = re.compile(r"pytest|unittest|\btest|python3? \S+\.py|python3? -c|verify|check|assert|reproduc", re.I)
-CODE_TOOL = re.compile(r"python|ipython|jupyter|run|exec|bash|shell|code|script", re.I)
+SUBMIT_COMMAND = re.compile(r"COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT|MINI_SWE_AGENT_FINAL_OUTPUT|^\s*submit\s*$")
+"""Commands that hand the work in (mini-swe-agent's echo marker, SWE-agent's `submit`): never a change or a run."""
+CHANGE_ACTION = re.compile(r"\b(?:str_replace|insert|apply_patch|create|write_file|edit_file)\b|sed -i|git apply|"
+                           r"\bpatch -p\d|(?<![0-9&])>>?\s*(?!/dev/)[\w./-]+\.\w+|cat <<|\btee \S+\.\w+", re.I)
+"""An action that changes a file: an editor command, an in-place edit, a redirect into a file, a patch applied
+(a bare `patch` word, as in `cat patch.txt`, is not a change)."""
+EDIT_TOOL = re.compile(r"edit|write|create|insert|apply_patch", re.I)
+CHECK_ACTION = re.compile(r"pytest|unittest|runtests|\btest|python3? \S+\.py|python3? -c|verify|check|assert|reproduc",
+                          re.I)
+CODE_TOOL = re.compile(r"python|ipython|jupyter|run|exec|bash|shell|code|script|\bsh\b", re.I)
+SHELL_TOOL = re.compile(r"bash|shell|\bsh\b|terminal|execute_command|run_command", re.I)
+PROGRAM_RUN = re.compile(r"\bpython[\d.]*\b|\bpytest\b|runtests|\bRscript\b|\bnode\b|\bjulia\b|\./\S+", re.I)
+END_MARKERS = {"TERMINATE", "TERMINATE.", "DONE"}
+"""Turns that only end a group chat: the answer is the turn before."""
 FULL_TRACEBACK = "Traceback (most recent call last)"
 TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\w*(Error|Exception): ", re.M)
+TEST_FAILURE = re.compile(r"^FAILED |^FAIL: |^ERROR: |\b\d+ failed\b|\bFAILED \(|AssertionError|"
+                          r"Traceback \(most recent call last\)", re.M)
+"""What a failing test or script run prints (pytest, unittest, Django's runner, a raised assertion)."""
 WARNING_SIGN = re.compile(
-    r"\b\w*Warning\b|\bnan\b|\binf\b|overflow|divide by zero|did not converge|failed to converge|"
-    r"singular matrix|ill-conditioned|perfect separation|precision loss|degrees of freedom", re.I)
+    r"\b(?:Runtime|Convergence|Overflow|Numba\w*|Optimize|Integration|LinAlg|Precision|DataConversion|Undefined"
+    r"Metric|Fit|Estimation|ValueWarning|HessianInversion)Warning\b|\bnan\b|\binf\b|overflow|divide by zero|"
+    r"did not converge|failed to converge|singular matrix|ill-conditioned|perfect separation|precision loss",
+    re.I)
+"""Signs that a result is numerically wrong. Deprecation, future, user and syntax warnings are about the code's
+age or style, not its result: they are not signs."""
+BOILERPLATE = re.compile(
+    r"WARNING: Running pip as the 'root' user[^\n]*(?:\n[^\n]*venv[^\n]*)?|\[notice\][^\n]*|"
+    r"DEPRECATION: [^\n]*|<warning>.*?</warning>|The output of your last command was too long[^\n]*|"
+    r"Note: you may need to restart the kernel[^\n]*|^\s*(?:Requirement already satisfied|Collecting|Downloading|"
+    r"Installing collected packages|Successfully installed|Obtaining|Building wheel|Preparing metadata)[^\n]*|"
+    r"\bno\b[^.\n]{0,40}?\b(?:warnings?|errors?|nan|inf|overflow)\b[^\n]*",
+    re.I | re.M | re.S)
+"""Harness and installer notices that are never evidence: pip's root-user warning and release notices, the
+harness's "output too long" block, installer progress lines, and sentences that deny a sign ("No divide by zero
+warnings!")."""
+INSTALL_COMMAND = re.compile(r"\bpip3? install|\bconda install|\bapt(?:-get)? install|\bnpm install|setup\.py (?:develop|install)",
+                             re.I)
 SOURCE_ID = re.compile(
     r"\b10\.\d{4,9}/[^\s\"',;)\]]+|\barXiv:\s?\d{4}\.\d{4,5}(?:v\d+)?|\b\d{4}\.\d{4,5}(?:v\d+)?\b|\bPMID:?\s?\d{5,9}|"
     r"\b(?:paper|doc|source)[-_:]\w+", re.I)
+CLAIM_TOKEN = re.compile(r"\b\d[\d,.]*\b|\b[A-Z][a-zA-Z]{3,}\b")
 WORD = re.compile(r"[a-z][a-z0-9_]{3,}")
 TOKEN = re.compile(r"[a-z0-9_.:/-]+")
 NEAR_IDENTICAL = 0.6
@@ -43,13 +74,44 @@ _ARGUMENT_KEYS = ("query", "q", "search", "keywords", "term", "command", "cmd", 
 
 @dataclass(frozen=True)
 class Call:
-    """One tool call with the step that made it and the observation that answered it (if any)."""
+    """One tool call with the step that made it and the observation that answered it (if any).
+
+    What kind of action it is (a submission, a change, a check, a program run) is worked out once per call.
+    """
 
     step: int
     name: str
     arguments: str
     text: str
     observation: Step | None
+
+    @cached_property
+    def is_submit(self) -> bool:
+        """Whether it hands the work in (a submit tool, or a command carrying the harness's submit marker)."""
+        return bool(SUBMIT_COMMAND.search(self.text)) or (bool(SUBMIT_TOOL.search(self.name))
+                                                           and not CODE_TOOL.search(self.name))
+
+    @cached_property
+    def is_change(self) -> bool:
+        """Whether it changes a file: a changing command, or an edit tool used for anything but viewing."""
+        if self.is_submit:
+            return False
+        if CHANGE_ACTION.search(self.text):
+            return True
+        return bool(EDIT_TOOL.search(self.name)) and not re.match(r"\s*view\b", self.text)
+
+    @cached_property
+    def is_check(self) -> bool:
+        """Whether it runs a test, a script or a check (and changes nothing)."""
+        return not self.is_submit and not self.is_change and bool(CHECK_ACTION.search(self.text))
+
+    @cached_property
+    def runs_program(self) -> bool:
+        """Whether it executes the agent's code: a code tool, or a shell command that runs a program (not one
+        that only lists, prints or searches files)."""
+        if SHELL_TOOL.search(self.name):
+            return bool(PROGRAM_RUN.search(self.text))
+        return bool(CODE_TOOL.search(self.name))
 
 
 @lru_cache(maxsize=4096)
@@ -67,26 +129,27 @@ def argument_text(arguments: str) -> str:
     return " ".join(str(v) for v in parsed.values())
 
 
-_LAST_CALLS: tuple[Episode | None, list[Call]] = (None, [])
+T = TypeVar("T")
 
 
+def per_episode(measure: Callable[[Episode], T]) -> Callable[[Episode], T]:
+    """A signal of one episode, kept for the last episode asked: the rules ask for the same signals of one
+    episode many times in a row (the cache holds the episode itself, so identity cannot be mistaken)."""
+    last: list[Any] = [None, None]
+
+    @wraps(measure)
+    def cached(episode: Episode) -> T:
+        if last[0] is not episode:
+            last[1] = measure(episode)
+            last[0] = episode
+        return last[1]
+
+    return cached
+
+
+@per_episode
 def calls(episode: Episode) -> list[Call]:
-    """Every tool call in order, each paired with the tool step answering it (by id, else the next tool step).
-
-    The rules ask for one episode's calls many times in a row: the last episode's calls are kept
-    (the cache holds the episode itself, so identity cannot be mistaken).
-    """
-    global _LAST_CALLS
-    cached_episode, cached = _LAST_CALLS
-    if cached_episode is episode:
-        return cached
-    found = _calls(episode)
-    _LAST_CALLS = (episode, found)
-    return found
-
-
-def _calls(episode: Episode) -> list[Call]:
-    """Calls computed afresh (see `calls`)."""
+    """Every tool call in order, each paired with the tool step answering it (by id, else the next tool step)."""
     answered: dict[str, Step] = {}
     for step in episode.steps:
         if step.role == "tool" and step.tool_call_id and step.tool_call_id not in answered:
@@ -150,8 +213,64 @@ def source_ids(text: str) -> set[str]:
 
 
 def task_text(episode: Episode) -> str:
-    """The task as posed: the first user message."""
-    return next((s.content for s in episode.steps if s.role == "user"), "")
+    """The task as posed: the first user message, else the question the transcript recorded."""
+    return next((s.content for s in episode.steps if s.role == "user"), str(episode.metadata.get("question", "")))
+
+
+@per_episode
+def code_runs(episode: Episode) -> list[Call]:
+    """Calls that ran code and were answered, submissions and installs left out."""
+    return [c for c in calls(episode) if CODE_TOOL.search(c.name) and c.observation is not None
+            and not c.is_submit and not INSTALL_COMMAND.search(c.text)]
+
+
+@per_episode
+def changes(episode: Episode) -> list[Call]:
+    """Calls that changed a file, in order."""
+    return [c for c in calls(episode) if c.is_change]
+
+
+def actor_of(episode: Episode, index: int) -> str | None:
+    """The agent behind a step: its actor, or for an observation the actor of the turn that called it."""
+    for step in reversed(episode.steps[:index + 1]):
+        if step.role == "assistant" and step.actor:
+            return step.actor
+        if step.role == "assistant":
+            return None
+    return None
+
+
+def first_executed_turn(episode: Episode) -> int | None:
+    """The earliest assistant turn whose action ran: the first result the rest of the episode built on."""
+    return next((c.step for c in calls(episode) if c.observation is not None and not c.is_submit), None)
+
+
+def first_statement(episode: Episode, answer: Answer) -> int:
+    """The earliest assistant turn that already states the final answer (its numbers and names that the task does
+    not mention); the answer's own turn when none does."""
+    claim = _claim_tokens(answer.text) - _claim_tokens(task_text(episode))
+    if not claim:
+        return answer.step
+    for step in episode.steps[:answer.step + 1]:
+        if step.role == "assistant" and len(_claim_tokens(step.content) & claim) * 2 >= len(claim):
+            return step.index
+    return answer.step
+
+
+def _claim_tokens(text: str) -> set[str]:
+    """Numbers and capitalised names in a text: what an answer claims."""
+    return set(CLAIM_TOKEN.findall(text))
+
+
+def expected_answer(episode: Episode) -> str | None:
+    """The answer the task expected, when the trace recorded it."""
+    value = episode.metadata.get("expected_answer")
+    return str(value) if value not in (None, "") else None
+
+
+def evidence_text(text: str) -> str:
+    """An observation without the boilerplate that is never evidence (see `BOILERPLATE`)."""
+    return BOILERPLATE.sub(" ", text)
 
 
 @dataclass(frozen=True)
@@ -162,6 +281,7 @@ class Answer:
     text: str
 
 
+@per_episode
 def final_answer(episode: Episode) -> Answer | None:
     """The last assistant turn that ends the episode with an answer (plain message or a submit/finish call)."""
     for step in reversed(episode.steps):
@@ -169,8 +289,10 @@ def final_answer(episode: Episode) -> Answer | None:
             continue
         submits = [c for c in step.tool_calls
                    if SUBMIT_TOOL.search(c.name) or SUBMIT_TOOL.search(argument_text(c.arguments))]
-        if not step.tool_calls and step.content.strip():
+        if not step.tool_calls and step.content.strip() and step.content.strip() not in END_MARKERS:
             return Answer(step.index, step.content)
+        if not step.tool_calls and step.content.strip() in END_MARKERS:
+            continue
         if submits:
             return Answer(step.index, "\n".join([step.content, *(c.arguments for c in submits)]))
         return None

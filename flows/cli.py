@@ -37,16 +37,22 @@ def _parser() -> argparse.ArgumentParser:
     runner.add_argument("--seed", type=int, default=0, help="seed of every generator in the run")
     runner.add_argument("--target-tokens", type=int, default=16384, help="long-context target length in tokens")
 
+    verdicts = argparse.ArgumentParser(add_help=False)
+    verdicts.add_argument("--verdicts", nargs="+", default=[], metavar="FILE",
+                          help="verdicts for runs whose traces carry none: a SWE-bench run report (resolved_ids), "
+                               "per-instance report.json files or their folder, or JSONL/CSV of id → resolved/score")
+
     parser = argparse.ArgumentParser(prog="taskforge", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
-    cycle = commands.add_parser("cycle", parents=[common, runner], help="diagnose traces, then build, validate and land tasks")
+    cycle = commands.add_parser("cycle", parents=[common, runner, verdicts], help="diagnose traces, then build, validate and land tasks")
     cycle.add_argument("--traces", nargs="+", default=[str(SAMPLES_DIR / "traces")], help="trace files or folders")
     cycle.add_argument("--budget", type=int, default=12, help="tasks to build in this cycle")
     cycle.add_argument("--family", action="append", choices=FAMILIES, help="restrict the cycle to these families")
     cycle.add_argument("--source", action="append", default=[], metavar="FAMILY=PATH",
                        help="the resource a family builds from (default: its shipped sample)")
     cycle.add_argument("--cycle-id", help="resume or name a cycle (default: derived from traces and parameters)")
-    diagnose = commands.add_parser("diagnose", parents=[common], help="diagnose trace files and print the gap table")
+    diagnose = commands.add_parser("diagnose", parents=[common, verdicts],
+                                   help="diagnose trace files and print the gap table")
     diagnose.add_argument("paths", nargs="+", help="trace files or folders (formats are detected by content)")
     build = commands.add_parser("build", parents=[common, runner], help="build, validate and land one family")
     build.add_argument("family", choices=FAMILIES)
@@ -112,6 +118,11 @@ def _with_paths(summary: dict[str, Any], data: DataDir) -> dict[str, Any]:
     return located
 
 
+def _local(paths: list[str]) -> list[str] | None:
+    """Local files given on the command line as absolute paths (None when none were given)."""
+    return [str(Path(p).resolve()) for p in paths] or None
+
+
 def _sources(pairs: list[str]) -> dict[str, str]:
     """`FAMILY=PATH` pairs as a mapping; local paths are made absolute, URLs are kept."""
     sources = {}
@@ -134,12 +145,13 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
                                  seed=args.seed,
                                  target_tokens=args.target_tokens, cycle_id=args.cycle_id,
                                  task_runner=args.task_runner, runner_address=args.runner_address,
-                                 catalog_path=catalog_path), data)
+                                 catalog_path=catalog_path, verdicts=_local(args.verdicts)), data)
     if args.command == "diagnose":
         from taskforge.flows.diagnose import diagnose_traces
 
         return _with_paths(diagnose_traces(traces=[str(Path(p).resolve()) for p in args.paths],
-                                           data_dir=str(data.root), catalog_path=catalog_path), data)
+                                           data_dir=str(data.root), catalog_path=catalog_path,
+                                           verdicts=_local(args.verdicts)), data)
     if args.command == "build":
         from taskforge.flows.build_family import build_family
 

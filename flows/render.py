@@ -30,6 +30,9 @@ def _cell(value: Any) -> str:
     return "-" if value is None else str(value)
 
 
+MAX_DIAGNOSIS_ROWS = 40
+
+
 def print_run(console: Console, summary: dict[str, Any]) -> None:
     """The summary of a cycle or build run."""
     if "episodes" in summary:
@@ -37,8 +40,17 @@ def print_run(console: Console, summary: dict[str, Any]) -> None:
                       f"{summary.get('ungraded_episodes', 0)} without a verdict), "
                       f"diagnoses: {summary['diagnoses'] if isinstance(summary['diagnoses'], int) else len(summary['diagnoses'])}, "
                       f"quarantined: {len(summary.get('quarantine', []))}")
-    for item in summary.get("quarantine", []):
+    verdicts = summary.get("verdicts") or {}
+    if verdicts:
+        console.print(f"verdicts: {verdicts['verdicts']} from {len(verdicts['files'])} file(s), {verdicts['matched']} "
+                      f"matched; {verdicts['unmatched_verdicts']} matched no episode, "
+                      f"{verdicts['episodes_without_verdict']} ungraded episode(s) had none (recorded in quarantine)")
+    shown = [q for q in summary.get("quarantine", []) if q.get("stage") != "verdicts"]
+    for item in shown:
         console.print(f"[yellow]quarantined[/] {item['reason']}", soft_wrap=True)
+    if isinstance(summary.get("diagnoses"), list) and summary["diagnoses"]:
+        rows = summary["diagnoses"][:MAX_DIAGNOSIS_ROWS]
+        console.print(table("diagnoses", rows, ["episode_id", "failure_mode", "confidence", "decisive_step", "agent"]))
     if summary.get("gaps"):
         console.print(table("gaps", summary["gaps"], GAP_COLUMNS))
     print_trends(console, summary.get("trends", []))

@@ -10,6 +10,7 @@ from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import islice
+from pathlib import Path
 from typing import Any, Iterator
 
 from prefect.exceptions import UnfinishedRun
@@ -19,6 +20,7 @@ from taskforge.agents.steps import step_states
 from taskforge.builders.registry import builder_for
 from taskforge.diagnosis.gaps import aggregate, plan
 from taskforge.diagnosis.readers import SourceFile
+from taskforge.diagnosis.verdicts import Verdicts, load_verdicts, unmatched
 from taskforge.flows.progress import report
 from taskforge.flows.screening import landing_screen
 from taskforge.flows.tasks import (BatchInfrastructureFailure, build_batch, diagnose_batch, validate_batch,
@@ -54,6 +56,7 @@ class DiagnoseOutcome:
     batches: list[dict[str, str]] = field(default_factory=list)
     gaps: list[Gap] = field(default_factory=list)
     trends: list[dict[str, Any]] = field(default_factory=list)
+    verdicts: dict[str, Any] = field(default_factory=dict)
 
     def diagnoses_in(self) -> Iterator[Diagnosis]:
         """Every committed diagnosis, read back batch by batch."""
@@ -75,20 +78,32 @@ def run_id_for(kind: str, sources: list[SourceFile], params: dict[str, Any]) -> 
                       prefix=f"{kind}-", length=12)
 
 
+def verdict_fingerprint(verdict_files: list[str] | None) -> list[tuple[str, str]]:
+    """The verdict files' names and content digests, for a run's id (other verdicts make another run)."""
+    found = [p for given in map(Path, verdict_files or []) for p in (sorted(given.rglob("*")) if given.is_dir()
+                                                                     else [given]) if p.is_file()]
+    return sorted((p.name, sha256_file(p)) for p in found)
+
+
 def _chunks(items: list[Any], size: int) -> list[list[Any]]:
     return [items[i:i + size] for i in range(0, len(items), size)]
 
 
-def diagnose_stage(sources: list[SourceFile], data: DataDir, cycle_id: str, catalog: Catalog) -> DiagnoseOutcome:
-    """Read and diagnose traces in batches, commit episodes, diagnoses, quarantine and gaps."""
+def diagnose_stage(sources: list[SourceFile], data: DataDir, cycle_id: str, catalog: Catalog,
+                   verdict_files: list[str] | None = None) -> DiagnoseOutcome:
+    """Read, grade (by the verdict files) and diagnose traces in batches; commit episodes, diagnoses, quarantine
+    and gaps. Verdict files that cannot be read, verdict ids no episode matched and ungraded episodes no
+    verdict named are recorded in the quarantine (stage `verdicts`)."""
     out_dir = data.work(cycle_id, "diagnose")
     batches = _chunks([(str(s.path), s.name) for s in sources], FILES_PER_DIAGNOSE_BATCH)
     futures = [
         diagnose_batch.submit(batch, str(out_dir), content_id([name for _, name in batch], prefix="b-"),
-                              str(data.llm), cycle_id)
+                              str(data.llm), cycle_id, verdict_files or None)
         for batch in batches
     ]
     outcome = DiagnoseOutcome()
+    matched: set[str] = set()
+    without_verdict: list[tuple[str, str]] = []
     for done, future in enumerate(futures, start=1):
         try:
             paths = future.result()
@@ -111,11 +126,26 @@ def diagnose_stage(sources: list[SourceFile], data: DataDir, cycle_id: str, cata
         outcome.diagnoses += len(diagnoses)
         outcome.diagnoses_by_mode.update(d.failure_mode.value for d in diagnoses)
         outcome.batches.append(paths)
+        matched.update(paths.get("verdicts_matched", []))
+        without_verdict += [tuple(pair) for pair in paths.get("without_verdict", [])]
         report("diagnose", done, len(futures))
+    if verdict_files:
+        outcome.verdicts = record_verdicts(catalog, cycle_id, load_verdicts(verdict_files), matched, without_verdict)
     outcome.gaps = aggregate(outcome.diagnoses_in(), cycle_id, outcome.episodes)
     catalog.record_gaps(outcome.gaps)
     outcome.trends = gap_trends(catalog, cycle_id)
     return outcome
+
+
+def record_verdicts(catalog: Catalog, cycle_id: str, verdicts: Verdicts, matched: set[str],
+                    without_verdict: list[tuple[str, str]]) -> dict[str, Any]:
+    """Record what the verdict files left unmatched (and files that could not be read); return the counts."""
+    leftovers = unmatched(verdicts, matched, without_verdict)
+    with catalog.transaction():
+        catalog.record_quarantine(cycle_id, [*verdicts.problems, *leftovers])
+    return {"files": verdicts.files, "verdicts": len(verdicts), "matched": len(matched),
+            "unmatched_verdicts": len(verdicts) - len(matched),
+            "episodes_without_verdict": len(without_verdict), "problems": len(verdicts.problems)}
 
 
 def plan_stage(gaps: list[Gap], cycle_id: str, budget: int, families: list[str], catalog: Catalog) -> BuildPlan:

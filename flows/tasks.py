@@ -25,6 +25,7 @@ from taskforge.builders.registry import builder_for
 from taskforge.diagnosis.diagnose import diagnose
 from taskforge.diagnosis.llm import in_llm_scope, llm_diagnoses
 from taskforge.diagnosis.readers import SourceFile, read_traces
+from taskforge.diagnosis.verdicts import graded_by, load_verdicts
 from taskforge.schemas import Diagnosis, Episode, InfrastructureError, LLMCall, PlanItem, Quarantined, Task
 from taskforge.schemas.locations import Location, exists, join, name_of
 from taskforge.store.batches import iter_batch, write_batch
@@ -44,28 +45,43 @@ def calls_path(batch: Location) -> str:
 
 @task(name="diagnose-batch")
 def diagnose_batch(sources: list[tuple[str, str]], out_dir: str, batch_id: str, llm_dir: str,
-                   cycle_id: str) -> dict[str, Any]:
-    """Read a batch of trace files into episodes, diagnose them, and quarantine what cannot be read.
+                   cycle_id: str, verdict_files: list[str] | None = None) -> dict[str, Any]:
+    """Read a batch of trace files into episodes, grade them by the verdict files, diagnose them, and
+    quarantine what cannot be read.
 
     Episodes stream from the readers through the rule diagnoser into the episodes
     file one row group at a time; only the diagnoses, the quarantine records and
-    the episodes the LLM diagnoser will read are collected.
+    the episodes the LLM diagnoser will read are collected. With verdict files,
+    the result also names the verdict ids matched and the ungraded episodes no
+    verdict named (the flow records both sides' leftovers).
     """
     paths = {kind: join(out_dir, f"{batch_id}.{kind}.parquet")
              for kind in ("episodes", "diagnoses", "llm_calls", "quarantine")}
+    verdicts = load_verdicts(verdict_files) if verdict_files else None
+    matched: set[str] = set()
+    without_verdict: list[tuple[str, str]] = []
 
     def read_and_diagnose() -> None:
         quarantined: list[Quarantined] = []
         by_rules: dict[str, list[Diagnosis]] = {}
         for_llm: list[Episode] = []
+        matched.clear()
+        without_verdict.clear()
         with Agents.open(llm_dir, cycle_id, "diagnose") as agents:
 
             def diagnosed() -> Iterator[Episode]:
-                """Episodes as they are read, diagnosed by the rules on the way; quarantine records set aside."""
+                """Episodes as they are read, graded and diagnosed by the rules on the way; quarantine set aside."""
                 for item in read_traces(SourceFile(path=Path(p), name=name) for p, name in sources):
                     if isinstance(item, Quarantined):
                         quarantined.append(item)
                         continue
+                    if verdicts is not None:
+                        verdict = verdicts.match(item)
+                        if verdict is not None:
+                            matched.add(verdict.key)
+                            item = graded_by(item, verdict)
+                        elif not item.outcome.graded:
+                            without_verdict.append((item.episode_id, item.source_file))
                     found = by_rules[item.episode_id] = diagnose(item)
                     if in_llm_scope(item, found, agents):
                         for_llm.append(item)
@@ -81,7 +97,15 @@ def diagnose_batch(sources: list[tuple[str, str]], out_dir: str, batch_id: str, 
     events: list[dict[str, Any]] = []
     if not exists(paths["quarantine"]):
         _, events = with_infrastructure_retries("diagnose", batch_id, read_and_diagnose)
-    return {**{kind: str(path) for kind, path in paths.items()}, "infrastructure": events}
+    elif verdicts is not None:
+        for episode in iter_batch(paths["episodes"], Episode):
+            verdict = verdicts.match(episode)
+            if verdict is not None:
+                matched.add(verdict.key)
+            elif not episode.outcome.graded:
+                without_verdict.append((episode.episode_id, episode.source_file))
+    return {**{kind: str(path) for kind, path in paths.items()}, "infrastructure": events,
+            "verdicts_matched": sorted(matched), "without_verdict": without_verdict}
 
 
 def batch_name(location: Location) -> str:

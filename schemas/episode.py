@@ -32,6 +32,8 @@ class Step(Record):
     tool_call_id: str | None = None
     is_error: bool = False
     error: str | None = None
+    actor: str | None = None
+    """Who acted: the agent's name in a multi-agent transcript (e.g. `Excel_Expert`, `Computer_terminal`)."""
 
 
 class Segment(Record):

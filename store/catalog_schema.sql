@@ -46,8 +46,13 @@ CREATE TABLE IF NOT EXISTS diagnoses (
     confidence DOUBLE NOT NULL,
     diagnoser VARCHAR NOT NULL,
     diagnoser_version VARCHAR NOT NULL,
-    explanation VARCHAR NOT NULL
+    explanation VARCHAR NOT NULL,
+    decisive_step INTEGER,
+    agent VARCHAR
 );
+-- Catalogs made before diagnoses named their decisive step and agent gain the columns.
+ALTER TABLE diagnoses ADD COLUMN IF NOT EXISTS decisive_step INTEGER;
+ALTER TABLE diagnoses ADD COLUMN IF NOT EXISTS agent VARCHAR;
 CREATE TABLE IF NOT EXISTS gaps (
     cycle_id VARCHAR NOT NULL,
     gap_id VARCHAR NOT NULL,

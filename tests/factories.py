@@ -39,13 +39,20 @@ def long_context_tasks(count: int = 2, target_tokens: int = 2048, cycle_id: str 
 
 
 def scripted(*turns: tuple, family: str = "unknown", success: bool = False, origin: str = "model",
-             detail: str | None = None, episode_id: str = "ep-scripted", metadata: dict | None = None) -> Episode:
-    """An episode from a script of turns: ("user", text), ("say", text), ("call", tool, args, observation[, error])."""
+             detail: str | None = None, episode_id: str = "ep-scripted", metadata: dict | None = None,
+             refused: bool = False) -> Episode:
+    """An episode from a script of turns: ("user", text), ("say", text), ("call", tool, args, observation[, error]).
+
+    With `refused`, the harness answers every "say" turn with a format error (as mini-swe-agent does).
+    """
     steps = [Step(index=0, role="system", content="You are a research agent with tools.")]
     for turn in turns:
         kind = turn[0]
         if kind in ("user", "say"):
             steps.append(Step(index=len(steps), role="user" if kind == "user" else "assistant", content=turn[1]))
+            if kind == "say" and refused:
+                steps.append(Step(index=len(steps), role="user", content="Please always provide EXACTLY ONE action.",
+                                  is_error=True, error="format error: found 2 actions"))
             continue
         _, tool, arguments, observation, *error = turn
         call_id = f"c{len(steps)}"

@@ -95,6 +95,21 @@ CASES = {
         ("call", "str_replace_editor", {"command": "str_replace", "path": "app/paginate.py", "old_str": "total - 1",
                                         "new_str": "total"}, "The file app/paginate.py has been edited."),
         ("call", "submit", {}, "submitted"), family="swe"), [6]),
+    M.DISMISSED_FAILING_TEST: (scripted(
+        ("user", "Fix the rounding of totals in invoice.py."),
+        ("call", "bash", {"command": "sed -i 's/round(x)/round(x, 2)/' invoice.py"}, ""),
+        ("call", "bash", {"command": "python -m pytest tests/test_invoice.py"},
+         "FAILED tests/test_invoice.py::test_currency - AssertionError\n1 failed, 7 passed"),
+        ("say", "The currency test failure is unrelated to my change; submitting."),
+        ("call", "submit", {}, "submitted"), family="swe"), [5, 6]),
+    M.INCORRECT_ANSWER: (scripted(
+        ("user", "In which year did the Tunguska event happen?"),
+        ("say", "The Tunguska event happened in 1912."), family="unknown",
+        metadata={"expected_answer": "1908"}), [2]),
+    M.FORMAT_ERROR: (scripted(
+        ("user", "Fix the failing import in app.py."),
+        *[("say", "I will run two commands.\n```bash\nls\n```\n```bash\ncat app.py\n```")] * 3,
+        family="swe", refused=True), [2, 4, 6]),
     M.INFRA_TIMEOUT: (scripted(
         ("user", "Run the benchmark and report the throughput."),
         ("call", "bash", {"command": "python bench.py"}, "", "timeout: command timed out after 600 s"),

@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from taskforge.diagnosis.readers import inspect_log, mini_swe_agent, native, openai_messages, openhands, swe_agent
+from taskforge.diagnosis.readers import (group_chat, inspect_log, mini_swe_agent, native, openai_messages, openhands,
+                                        swe_agent)
 from taskforge.diagnosis.readers.base import Reader, SourceFile
 from taskforge.schemas import Episode, InputError, Quarantined, UnknownFormatError
 
-READERS: tuple[Reader, ...] = (native, inspect_log, swe_agent, mini_swe_agent, openhands, openai_messages)
+READERS: tuple[Reader, ...] = (native, inspect_log, swe_agent, mini_swe_agent, openhands, group_chat, openai_messages)
 """Readers in detection order: the first whose `sniff` accepts a file reads it (the most specific first)."""
 
 
@@ -29,6 +30,11 @@ def discover(paths: Iterable[str | Path]) -> list[SourceFile]:
 
 def detect(source: SourceFile) -> Reader:
     """The reader for a file, by content; raises UnknownFormatError naming the file."""
+    try:
+        if not source.head().strip():
+            raise InputError(source.name, "empty file: no trace to read")
+    except OSError as exc:
+        raise InputError(source.name, f"cannot read ({exc.strerror})") from exc
     for reader in READERS:
         try:
             if reader.sniff(source):

@@ -5,8 +5,11 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Iterator, NamedTuple, Protocol
+
+import orjson
 
 from taskforge.schemas import Episode, InputError, Segment, ToolCall
 
@@ -34,9 +37,25 @@ class SourceFile:
     name: str
 
     def head(self) -> bytes:
-        """The first bytes of the file, enough to recognise its format."""
+        """The first bytes of the file, enough to recognise its format (read once: every reader's sniff asks)."""
+        return self._head
+
+    @cached_property
+    def _head(self) -> bytes:
         with open(self.path, "rb") as handle:
             return handle.read(HEAD_BYTES)
+
+    def content(self) -> bytes:
+        """The whole file: the head already read when it held all of it, else read now."""
+        head = self.head()
+        if len(head) < HEAD_BYTES:
+            return head
+        return self.path.read_bytes()
+
+    @cached_property
+    def parsed_head(self) -> dict[str, Any] | list[Any] | None:
+        """The first JSON value of the head (see `json_head`), parsed once for every reader's sniff."""
+        return json_head(self.head())
 
     def tail(self) -> bytes:
         """The last bytes of the file (formats that write their marker at the end)."""
@@ -129,35 +148,49 @@ class JsonDocument(NamedTuple):
 
 def load_json(source: SourceFile) -> JsonDocument:
     """A whole JSON document; a broken one raises an InputError naming the file and the problem."""
-    raw = source.path.read_bytes()
+    raw = source.content()
     try:
-        data = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(source.name, f"not valid JSON ({getattr(exc, 'msg', exc)}); truncated or corrupt file") from exc
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise InputError(source.name, f"not valid JSON ({_reason(exc)}); truncated or corrupt file") from exc
     return JsonDocument(data, hashlib.sha256(raw).hexdigest()[:12])
 
 
 def iter_jsonl(source: SourceFile, parse: Callable[[dict, int], Episode]) -> Iterator[Episode | InputError]:
     """Parse each JSON line; a broken line yields an InputError naming file and line, the rest goes on."""
+    for number, raw in enumerate(_lines(source), start=1):
+        if not raw.strip():
+            continue
+        where = f"{source.name}:{number}"
+        try:
+            record = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            yield InputError(where, f"not valid JSON ({_reason(exc)}); truncated or corrupt line")
+            continue
+        if not isinstance(record, dict):
+            yield InputError(where, f"expected a JSON object per line, found {type(record).__name__}")
+            continue
+        try:
+            yield parse(record, number)
+        except InputError as exc:
+            yield InputError(where, exc.problem)
+        except (KeyError, TypeError, ValueError) as exc:
+            yield InputError(where, f"record does not match the format: {exc}")
+
+
+def _lines(source: SourceFile) -> Iterator[bytes]:
+    """A file's lines: from memory when the head held all of it, else streamed from disk."""
+    head = source.head()
+    if len(head) < HEAD_BYTES:
+        yield from head.splitlines()
+        return
     with open(source.path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            where = f"{source.name}:{number}"
-            try:
-                record = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                yield InputError(where, f"not valid JSON ({exc.msg if hasattr(exc, 'msg') else exc}); truncated or corrupt line")
-                continue
-            if not isinstance(record, dict):
-                yield InputError(where, f"expected a JSON object per line, found {type(record).__name__}")
-                continue
-            try:
-                yield parse(record, number)
-            except InputError as exc:
-                yield InputError(where, exc.problem)
-            except (KeyError, TypeError, ValueError) as exc:
-                yield InputError(where, f"record does not match the format: {exc}")
+        yield from handle
+
+
+def _reason(error: orjson.JSONDecodeError) -> str:
+    """The parser's complaint without the position details orjson appends."""
+    return str(error).split(": line ", 1)[0]
 
 
 def command_call(tool: str, command: str, call_id: str) -> ToolCall:

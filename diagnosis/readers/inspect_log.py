@@ -19,7 +19,7 @@ from __future__ import annotations
 import zipfile
 from typing import Any, Iterator, get_args
 
-from taskforge.diagnosis.readers.base import SourceFile, json_arguments, json_head, segments_from_starts
+from taskforge.diagnosis.readers.base import SourceFile, json_arguments, segments_from_starts
 from taskforge.schemas import Episode, InputError, Outcome, Step, ToolCall
 from taskforge.schemas.episode import Family
 
@@ -39,7 +39,7 @@ def sniff(source: SourceFile) -> bool:
                 return bool(_ARCHIVE_MEMBERS & set(archive.namelist()))
         except zipfile.BadZipFile:
             return source.path.suffix == ".eval"
-    record = json_head(head)
+    record = source.parsed_head
     return isinstance(record, dict) and {"version", "eval"} <= record.keys()
 
 
@@ -54,7 +54,10 @@ def read(source: SourceFile) -> Iterator[Episode | InputError]:
     except (ValueError, KeyError, IndexError, RuntimeError, OSError, zipfile.BadZipFile) as exc:
         problem = str(exc).replace(str(source.path), source.name).strip().splitlines()
         raise InputError(source.name, f"unreadable Inspect log ({type(exc).__name__}: {problem[0] if problem else ''})")
-    if count == 0 and header.status != "success":
+    if count == 0 and header.status == "success":
+        raise InputError(source.name, "Inspect log of a finished eval with no samples logged (run with samples "
+                                      "logged, e.g. without --no-log-samples, to diagnose it)")
+    if count == 0:
         message = header.error.message if header.error else "no error recorded"
         raise InputError(source.name, f"Inspect log with status {header.status} and no samples ({message})")
 

@@ -12,7 +12,9 @@
   `returncode`, `exit_status`), tool calls in the OpenAI format, and a final
   `exit` message.
 
-Observations are normalised to role `tool`; an `exit` message that answers a
+Observations are normalised to role `tool`; a turn the harness refused ("found 3
+actions") ran nothing: its commands are dropped and the refusal is a user step
+marked as a format error; an `exit` message that answers a
 pending command is that command's output, otherwise it is recorded as a user turn.
 """
 
@@ -21,28 +23,31 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from taskforge.diagnosis.readers.base import (SourceFile, command_call, json_head, load_json, openai_tool_calls,
+from taskforge.diagnosis.readers.base import (CUT, SourceFile, command_call, load_json, openai_tool_calls,
                                     segments_from_starts, text_of)
 from taskforge.diagnosis.readers.run_outcome import run_outcome
 from taskforge.diagnosis.readers.swe_agent import instance_id
-from taskforge.schemas import Episode, InputError, Outcome, Step, ToolCall
+from taskforge.schemas import Episode, InputError, Outcome, ToolCall
 
 FORMAT = "mini_swe_agent"
 SUBMIT_MARKERS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
 _V1_MARKERS = (b"mswea_bash_command", *(m.encode() for m in SUBMIT_MARKERS))
 _FORMAT_MARKER = b'"trajectory_format"'
 _BLOCK = re.compile(r"```(?:mswea_bash_command|bash)\s*\n(.*?)\n```", re.DOTALL)
+_REFUSED = re.compile(r"EXACTLY ONE action in triple backticks, found (\d+) actions|"
+                      r"format your (?:response|action) .{0,40}found (\d+) actions", re.I)
+"""The harness's answer to a turn with no command or several: nothing was run."""
 _RETURNCODE = re.compile(r'<returncode>\s*(-?\d+)\s*</returncode>|"returncode":\s*(-?\d+)')
 
 
 def sniff(source: SourceFile) -> bool:
     """A message list with mini-swe-agent's command markers, or a dict with its `trajectory_format`/`mini_version`."""
     raw = source.head()
-    head = json_head(raw)
+    head = source.parsed_head
     if isinstance(head, list):
         first = head[0] if head else None
         return isinstance(first, dict) and "role" in first and any(m in raw for m in _V1_MARKERS)
-    if isinstance(head, dict) and "messages" in head:
+    if isinstance(head, dict) and ("messages" in head or head.get("info") is CUT):
         info = head.get("info")
         tail = source.tail()
         return (isinstance(info, dict) and "mini_version" in info) or (
@@ -60,7 +65,8 @@ def read(source: SourceFile) -> Iterator[Episode | InputError]:
     else:
         raise InputError(source.name, "not a mini-swe-agent trajectory (no list of messages)")
     if info is not None:
-        metadata = {"exit_status": str(info.get("exit_status")), "mini_version": str(info.get("mini_version"))}
+        metadata = {"exit_status": str(info.get("exit_status")), "mini_version": str(info.get("mini_version")),
+                    "submission": str(info.get("submission") or "")}
     else:
         metadata = {"trajectory_format": "list"}
     steps = steps_from_messages(messages)
@@ -72,9 +78,9 @@ def read(source: SourceFile) -> Iterator[Episode | InputError]:
     )
 
 
-def steps_from_messages(messages: list[dict[str, Any]]) -> list[Step]:
+def steps_from_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Steps from mini-swe-agent messages: commands become `bash` calls, their outputs `tool` steps."""
-    steps: list[Step] = []
+    steps: list[dict[str, Any]] = []
     pending: list[str] = []
     for index, message in enumerate(messages):
         role = message.get("role")
@@ -83,16 +89,21 @@ def steps_from_messages(messages: list[dict[str, Any]]) -> list[Step]:
         if role == "assistant":
             calls = _calls(message, content, extra, index)
             pending = [call.id for call in calls]
-            steps.append(Step(index=index, role="assistant", content=content, tool_calls=calls))
+            steps.append(dict(index=index, role="assistant", content=content, tool_calls=calls))
+        elif role == "user" and pending and (refused := _REFUSED.search(content[:600])):
+            steps[-1]["tool_calls"] = []
+            pending = []
+            steps.append(dict(index=index, role="user", content=content, is_error=True,
+                              error=f"format error: found {refused.group(1) or refused.group(2)} actions"))
         elif role in ("tool", "user", "exit") and pending:
             code = _returncode(content, extra)
             failed = code not in (None, 0)
-            steps.append(Step(index=index, role="tool", content=content,
+            steps.append(dict(index=index, role="tool", content=content,
                               tool_call_id=message.get("tool_call_id") or pending[0],
                               is_error=failed, error=f"returncode {code}" if failed else None))
             pending = pending[1:] if role == "tool" else []
         elif role in ("system", "user", "exit"):
-            steps.append(Step(index=index, role="system" if role == "system" else "user", content=content))
+            steps.append(dict(index=index, role="system" if role == "system" else "user", content=content))
         else:
             raise ValueError(f"message {index} has role {role!r}")
     return steps

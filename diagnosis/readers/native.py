@@ -7,7 +7,7 @@ from typing import Iterator
 import pyarrow.parquet as pq
 from pydantic import ValidationError
 
-from taskforge.diagnosis.readers.base import SourceFile, iter_jsonl, json_head
+from taskforge.diagnosis.readers.base import SourceFile, iter_jsonl
 from taskforge.schemas import Episode, InputError, from_row
 
 FORMAT = "native"
@@ -21,7 +21,7 @@ def sniff(source: SourceFile) -> bool:
     head = source.head()
     if head.startswith(PARQUET_MAGIC):
         return True
-    record = json_head(head)
+    record = source.parsed_head
     return isinstance(record, dict) and _LEADING <= record.keys()
 
 

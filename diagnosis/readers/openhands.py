@@ -20,14 +20,16 @@ import json
 import re
 from typing import Any, Iterator
 
-from taskforge.diagnosis.readers.base import SourceFile, iter_jsonl, json_head, load_json, segments_from_starts
+from taskforge.diagnosis.readers.base import SourceFile, iter_jsonl, load_json, segments_from_starts
 from taskforge.diagnosis.readers.run_outcome import run_outcome
-from taskforge.schemas import Episode, InputError, Outcome, Step, ToolCall, content_id
+from taskforge.schemas import Episode, InputError, Outcome, ToolCall, content_id
 
 FORMAT = "openhands"
 BOOKKEEPING_ACTIONS = {"change_agent_state", "null", "recall", "condensation_request", "pause", "resume", "stop",
                        "start"}
 BOOKKEEPING_OBSERVATIONS = {"agent_state_changed", "null", "recall", "user_rejected"}
+WAITING_STATES = {"awaiting_user_input", "awaiting_user_confirmation", "paused"}
+"""Last agent states of a GUI-mode run that handed the turn to the user: not a failure, not graded."""
 CONDENSATIONS = {("action", "condensation"), ("observation", "condense")}
 _ARGUMENT_NOISE = {"thought", "impl_source", "translated_ipython_code", "security_risk", "confirmation_state",
                    "hidden", "is_static", "blocking", "cwd", "is_input", "image_urls", "wait_for_response",
@@ -38,7 +40,7 @@ _MODEL_ERRORS = re.compile(r"maximum iteration|max_iterations|budget|stuck in a 
 
 def sniff(source: SourceFile) -> bool:
     """A JSON list of events, or JSON lines with `instance_id` and `history`/`test_result`."""
-    head = json_head(source.head())
+    head = source.parsed_head
     if isinstance(head, list):
         first = head[0] if head else None
         return isinstance(first, dict) and "source" in first and ("action" in first or "observation" in first)
@@ -47,7 +49,7 @@ def sniff(source: SourceFile) -> bool:
 
 def read(source: SourceFile) -> Iterator[Episode | InputError]:
     """An event list as one episode, or one episode per evaluation-output line."""
-    if isinstance(json_head(source.head()), list):
+    if isinstance(source.parsed_head, list):
         events, digest = load_json(source)
         yield _episode(events, source, episode_id=f"{_stem(source.name)}@{digest}", task_id=_stem(source.name),
                        outcome=_stream_outcome(events), family="unknown")
@@ -73,8 +75,9 @@ def _eval_output(record: dict[str, Any], source: SourceFile) -> Episode:
     outcome = run_outcome(_error_exit(error) if error else "submitted", test_result.get("git_patch"), resolved,
                           note=error or None)
     family = "swe" if "git_patch" in test_result else "unknown"
-    return _episode(history, source, episode_id=f"{instance}@{content_id(record, length=12)}", task_id=instance,
-                    outcome=outcome, family=family)
+    episode = _episode(history, source, episode_id=f"{instance}@{content_id(record, length=12)}", task_id=instance,
+                       outcome=outcome, family=family)
+    return episode.model_copy(update={"metadata": {"submission": str(test_result.get("git_patch") or "")}})
 
 
 def _error_exit(error: str) -> str:
@@ -91,13 +94,16 @@ def _stream_outcome(events: list[dict[str, Any]]) -> Outcome:
         return run_outcome(_error_exit(reason), None, note=reason)
     if any(e.get("action") == "finish" for e in events):
         return Outcome(success=False, graded=False, detail="finished: not evaluated")
+    if extras.get("agent_state") in WAITING_STATES:
+        return Outcome(success=False, graded=False,
+                       detail=f"{extras['agent_state']}: the run waits for the user; not finished, not evaluated")
     return run_outcome(None, None, note="ended without finishing")
 
 
 def _episode(events: list[dict[str, Any]], source: SourceFile, *, episode_id: str, task_id: str,
              outcome: Outcome, family: str) -> Episode:
     """Events as steps and segments (a condensation starts a new segment)."""
-    steps: list[Step] = []
+    steps: list[dict[str, Any]] = []
     starts: list[int] = []
     summaries: dict[int, str] = {}
     for number, event in enumerate(events):
@@ -116,23 +122,23 @@ def _episode(events: list[dict[str, Any]], source: SourceFile, *, episode_id: st
                    segments=segments_from_starts(starts, len(steps), summaries), outcome=outcome)
 
 
-def _step(event: dict[str, Any], kind: tuple[str, str], index: int) -> Step:
+def _step(event: dict[str, Any], kind: tuple[str, str], index: int) -> dict[str, Any]:
     """One event as a step: system, message, tool call or observation."""
     args = event.get("args") or {}
     meta = event.get("tool_call_metadata") or {}
     if kind == ("action", "system"):
-        return Step(index=index, role="system", content=str(args.get("content", "")))
+        return dict(index=index, role="system", content=str(args.get("content", "")))
     if kind == ("action", "message"):
         role = "user" if event.get("source") == "user" else "assistant"
-        return Step(index=index, role=role, content=str(args.get("content", event.get("message", ""))))
+        return dict(index=index, role=role, content=str(args.get("content", event.get("message", ""))))
     if kind[0] == "action":
         call = ToolCall(id=str(meta.get("tool_call_id") or f"event-{event.get('id')}"),
                         name=str(meta.get("function_name") or kind[1]),
                         arguments=json.dumps({k: v for k, v in args.items() if k not in _ARGUMENT_NOISE},
                                              sort_keys=True, default=str))
-        return Step(index=index, role="assistant", content=str(args.get("thought") or ""), tool_calls=[call])
+        return dict(index=index, role="assistant", content=str(args.get("thought") or ""), tool_calls=[call])
     error = _observation_error(event, kind[1])
-    return Step(index=index, role="tool", content=str(event.get("content", "")),
+    return dict(index=index, role="tool", content=str(event.get("content", "")),
                 tool_call_id=str(meta.get("tool_call_id") or f"event-{event.get('cause')}"),
                 is_error=error is not None, error=error)
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import Any, Iterator
 
-from taskforge.diagnosis.readers.base import (SourceFile, command_call, json_head, load_json, openai_tool_calls,
+from taskforge.diagnosis.readers.base import (SourceFile, command_call, load_json, openai_tool_calls,
                                     segments_from_starts, text_of)
 from taskforge.diagnosis.readers.run_outcome import run_outcome
-from taskforge.schemas import Episode, InputError, Step, ToolCall
+from taskforge.schemas import Episode, InputError, ToolCall
 
 FORMAT = "swe_agent"
 _SIBLING_KEYS = {"history", "info", "environment"}
@@ -24,7 +24,7 @@ _SIBLING_KEYS = {"history", "info", "environment"}
 
 def sniff(source: SourceFile) -> bool:
     """A JSON object whose head has `trajectory` beside `history`, `info` or `environment`."""
-    head = json_head(source.head())
+    head = source.parsed_head
     return isinstance(head, dict) and "trajectory" in head and bool(_SIBLING_KEYS & head.keys())
 
 
@@ -41,7 +41,8 @@ def read(source: SourceFile) -> Iterator[Episode | InputError]:
         episode_id=f"{instance}@{digest}", task_id=instance, family="swe", source_format=FORMAT,
         source_file=source.name, steps=steps, segments=segments_from_starts([], len(steps)),
         outcome=run_outcome(info.get("exit_status"), info.get("submission"), info.get("resolved")),
-        metadata={"exit_status": str(info.get("exit_status")), **_model_stats(info)},
+        metadata={"exit_status": str(info.get("exit_status")), "submission": str(info.get("submission") or ""),
+                  **_model_stats(info)},
     )
 
 
@@ -66,9 +67,9 @@ def _history_from_trajectory(trajectory: list[dict[str, Any]]) -> list[dict[str,
     return history
 
 
-def steps_from_history(messages: list[dict[str, Any]]) -> list[Step]:
+def steps_from_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Steps from SWE-agent history entries; the message after an action is that action's observation."""
-    steps: list[Step] = []
+    steps: list[dict[str, Any]] = []
     pending: list[str] = []
     for index, message in enumerate(messages):
         role = message.get("role")
@@ -76,13 +77,13 @@ def steps_from_history(messages: list[dict[str, Any]]) -> list[Step]:
         if role == "assistant":
             calls = _calls(message, index)
             pending = [call.id for call in calls]
-            steps.append(Step(index=index, role="assistant", content=content, tool_calls=calls))
+            steps.append(dict(index=index, role="assistant", content=content, tool_calls=calls))
         elif role in ("tool", "user") and pending and not message.get("is_demo"):
             ids = message.get("tool_call_ids") or pending
-            steps.append(Step(index=index, role="tool", content=content, tool_call_id=str(ids[0])))
+            steps.append(dict(index=index, role="tool", content=content, tool_call_id=str(ids[0])))
             pending = []
         elif role in ("system", "user"):
-            steps.append(Step(index=index, role=role, content=content))
+            steps.append(dict(index=index, role=role, content=content))
         else:
             raise ValueError(f"history entry {index} has role {role!r}")
     return steps

@@ -1,0 +1,281 @@
+"""Diagnosis on real public runs (tests/fixtures/diagnosis, see SOURCES.md there): outside verdicts, readers,
+and each defect the old rules had on them.
+
+Resolved runs are relabelled as failed where a test asks what a rule would say: a rule that fires on a run the
+SWE-bench harness resolved points at nothing wrong.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import zipfile
+
+import pytest
+
+from conftest import REPO, SHARED
+from taskforge.diagnosis.diagnose import diagnose, rule_findings
+from taskforge.diagnosis.readers import discover, read_traces
+from taskforge.diagnosis.readers.base import CUT, SourceFile, json_head
+from taskforge.diagnosis.rules import (FINDING, dismissed_failing_test, ignored_warning_sign, no_verification,
+                                       patch_adds_unrelated_files, repeated_actions)
+from taskforge.diagnosis.signals import WARNING_SIGN, calls, evidence_text, near_identical_groups
+from taskforge.diagnosis.verdicts import graded_by, load_verdicts
+from taskforge.schemas import Episode, FailureMode, Quarantined
+
+PUBLIC = REPO / "tests" / "fixtures" / "diagnosis"
+MINI = PUBLIC / "mini-swe-agent-gemini-3-pro"
+WHO_AND_WHEN = PUBLIC / "who_and_when"
+RESOLVED = {"pytest-dev__pytest-5631", "django__django-11163", "django__django-15277", "pydata__xarray-4629",
+            "django__django-14349"}
+FAILED = {"django__django-15957", "sympy__sympy-20916"}
+CONFIDENT = 0.6
+
+
+def _read(paths):
+    items = list(read_traces(discover(paths)))
+    return [i for i in items if isinstance(i, Episode)], [i for i in items if isinstance(i, Quarantined)]
+
+
+@pytest.fixture(scope="module")
+def runs() -> dict[str, Episode]:
+    """The mini-swe-agent runs graded by the sb-cli report, by instance id."""
+    episodes, quarantined = _read([MINI / "trajs"])
+    assert quarantined == []
+    verdicts = load_verdicts([MINI / "report.json"])
+    return {e.task_id: graded_by(e, verdicts.match(e)) for e in episodes}
+
+
+def relabelled(episode: Episode) -> Episode:
+    """A resolved run presented as a failure."""
+    return episode.model_copy(update={"outcome": episode.outcome.model_copy(
+        update={"success": False, "score": 0.0, "failure_origin": "model"})})
+
+
+def test_report_verdicts_grade_runs_that_carry_none(runs):
+    assert set(runs) == RESOLVED | FAILED
+    episodes, _ = _read([MINI / "trajs"])
+    assert all(not e.outcome.graded for e in episodes), "mini-swe-agent runs carry no verdict of their own"
+    assert {i for i, e in runs.items() if e.outcome.success} == RESOLVED
+    assert all(e.outcome.graded and e.outcome.failure_origin == "model" for i, e in runs.items() if i in FAILED)
+    assert "verdict from report.json: not resolved" in runs["sympy__sympy-20916"].outcome.detail
+
+
+def test_per_instance_reports_and_generic_files_give_the_same_verdicts(tmp_path):
+    from_report = load_verdicts([MINI / "report.json"]).by_key
+    per_instance = load_verdicts([MINI / "logs"])
+    assert per_instance.problems == []
+    assert {k: v.resolved for k, v in per_instance.by_key.items()} == {k: from_report[k].resolved
+                                                                        for k in RESOLVED | FAILED}
+    (tmp_path / "v.jsonl").write_text("".join(json.dumps({"instance_id": k, "resolved": v.resolved}) + "\n"
+                                              for k, v in per_instance.by_key.items()))
+    with open(tmp_path / "v.csv", "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["episode_id", "score"])
+        writer.writerows([k, 1.0 if v.resolved else 0.0] for k, v in per_instance.by_key.items())
+    for name in ("v.jsonl", "v.csv"):
+        loaded = load_verdicts([tmp_path / name])
+        assert {k: v.resolved for k, v in loaded.by_key.items()} == {k: v.resolved for k, v in per_instance.by_key.items()}
+    (tmp_path / "conflict.jsonl").write_text(json.dumps({"instance_id": "sympy__sympy-20916", "resolved": True}) + "\n")
+    (tmp_path / "broken.json").write_text('{"resolved_ids": [')
+    mixed = load_verdicts([MINI / "report.json", tmp_path / "conflict.jsonl", tmp_path / "broken.json"])
+    assert mixed.by_key["sympy__sympy-20916"].resolved is False, "the first verdict stands"
+    reasons = {q.source: q.reason for q in mixed.problems}
+    assert "conflicting verdict" in reasons["conflict.jsonl#sympy__sympy-20916"]
+    assert "broken.json" in reasons and all(q.stage == "verdicts" for q in mixed.problems)
+
+
+@pytest.mark.usefixtures("prefect_server")
+def test_cli_diagnoses_the_failed_runs_and_none_of_the_resolved(capsys, data_dir, tmp_path):
+    from taskforge.flows.cli import main
+    from taskforge.store.catalog import Catalog
+
+    assert main(["diagnose", str(MINI / "trajs"), "--verdicts", str(MINI / "report.json"),
+                 "--data-dir", str(data_dir), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["episodes"] == 7 and summary["failed_episodes"] == 2 and summary["ungraded_episodes"] == 0
+    assert {d["task_id"] for d in summary["diagnoses"]} == FAILED
+    assert summary["verdicts"]["matched"] == 7 and summary["verdicts"]["unmatched_verdicts"] == 493
+    with Catalog(data_dir / "catalog.duckdb", read_only=True) as catalog:
+        leftovers = catalog.query("SELECT count(*) AS n FROM quarantine WHERE stage = 'verdicts'")
+    assert leftovers == [{"n": 493}], "verdict ids no run matched are recorded"
+
+    assert main(["diagnose", str(MINI / "trajs"), "--data-dir", str(data_dir / "no-verdicts"), "--json"]) == 0
+    ungraded = json.loads(capsys.readouterr().out)
+    assert ungraded["ungraded_episodes"] == 7 and ungraded["diagnoses"] == []
+
+
+def test_harness_notices_are_never_warning_signs(runs):
+    pip = runs["pytest-dev__pytest-5631"]
+    notice = next(s for s in pip.steps if s.role == "tool" and "Running pip as the 'root' user" in s.content)
+    assert WARNING_SIGN.search(notice.content) is None or WARNING_SIGN.search(evidence_text(notice.content)) is None
+    too_long = runs["django__django-11163"]
+    assert any("The output of your last command was too long" in s.content for s in too_long.steps)
+    for instance in RESOLVED:
+        assert ignored_warning_sign(relabelled(runs[instance])) is None, instance
+    assert WARNING_SIGN.search(evidence_text("No divide by zero warnings!\nresult: 3")) is None
+    assert WARNING_SIGN.search(evidence_text("RuntimeWarning: divide by zero encountered")) is not None
+
+
+def test_refused_turns_ran_nothing(runs):
+    episode = runs["django__django-15277"]
+    refused = [s for s in episode.steps if s.is_error and (s.error or "").startswith("format error")]
+    assert any(s.error == "format error: found 3 actions" for s in refused)
+    for step in refused:
+        turn = episode.steps[step.index - 1]
+        assert turn.role == "assistant" and turn.tool_calls == [] and "```" in turn.content
+
+
+def test_cat_patch_is_not_a_change_and_the_submit_command_is_not_a_run(runs):
+    episode = runs["django__django-14349"]
+    shown = [c for c in calls(episode) if "cat patch" in c.text]
+    assert shown and not any(c.is_change for c in shown)
+    submits = [c for c in calls(episode) if "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" in c.text]
+    assert submits and not any(c.is_change or c.is_check for c in submits)
+    assert no_verification(relabelled(episode)) is None
+
+
+def test_rerunning_a_test_after_an_edit_is_verification_not_repetition(runs):
+    reruns = 0
+    for instance in RESOLVED:
+        episode = relabelled(runs[instance])
+        changes = [c.step for c in calls(episode) if c.is_change]
+        for group in near_identical_groups([c for c in calls(episode) if c.is_check]):
+            reruns += sum(1 for a, b in zip(group, group[1:]) if any(a.step < s < b.step for s in changes))
+        assert repeated_actions(episode) is None, instance
+    assert reruns >= 3, "the fixtures re-run checks after edits"
+
+
+def test_a_failing_test_called_pre_existing_is_its_own_mode(runs):
+    episode = relabelled(runs["pydata__xarray-4629"])
+    finding = dismissed_failing_test(episode)
+    assert finding is not None and finding.mode is FailureMode.DISMISSED_FAILING_TEST
+    said = episode.steps[finding.decisive_step]
+    assert said.role == "assistant" and finding.signals["dismissal"].lower() in said.content.lower()
+    assert finding.signals["failure_step"] < finding.decisive_step
+
+
+def test_a_patch_that_adds_a_scratch_script_is_a_confident_implementation_error(runs):
+    finding = patch_adds_unrelated_files(runs["sympy__sympy-20916"])
+    assert finding.mode is FailureMode.IMPLEMENTATION_ERROR and finding.confidence >= CONFIDENT
+    assert finding.signals["added_files"] == ["verify_split_super_sub.py"]
+    assert all(patch_adds_unrelated_files(runs[i]) is None for i in RESOLVED)
+
+
+def test_no_confident_diagnosis_on_these_resolved_runs_and_one_on_each_failed_run(runs):
+    for instance in RESOLVED:
+        assert all(d.confidence < CONFIDENT for d in diagnose(relabelled(runs[instance]))), instance
+    for instance in FAILED:
+        found = diagnose(runs[instance])
+        assert found[0].confidence >= CONFIDENT and found[0].decisive_step is not None, instance
+
+
+def test_a_file_whose_info_runs_past_the_head_is_still_recognised():
+    path = MINI / "trajs" / "django__django-15957" / "django__django-15957.traj.json"
+    assert json_head(SourceFile(path, path.name).head())["info"] is CUT
+    (episode,), _ = _read([path])
+    assert episode.source_format == "mini_swe_agent" and len(episode.steps) > 50
+
+
+def test_group_chat_transcripts_name_their_agents_and_run_their_code():
+    (episode,), quarantined = _read([WHO_AND_WHEN / "algorithm-generated-1.json"])
+    raw = json.loads((WHO_AND_WHEN / "algorithm-generated-1.json").read_text())
+    assert quarantined == [] and episode.source_format == "group_chat"
+    assert [s.actor for s in episode.steps] == [m["name"] for m in raw["history"]]
+    terminal = [s for s in episode.steps if s.actor == "Computer_terminal"]
+    assert terminal and all(s.role == "tool" for s in terminal)
+    for step in terminal:
+        caller = episode.steps[step.index - 1]
+        assert caller.tool_calls and step.tool_call_id == caller.tool_calls[0].id
+    assert episode.metadata["expected_answer"] == raw["ground_truth"]
+    assert not {"mistake_agent", "mistake_step", "mistake_reason"} & set(episode.metadata)
+    assert episode.outcome.graded and not episode.outcome.success
+
+
+def test_multi_agent_failures_name_an_agent_and_an_early_step_not_termination():
+    episodes, _ = _read([WHO_AND_WHEN])
+    for episode in episodes:
+        primary = diagnose(episode)[0]
+        assert primary.failure_mode is not FailureMode.PREMATURE_TERMINATION, episode.source_file
+        assert primary.agent is not None and primary.agent != "Computer_terminal"
+        assert primary.decisive_step < episode.steps[-1].index
+
+
+def test_an_answer_without_tools_is_a_wrong_answer_not_persistence():
+    (episode,), _ = _read([WHO_AND_WHEN / "algorithm-generated-21.json"])
+    assert calls(episode) == []
+    modes = [f.mode for f in rule_findings(episode)]
+    assert modes == [FailureMode.INCORRECT_ANSWER]
+
+
+def test_an_openhands_run_waiting_for_the_user_is_not_a_graded_failure(tmp_path):
+    events = json.loads((REPO / "tests" / "fixtures" / "traces" / "openhands" /
+                         "astropy__astropy-12907.events.json").read_text())
+    cut = next(i for i, e in enumerate(events) if e.get("action") == "finish")
+    waiting = {"id": 10_000, "source": "environment", "observation": "agent_state_changed", "content": "",
+               "extras": {"agent_state": "awaiting_user_input", "reason": ""}}
+    (tmp_path / "gui.events.json").write_text(json.dumps([*events[:cut], waiting]))
+    (episode,), _ = _read([tmp_path / "gui.events.json"])
+    assert not episode.outcome.graded and "waits for the user" in episode.outcome.detail
+    assert diagnose(episode) == []
+
+
+def test_an_inspect_log_without_samples_and_an_empty_file_are_quarantined(tmp_path):
+    source = SHARED / "fixtures" / "traces" / "inspect" / "log_read_sample.eval"
+    with zipfile.ZipFile(source) as archive, zipfile.ZipFile(tmp_path / "no_samples.eval", "w") as out:
+        for member in archive.namelist():
+            if not member.startswith(("samples/", "_journal/summaries/", "summaries.json")):
+                out.writestr(member, archive.read(member))
+    (tmp_path / "empty.jsonl").write_bytes(b"")
+    episodes, quarantined = _read([tmp_path])
+    reasons = {q.source: q.reason for q in quarantined}
+    assert episodes == []
+    assert "no samples logged" in reasons[f"{tmp_path.name}/no_samples.eval"]
+    assert any(k.endswith("empty.jsonl") and "empty file" in v for k, v in reasons.items())
+
+
+def test_a_word_after_is_is_not_a_finding(runs):
+    observations = [s.content for e in runs.values() for s in e.steps if s.role == "tool"]
+    assert any(" is used" in text for text in observations)
+    stated = [m.group(2) for text in observations for m in FINDING.finditer(text)]
+    assert all(any(ch.isdigit() for ch in value) for value in stated)
+
+
+def test_cycle_and_the_nightly_deployment_take_verdict_files():
+    import inspect
+
+    import yaml
+
+    from taskforge.flows.cli import _parser
+    from taskforge.flows.cycle import cycle
+
+    args = _parser().parse_args(["cycle", "--traces", "runs", "--verdicts", "report.json", "logs"])
+    assert args.verdicts == ["report.json", "logs"]
+    nightly = next(d for d in yaml.safe_load((REPO / "prefect.yaml").read_text())["deployments"]
+                   if d["name"] == "nightly-cycle")
+    assert "verdicts" in nightly["parameters"]
+    assert set(nightly["parameters"]) <= set(inspect.signature(cycle.fn).parameters)
+
+
+def test_openai_messages_with_names_carry_their_agents(tmp_path):
+    raw = json.loads((WHO_AND_WHEN / "algorithm-generated-4.json").read_text())
+    messages = [{"role": "user", "content": raw["question"]}]
+    messages += [{"role": "tool" if m["name"] == "Computer_terminal" else "assistant", "name": m["name"],
+                  "content": m["content"]} for m in raw["history"]]
+    (tmp_path / "chat.jsonl").write_text(json.dumps({"id": "ww-4", "success": False, "messages": messages}) + "\n")
+    (episode,), _ = _read([tmp_path / "chat.jsonl"])
+    assert [s.actor for s in episode.steps[1:]] == [m["name"] for m in raw["history"]]
+    named = diagnose(episode)[0].agent
+    assert named in {m["name"] for m in raw["history"]} and named != "Computer_terminal"
+
+
+def test_verdicts_grade_swe_agent_and_openhands_runs_by_instance_id(tmp_path):
+    (tmp_path / "verdicts.csv").write_text("instance_id,resolved\nmarshmallow-code__marshmallow-1867,true\n"
+                                           "pydicom__pydicom-1458,false\nastropy__astropy-12907,false\n")
+    verdicts = load_verdicts([tmp_path / "verdicts.csv"])
+    episodes, _ = _read([SHARED / "fixtures" / "traces" / "swe-agent", REPO / "tests" / "fixtures" / "traces" / "openhands"])
+    graded = {(e.source_format, e.task_id): graded_by(e, v) for e in episodes if (v := verdicts.match(e))}
+    assert graded[("swe_agent", "marshmallow-code__marshmallow-1867")].outcome.success is True
+    assert graded[("swe_agent", "pydicom__pydicom-1458")].outcome.failure_origin == "model"
+    assert not graded[("openhands", "astropy__astropy-12907")].outcome.success
+    assert verdicts.match(next(e for e in episodes if e.task_id == "swe-agent__test-repo-i1")) is None
