@@ -10,12 +10,11 @@ never leave a partial entry: a reader sees a whole response or none.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from taskforge.schemas import content_id
+from taskforge.store.files import write_text_atomic
 
 
 def request_key(role: str, body: dict[str, Any]) -> str:
@@ -42,12 +41,5 @@ class ReplayCache:
 
     def put(self, key: str, body: dict[str, Any], response: dict[str, Any]) -> None:
         """Store a response with the request it answers (atomic: temporary file, then rename)."""
-        final = self._path(key)
-        final.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{key}.", suffix=".tmp", dir=final.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump({"request": body, "response": response}, handle, sort_keys=True, ensure_ascii=False)
-            os.replace(tmp, final)
-        finally:
-            Path(tmp).unlink(missing_ok=True)
+        write_text_atomic(self._path(key), json.dumps({"request": body, "response": response}, sort_keys=True,
+                                                      ensure_ascii=False))
