@@ -73,6 +73,8 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--count", type=int, default=4, help="how many tasks to build")
     build.add_argument("--capability", default="general", help="the capability the tasks train")
     build.add_argument("--source", help="the resource to build from (a repository, dataset, folder …)")
+    build.add_argument("--target", metavar="COLUMN",
+                       help="mle: the label column of the source's datasets (overrides their settings files)")
     build.add_argument("--export-jsonl", type=Path, metavar="FILE",
                        help="swe: also write the accepted tasks as SWE-bench instances (JSON lines) to FILE")
     validate = commands.add_parser("validate", parents=[common], help="run every check on task Parquet files")
@@ -171,6 +173,8 @@ def _run(args: argparse.Namespace, api: TemporaryAPI | None) -> dict[str, Any]:
         options: dict[str, Any] = {"target_tokens": args.target_tokens}
         if args.source:
             options["source"] = str(Path(args.source).resolve()) if Path(args.source).exists() else args.source
+        if args.target:
+            options["target"] = args.target
         built = _with_paths(build_family(family=args.family, count=args.count, capability=args.capability,
                                          data_dir=str(data.root), seed=args.seed, options=options,
                                          task_runner=args.task_runner, runner_address=args.runner_address,
