@@ -267,7 +267,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: run one subcommand; on error, or when a run ends incomplete, print a one-line cause and exit
     non-zero."""
     args = _parser().parse_args(argv)
-    prepare_prefect(json_output=args.json)
+    prepare_prefect(json_output=getattr(args, "json", False))
     if args.command == "serve":
         from taskforge.flows.serve import serve
 

@@ -88,3 +88,11 @@ def test_an_incomplete_run_is_summed_up_in_one_line():
         "workflow-1: infrastructure failed 3 time(s), last: no sandbox can run here); run the same command "
         "again to resume")
     assert cli.incomplete_reason({"kind": "cycle", "infrastructure_failures": []}) is None
+
+
+def test_serve_has_no_json_option_and_starts_no_temporary_api(no_api, monkeypatch):
+    from taskforge.flows import serve
+
+    monkeypatch.setattr(startup, "TemporaryAPI", lambda: pytest.fail("serve started a temporary API"))
+    monkeypatch.setattr(serve, "serve", lambda host, port, database_url: port)
+    assert cli.main(["serve", "--port", "4321"]) == 4321
