@@ -42,7 +42,19 @@ def _authors(meta: ET.Element | None) -> list[str]:
 
 
 def _paragraphs(element: ET.Element) -> list[str]:
-    return [t for t in (text(p, SKIP) for p in descendants(element, "p")) if t]
+    """The texts of the paragraphs under `element`, not those of figures, tables or other skipped parts."""
+    found: list[str] = []
+
+    def walk(node: ET.Element) -> None:
+        for sub in node:
+            name = local(sub.tag)
+            if name == "p":
+                found.append(text(sub, SKIP))
+            elif name not in SKIP:
+                walk(sub)
+
+    walk(element)
+    return [t for t in found if t]
 
 
 def _sections(body: ET.Element | None) -> list[dict[str, str]]:
