@@ -5,7 +5,8 @@ flow runs: after every import of the command, and in a parent that then also
 imports the whole server. Here the server process is started as soon as the
 command line is parsed, from the same uvicorn factory Prefect uses for its
 temporary server, so it boots while the flow's modules import; its URL is
-exported before Prefect is imported, and it is stopped when the command ends.
+exported before Prefect is imported, and it is stopped when the command ends (or
+dies: it is sent SIGTERM when the CLI process is gone, even after a SIGKILL).
 Its start-up wait is `PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS` (default
 here 180 s rather than Prefect's 20 s, which a loaded machine overruns).
 
@@ -15,9 +16,11 @@ by the run; Prefect's task-run log keeps their one-line message, without a trace
 
 from __future__ import annotations
 
+import ctypes
 import importlib.util
 import logging
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -37,6 +40,7 @@ DEFAULT_STARTUP_TIMEOUT_S = 180
 POLL_S = 0.1
 STOP_GRACE_S = 5
 RUN_LOGGERS = ("prefect.task_runs", "prefect.flow_runs")
+PR_SET_PDEATHSIG = 1
 
 
 def prepare_prefect(json_output: bool) -> None:
@@ -66,6 +70,12 @@ def quiet_infrastructure_tracebacks() -> None:
             logger.addFilter(_NoInfrastructureTraceback())
 
 
+def _die_with_parent() -> None:
+    """In the server's process before it starts: be sent SIGTERM when the CLI process dies, even by SIGKILL
+    (Linux `prctl(PR_SET_PDEATHSIG)`; the CLI starts the server before it starts any thread)."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
@@ -88,7 +98,7 @@ class TemporaryAPI:
              "--log-level", "error", "--lifespan", "on"],
             env={**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1",
                  "PREFECT__SERVER_FINAL": "1"},
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=_die_with_parent)
         self.ready = False
 
     def wait(self) -> None:

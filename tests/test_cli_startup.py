@@ -10,6 +10,7 @@ import sys
 import urllib.request
 from pathlib import Path
 
+import psutil
 import pytest
 
 from taskforge.flows import cli, startup
@@ -96,3 +97,18 @@ def test_serve_has_no_json_option_and_starts_no_temporary_api(no_api, monkeypatc
     monkeypatch.setattr(startup, "TemporaryAPI", lambda: pytest.fail("serve started a temporary API"))
     monkeypatch.setattr(serve, "serve", lambda host, port, database_url: port)
     assert cli.main(["serve", "--port", "4321"]) == 4321
+
+
+def test_a_killed_command_leaves_no_api_server_behind(no_api):
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time\n"
+        "from taskforge.flows.startup import prefect_api\n"
+        "with prefect_api(needed=True) as api:\n"
+        "    print(api.process.pid, flush=True)\n"
+        "    time.sleep(600)\n")], stdout=subprocess.PIPE, text=True, env=os.environ.copy())
+    server = psutil.Process(int(holder.stdout.readline()))
+    holder.kill()
+    holder.wait()
+
+    server.wait(timeout=30)  # psutil.TimeoutExpired if the server outlives the command
+    assert not server.is_running()
