@@ -10,7 +10,6 @@ rebuilt from that snapshot by validators and by the trainer.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from collections import defaultdict
 from functools import cached_property
@@ -20,7 +19,8 @@ import pyarrow.parquet as pq
 from pydantic import Field
 
 from taskforge.schemas import InputError, Record, from_table, to_table
-from taskforge.schemas.locations import Location, exists, join, makedirs, open_file, readable, replace
+from taskforge.schemas.locations import Location, exists, join, makedirs, readable
+from taskforge.store.files import atomic_open
 
 SNAPSHOT_FOLDER = "collections"
 ABSTRACT = "abstract"
@@ -122,15 +122,14 @@ def snapshot_path(data_dir: Location, version: str) -> Path | str:
 
 
 def save_snapshot(collection: PaperCollection, data_dir: Location) -> str:
-    """Write the collection's snapshot once (temporary name, then rename); returns its path relative to the data dir."""
+    """Write the collection's snapshot once (through the one atomic writer: concurrent batches writing the same
+    version each use a temporary name of their own); returns its path relative to the data dir."""
     final = snapshot_path(data_dir, collection.version)
     relative = f"{SNAPSHOT_FOLDER}/{collection.version}.parquet"
     if not exists(final):
         makedirs(join(data_dir, SNAPSHOT_FOLDER))
-        tmp = join(data_dir, SNAPSHOT_FOLDER, f".{collection.version}.parquet.{os.getpid()}.tmp")
-        with open_file(tmp, "wb") as handle:
+        with atomic_open(final) as handle:
             pq.write_table(to_table(collection.papers, Paper), handle, compression="zstd")
-        replace(tmp, final)
     return relative
 
 

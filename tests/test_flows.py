@@ -135,7 +135,8 @@ def test_validate_command_reports_each_task(capsys, data_dir):
 
 def test_literature_build_quarantines_bad_records_and_decontamination_removes_heldout_papers(capsys, data_dir,
                                                                                                  tmp_path):
-    lines = (SAMPLES / "papers" / "synthetic_papers.jsonl").read_text().splitlines()
+    synthetic = SAMPLES / "papers_synthetic" / "synthetic_papers.jsonl"
+    lines = synthetic.read_text().splitlines()
     source = tmp_path / "papers.jsonl"
     source.write_text("\n".join(lines + ['{"title": "cut', '{"id": "x-1", "title": "Only a title"}']) + "\n")
     built = _cli_json(capsys, "build", "literature", "--count", "4", "--source", str(source),
@@ -154,7 +155,8 @@ def test_literature_build_quarantines_bad_records_and_decontamination_removes_he
     heldout.write_text("\n".join(json.loads(line)["doi"] for line in lines) + "\n")
     registered = _cli_json(capsys, "decontam", "add", str(heldout), "--data-dir", str(other))
     assert registered["added"]["items"] == len(lines)
-    rebuilt = _cli_json(capsys, "build", "literature", "--count", "4", "--data-dir", str(other))
+    rebuilt = _cli_json(capsys, "build", "literature", "--count", "4", "--source", str(synthetic),
+                        "--data-dir", str(other))
     assert rebuilt["families"]["literature"]["rejected_by_check"] == {"decontamination": 4}
     with Catalog(other / "catalog.duckdb", read_only=True) as catalog:
         removed = catalog.query("SELECT reason, detail FROM validations WHERE \"check\" = 'decontamination'")

@@ -53,7 +53,7 @@ class LiteratureBuilder:
     family = "literature"
     name = "literature.collection"
     version = "0.1.0"
-    default_source = "papers/synthetic_papers.jsonl"
+    default_source = "papers"
 
     def __init__(self, question_writer: QuestionWriter | None = None):
         self.question_writer = question_writer or TemplateQuestions()
