@@ -7,6 +7,8 @@ A statement that quotes a changed line of the diff, or diff syntax, is sent back
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from pydantic import BaseModel, Field
 
 from taskforge.agents.client import Agents, Reply
@@ -42,24 +44,34 @@ def fix_leaks(text: str, diff: str) -> list[str]:
 
 
 def rewrite_problem_statement(agents: Agents, *, repo: str, diff: str, commit_message: str, subject: str,
-                              issue_text: str | None = None) -> Reply[ProblemStatement]:
+                              issue_text: str | None = None, symptoms: str | None = None,
+                              required_names: Sequence[str] = ()) -> Reply[ProblemStatement]:
     """Ask the builder for a problem statement of the fix in `diff` (the whole commit diff, tests included).
 
     `subject` is the instance id the statement is for; `issue_text`, when the
-    history links an issue, is given as material to rewrite. A reply that
-    quotes the fix is repaired like any invalid reply, then reported failed;
+    history links an issue, is given as material to rewrite; `symptoms` is what
+    the failing tests printed before the fix; `required_names` must each appear
+    in the statement (the interface the hidden tests call). A reply that quotes
+    the fix or leaves out a required name is repaired like any invalid reply, then reported failed;
     on `skipped` or `failed` the builder keeps its deterministic statement.
     """
     parts = [f"Repository: {repo}", f"Commit message:\n{commit_message}"]
     if issue_text:
         parts.append(f"Linked issue text:\n{issue_text}")
+    if symptoms:
+        parts.append(f"What the failing tests printed before the fix (describe these symptoms):\n{symptoms}")
+    if required_names:
+        parts.append("The statement must name each of these, which the tests call and the fix adds: "
+                     + ", ".join(required_names))
     parts.append(f"Diff of the fix (for your understanding only; do not reveal it):\n{diff}")
 
     def check(reply: ProblemStatement) -> None:
-        """The statement must not give the fix away."""
-        problems = fix_leaks(f"{reply.title}\n{reply.statement}", diff)
+        """The statement must not give the fix away, and must name the interface the tests call."""
+        text = f"{reply.title}\n{reply.statement}"
+        problems = fix_leaks(text, diff)
+        problems += [f"it never names {name!r}" for name in required_names if name not in text]
         if problems:
-            raise ValueError("the statement gives the fix away: " + "; ".join(problems))
+            raise ValueError("the statement cannot be used: " + "; ".join(problems))
 
     return agents.ask("builder", SYSTEM, "\n\n".join(parts), ProblemStatement, purpose="swe_problem_statement",
                       family="swe", subject=subject, check=check)

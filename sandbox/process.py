@@ -157,9 +157,10 @@ class ProcessSession:
         if not self.job.network:
             isolation.append("--unshare-net")
         venv = ["--ro-bind", str(self.python_env), VENV] if self.python_env else []
+        shared = [arg for host, target in self.job.mounts for arg in ("--ro-bind", host, target)]
         mounts = system_mounts() + venv + [
             "--ro-bind", "/sys", "/sys", "--proc", "/proc", "--dev", "/dev",
-            "--bind", str(self.workspace), WORKSPACE, "--bind", str(self.tmp), "/tmp",
+            "--bind", str(self.workspace), WORKSPACE, "--bind", str(self.tmp), "/tmp", *shared,
             "--remount-ro", "/", "--chdir", WORKSPACE, "--hostname", "sandbox",
         ]
         return [*limit_arguments(self.job, timeout_s), self.sandbox.bwrap, *isolation, *mounts,

@@ -161,7 +161,7 @@ def test_swe_bench_instances_are_exported(built):
                              "environment_setup_commit"}
     assert json.loads(instance["FAIL_TO_PASS"]) == ["tests/test_ops.py::test_div_by_zero"]
     assert instance["repo"] == "local/calc" and instance["version"] == "0.1"
-    assert instance["created_at"] == "2024-03-02T12:00:00Z"
+    assert instance["created_at"] == "2025-03-02T12:00:00Z"
 
 
 def test_the_rl_reward_grades_patches_in_the_sandbox_reference_one_noop_zero(built):

@@ -50,7 +50,7 @@ def test_a_merge_stands_for_its_pull_request(history):
     commits, _, report = history
     merge = by_fix(report)[commits["power_merge"]]
     assert merge.pull_number == 7 and merge.base_commit == commits["mul_fix_flaky"]
-    assert merge.created_at == "2024-03-06T12:00:00Z", "created_at is when the pull request's first commit was made"
+    assert merge.created_at == "2025-03-06T12:00:00Z", "created_at is when the pull request's first commit was made"
     assert "power(a, 0) is 1" in merge.message
 
 

@@ -1,13 +1,19 @@
-"""The problem statement of a candidate: the linked issue's text where it is known, else the commit message.
+"""The problem statement of a candidate, written as symptoms: the linked issue's text where the user's source
+gives one, else what the failing tests show before the fix. Never the commit message: it names the fix.
 
 Issues are linked the way GitHub links them (`fixes #12`, `closes #12` …) in the
 commit or pull-request message. Issue texts come from an issues export beside
 the history (JSON lines of `number`, `title`, `body` and optionally `comments`
 with `createdAt` and `body`, as `gh issue list --json` writes them); comments
 made before the fix was first committed become the hints, as in SWE-bench.
+Without an issue, the statement lists each FAIL_TO_PASS behaviour by its
+test's name with the error it raises at the base commit (pytest's `E` lines:
+the exception and the values compared), never the test's code.
 Where an endpoint is configured, the builder agent (`taskforge.agents.swe`) rewrites the
-text into the issue a user would have filed; a rewrite that quotes the fix is
-sent back, and a rewrite that fails or is skipped leaves the raw text.
+text into the issue a user would have filed, from the symptoms and the diff; a rewrite that
+quotes the fix or leaves out a required name is sent back, and a rewrite that fails or is
+skipped leaves the raw text. Every statement ends up naming the interface the hidden tests
+need (the names only the solution brings), appended when the text does not mention them.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from pathlib import Path
 
 from taskforge.agents.client import Agents
 from taskforge.agents.swe import rewrite_problem_statement
+from taskforge.graders.swe_statement import mentions
 from taskforge.schemas import InputError
 
 LINK_KEYWORDS = ("close", "closes", "closed", "fix", "fixes", "fixed", "resolve", "resolves", "resolved")
@@ -85,9 +92,57 @@ def load_issues(path: Path) -> dict[int, Issue]:
 
 
 @dataclass(frozen=True)
+class Symptom:
+    """One behaviour that is wrong at the base commit: the test that shows it and what it printed there."""
+
+    test: str
+    failure: str
+
+
+def behaviour(test: str) -> str:
+    """A test id as the behaviour it checks: `tests/test_api.py::TestArray::test_append_float[x]` →
+    `Array: append float (case x)`."""
+    parts = test.split("::")[1:] or [test]
+    name, _, case = parts[-1].partition("[")
+    words = re.sub(r"^test_?|_", " ", name).strip() if name.startswith("test") else name.replace("_", " ")
+    owner = [re.sub(r"^Test_?", "", p).replace("_", " ") for p in parts[:-1]]
+    text = ": ".join([*filter(None, owner), words or name])
+    return f"{text} (case {case.rstrip(']')})" if case else text
+
+
+MAX_ERROR_LINES = 12
+
+
+def error_lines(failure: str) -> str:
+    """What a failure says happened: pytest's `E` lines (the exception, the values compared), else its end."""
+    shown = [line[1:].strip() if line.startswith("E") else line for line in failure.splitlines()
+             if line.startswith("E ")]
+    return "\n".join((shown or failure.strip().splitlines()[-5:])[:MAX_ERROR_LINES])
+
+
+def symptom_statement(repo: str, symptoms: list[Symptom]) -> str:
+    """An issue written from what the failing tests show: each behaviour and the error it gives."""
+    listed = "\n\n".join(f"{n}. {behaviour(s.test)}\n" + "\n".join(f"    {line}" for line in error_lines(s.failure)
+                                                                       .splitlines())
+                          for n, s in enumerate(symptoms, start=1))
+    areas = sorted({s.test.split("::")[0].rsplit("/", 1)[-1].removeprefix("test_").removesuffix(".py")
+                    for s in symptoms})
+    return (f"Wrong behaviour in {repo} ({', '.join(areas)})\n"
+            f"At this commit, {'this behaviour does' if len(symptoms) == 1 else 'these behaviours do'} not work "
+            f"as intended; what happens instead:\n\n{listed}\n\n"
+            "Expected: each behaviour above works, and nothing else changes.")
+
+
+def interface_note(names: list[str]) -> str:
+    """The sentence stating names the checks use that the repository does not have yet."""
+    return ("The checks use these names, which do not exist yet and must be provided: "
+            + ", ".join(f"`{name}`" for name in names) + ".")
+
+
+@dataclass(frozen=True)
 class Statement:
-    """The problem statement, the hints, where the text came from (`issue`, `commit`, `rewritten`), and how the
-    agent's rewrite went (`ok`, `skipped`, `failed`, with the reason)."""
+    """The problem statement, the hints, where the text came from (`issue`, `symptoms`, `rewritten`), and how
+    the agent's rewrite went (`ok`, `skipped`, `failed`, with the reason)."""
 
     text: str
     hints: str
@@ -97,18 +152,23 @@ class Statement:
 
 
 def problem_statement(message: str, issues: dict[int, Issue], diff: str, repo: str, first_commit_at: str,
-                      subject: str, agents: Agents) -> Statement:
-    """The statement of a candidate: linked issue texts (SWE-bench joins `title\\nbody`), else the message,
-    rewritten by the builder agent when it answers. Hints are the linked issues' comments made before
-    `first_commit_at` (ISO 8601, UTC). `diff` is the whole change, tests included (the agent's material)."""
+                      subject: str, agents: Agents, symptoms: list[Symptom], interface: list[str]) -> Statement:
+    """The statement of a candidate: linked issue texts (SWE-bench joins `title\\nbody`), else the symptoms,
+    rewritten by the builder agent when it answers, with the `interface` names stated. Hints are the linked
+    issues' comments made before `first_commit_at` (ISO 8601, UTC). `diff` is the whole change, tests included
+    (the agent's material)."""
     linked = [issues[n] for n in linked_issues(message) if n in issues]
     if linked:
         hints = "\n".join(body for issue in linked for at, body in issue.comments if at and at < first_commit_at)
         raw = Statement("".join(f"{i.title}\n{i.body}\n" for i in linked), hints, "issue")
     else:
-        raw = Statement(message_statement(message), "", "commit")
+        raw = Statement(symptom_statement(repo, symptoms), "", "symptoms")
+    observed = "\n\n".join(f"{s.test}\n{s.failure}" for s in symptoms)
     reply = rewrite_problem_statement(agents, repo=repo, diff=diff, commit_message=message, subject=subject,
-                                      issue_text=raw.text if linked else None)
-    if reply.ok and reply.value is not None:
-        return Statement(f"{reply.value.title}\n{reply.value.statement}", raw.hints, "rewritten", "ok")
-    return replace(raw, rewrite=reply.status, rewrite_reason=reply.reason)
+                                      issue_text=raw.text if linked else None, symptoms=observed,
+                                      required_names=interface)
+    chosen = (Statement(f"{reply.value.title}\n{reply.value.statement}", raw.hints, "rewritten", "ok")
+              if reply.ok and reply.value is not None else replace(raw, rewrite=reply.status,
+                                                                   rewrite_reason=reply.reason))
+    missing = [name for name in interface if not mentions(chosen.text, name)]
+    return replace(chosen, text=f"{chosen.text.rstrip()}\n\n{interface_note(missing)}") if missing else chosen

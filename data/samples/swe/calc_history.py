@@ -113,7 +113,7 @@ def _write(repo: Path, path: str, text: str) -> None:
 
 def _commit(repo: Path, message: str, day: int) -> str:
     _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", message, date=f"2024-03-{day:02d}T12:00:00+00:00")
+    _git(repo, "commit", "-q", "-m", message, date=f"2025-03-{day:02d}T12:00:00+00:00")
     return _git(repo, "rev-parse", "HEAD")
 
 
@@ -160,7 +160,7 @@ def scripted_repository(root: Path) -> dict[str, str]:
     commits["power_branch"] = _commit(repo, "power(a, 0) is 1", 6)
     _git(repo, "checkout", "-q", "main")
     _git(repo, "merge", "-q", "--no-ff", "-m", "Merge pull request #7 from dev/fix-power\n\nFix power with exponent 0",
-         "fix-power", date="2024-03-07T12:00:00+00:00")
+         "fix-power", date="2025-03-07T12:00:00+00:00")
     commits["power_merge"] = _git(repo, "rev-parse", "HEAD")
 
     _write(repo, "README.md", "# calc\n")
