@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -24,13 +25,21 @@ def git_in(path: Path, *args: str) -> str:
     return done.stdout
 
 
-def names_at(repository: Path, commit: str, names: set[str]) -> set[str]:
-    """Which of `names` occur as whole words in the Python files of a repository at a commit."""
-    if not names:
-        return set()
-    patterns = [arg for name in sorted(names) for arg in ("-e", name)]
-    done = subprocess.run([*SAFE_GIT, "-C", str(repository), "grep", "-h", "-o", "-w", "-F", *patterns, commit,
-                           "--", "*.py"], capture_output=True, text=True)
-    if done.returncode not in (0, 1):
-        raise GitError(f"git grep failed in {repository.name}: {done.stderr.strip()[-300:]}")
-    return set(done.stdout.split()) & names
+
+def names_in_tree(work_tree: Path, names: set[str]) -> set[str]:
+    """Which of `names` occur as whole words in the Python files of a checked-out tree (its `.git` left out)."""
+    found: set[str] = set()
+    for path in work_tree.rglob("*.py"):
+        if ".git" not in path.relative_to(work_tree).parts:
+            found |= names & set(re.findall(r"\w+", path.read_text(encoding="utf-8", errors="replace")))
+    return found
+
+
+def line_counts(work_tree: Path, paths: list[str]) -> dict[str, int]:
+    """Lines of each of `paths` in a checked-out tree (absent files left out)."""
+    counts = {}
+    for path in paths:
+        file = work_tree / path
+        if file.is_file():
+            counts[path] = file.read_bytes().count(b"\n")
+    return counts

@@ -1,7 +1,8 @@
 """What a SWE problem statement may and must say, read off the task's patches.
 
 A statement describes the symptom (what a user sees) and never the fix. It
-names the fix when it quotes a line the solution adds, repeats the fix
+names the fix when it quotes a line the solution adds (other than the header
+and docstring of a new function the tests call: that is interface), repeats the fix
 commit's subject, reads as a change description (`fix: …`, `Fixed …`), or
 names an identifier the solution introduces that no test uses (an internal
 helper). It must state the interface the hidden tests need: every name the
@@ -77,6 +78,44 @@ def internal_names(patch: str, test_patch: str, existing: set[str]) -> list[str]
     return sorted(defined_in(_python_lines(patch)) - existing - names_in(_python_lines(test_patch)) - _COMMON)
 
 
+def interface_specs(patch: str, names: list[str]) -> dict[str, list[str]]:
+    """For each of `names` the solution defines (`def` / `class` in its added lines): the definition line(s) and
+    the docstring right after it, as added; what a statement may show of the fix (the interface, not the
+    implementation)."""
+    specs: dict[str, list[str]] = {}
+    for piece in split_files(patch):
+        lines = piece.text.splitlines()
+        for at, line in enumerate(lines):
+            match = re.match(r"^\+\s*(?:async\s+)?(?:def|class)\s+(\w+)", line)
+            if match and match[1] in names and match[1] not in specs:
+                specs[match[1]] = _definition(lines[at:])
+    return specs
+
+
+def _definition(lines: list[str]) -> list[str]:
+    """The added lines of a definition's header and its docstring (the diff lines from the `def` on)."""
+    taken: list[str] = []
+    for line in lines:
+        if not line.startswith("+"):
+            break
+        taken.append(line[1:])
+        header = "".join(taken)
+        if header.count("(") == header.count(")"):
+            break
+    rest = lines[len(taken):]
+    quote = next((q for q in ('"""', "'''") if rest and rest[0][1:].strip().lstrip("rbuRBU").startswith(q)), None)
+    if quote is None:
+        return taken
+    for at, line in enumerate(rest):
+        if not line.startswith("+"):
+            break
+        taken.append(line[1:])
+        body = line[1:].strip().lstrip("rbuRBU")
+        if (at == 0 and body.count(quote) >= 2) or (at > 0 and quote in body):
+            break
+    return taken
+
+
 def mentions(text: str, name: str) -> bool:
     """The statement names an identifier (as a whole word)."""
     return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", text) is not None
@@ -98,13 +137,15 @@ def subject_of(message: str) -> str:
 def names_the_fix(statement: str, patch: str, test_patch: str, fix_message: str, existing: set[str]) -> list[str]:
     """Every way a statement gives the fix away (empty: it describes symptoms only)."""
     problems = []
+    interface = interface_specs(patch, new_interface(patch, test_patch, existing))
+    shown = {line.strip() for spec in interface.values() for line in spec}
     title = statement.strip().splitlines()[0] if statement.strip() else ""
     if _CHANGE_TITLE.match(title):
         problems.append(f"its title reads as a change description: {title[:80]!r}")
     subject = subject_of(fix_message)
     if len(subject) >= MIN_SUBJECT_CHARS and subject.lower() in statement.lower():
         problems.append(f"it repeats the fix commit's subject {subject[:80]!r}")
-    quoted = sorted(line for line in fix_lines(patch) if line in statement)
+    quoted = sorted(line for line in fix_lines(patch) - shown if line in statement)
     if quoted:
         problems.append(f"it quotes {len(quoted)} line(s) the fix adds, e.g. {quoted[0][:60]!r}")
     internal = [name for name in internal_names(patch, test_patch, existing) if mentions(statement, name)]

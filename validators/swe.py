@@ -1,7 +1,7 @@
 """The SWE family's execution checks: no-op and reference, graded in the sandbox (network off).
 
 Both re-derive FAIL_TO_PASS / PASS_TO_PASS from runs of the held-out tests
-(the test files the test patch touches, read off the test patch again) from
+(what the test patch touches, read off it again: see `held_out_targets`) from
 the task's snapshot: once with the test patch alone, `repeats` times with the
 solution too — never from the lists the task stores. The no-op check grades
 the empty patch against the derived lists and the stored ones: it must fail
@@ -18,8 +18,9 @@ from __future__ import annotations
 from typing import Any
 
 from taskforge.graders.swe import Harvest, Verdict, grade, harvest
-from taskforge.graders.swe_harness import Outcomes, TaskBed, cached_runs
-from taskforge.graders.swe_patch import runnable_test_files
+from taskforge.graders.swe_git import line_counts
+from taskforge.graders.swe_harness import Outcomes, TaskBed, cache_root, cached_runs
+from taskforge.graders.swe_patch import held_out_targets, split_files
 from taskforge.schemas import Task, ValidationResult
 
 MIN_REPEATS = 3
@@ -28,8 +29,10 @@ MIN_REPEATS = 3
 def outcomes_for(task: Task) -> Outcomes:
     """The runs of a task in the sandbox (from the run cache when the same runs were made before)."""
     test_patch = task.reference["test_patch"]
-    test_files = tuple(path for path in runnable_test_files(test_patch) if path.endswith(".py"))
-    bed = TaskBed.of(task.payload, task.grader, task.environment, test_files=test_files)
+    snapshot = cache_root() / task.environment["snapshot"]
+    sizes = line_counts(snapshot, [piece.old_path for piece in split_files(test_patch)])
+    targets = tuple(held_out_targets(test_patch, sizes))
+    bed = TaskBed.of(task.payload, task.grader, task.environment, test_files=targets)
     repeats = max(MIN_REPEATS, int(task.grader.get("repeats", MIN_REPEATS)))
     return cached_runs(bed, task.reference["patch"], test_patch, repeats, label="swe-validate")
 

@@ -3,14 +3,14 @@ interface the hidden tests need (see `taskforge.graders.swe_statement` for what 
 
 The statement is read from the prompt the solver sees (the `<issue>` block of
 the user message), and the names already in the repository are looked up in
-the task's snapshot at the base commit.
+the task's snapshot (its work tree is the base commit: the leakage audit fails a snapshot whose tree differs).
 """
 
 from __future__ import annotations
 
 import re
 
-from taskforge.graders.swe_git import names_at
+from taskforge.graders.swe_git import names_in_tree
 from taskforge.graders.swe_harness import cache_root
 from taskforge.graders.swe_statement import names_the_fix, patch_names, unstated_interface
 from taskforge.schemas import Task, ValidationResult
@@ -37,8 +37,7 @@ class SweStatementCheck:
     def run(self, task: Task) -> ValidationResult:
         statement = shown_statement(task)
         patch, test_patch = task.reference["patch"], task.reference["test_patch"]
-        existing = names_at(cache_root() / task.environment["snapshot"], task.payload["base_commit"],
-                            patch_names(patch, test_patch))
+        existing = names_in_tree(cache_root() / task.environment["snapshot"], patch_names(patch, test_patch))
         problems = names_the_fix(statement, patch, test_patch, task.reference.get("fix_message", ""), existing)
         unstated = unstated_interface(statement, patch, test_patch, existing)
         if unstated:

@@ -36,9 +36,10 @@ from taskforge.builders.swe.snapshot import make_snapshot
 from taskforge.builders.swe.source import SourceRepository, open_source
 from taskforge.builders.swe.versioning import version_at
 from taskforge.graders.swe import harvest
-from taskforge.graders.swe_git import GitError, names_at
+from taskforge.graders.swe_git import GitError, line_counts, names_in_tree
 from taskforge.graders.swe_harness import BedError, InstallFailed, Outcomes, TaskBed, cache_root, cached_runs
-from taskforge.graders.swe_statement import new_interface, patch_names
+from taskforge.graders.swe_patch import held_out_targets, split_files
+from taskforge.graders.swe_statement import interface_specs, new_interface, patch_names
 from taskforge.schemas import InputError, Lineage, PlanItem, Quarantined, Task, content_id, task_id_for
 
 ISSUES_FILE = "issues.jsonl"
@@ -156,14 +157,16 @@ class SweBuilder:
                                        f"build after {record.attempts} attempt(s) (stage {record.failed_stage})",
                                 {"log_tail": record.log_tail, "recipe": record.recipe, "version": version})
         repeats = max(DEFAULT_REPEATS, int(options.get("repeats", DEFAULT_REPEATS)))
-        grader = {"harness": "swe", "log_parser": record.recipe["log_parser"], "test_files": list(candidate.test_files),
+        snapshot = ensure_snapshot(source, candidate.base_commit)
+        test_patch = candidate.diff.test_patch
+        targets = held_out_targets(test_patch, line_counts(snapshot, [f.old_path for f in split_files(test_patch)]))
+        grader = {"harness": "swe", "log_parser": record.recipe["log_parser"], "test_files": targets,
                   "timeout_s": float(options.get("test_timeout_s", DEFAULT_TEST_TIMEOUT_S)), "repeats": repeats}
         environment: dict[str, Any] = {
             "snapshot": snapshot_path(source.name, candidate.base_commit), "env": record.env_path,
             "python": record.python, "network": False, "time_budget_s": TIME_BUDGET_S,
             "project_installed": record.project_installed, "build": {"key": record.key, "attempts": record.attempts},
         }
-        snapshot = ensure_snapshot(source, candidate.base_commit)
         try:
             recipe, outcomes = _harvest_runs(record.recipe, grader, environment, candidate, repeats)
         except BedError as exc:
@@ -174,8 +177,8 @@ class SweBuilder:
         environment["harvest"] = {**outcomes.summary(), "flaky": harvested.flaky,
                                   "FAIL_TO_FAIL": harvested.fail_to_fail, "PASS_TO_FAIL": harvested.pass_to_fail}
         patch, test_patch = candidate.diff.patch, candidate.diff.test_patch
-        interface = new_interface(patch, test_patch,
-                                  names_at(snapshot, candidate.base_commit, patch_names(patch, test_patch)))
+        needed = new_interface(patch, test_patch, names_in_tree(snapshot, patch_names(patch, test_patch)))
+        interface = {name: interface_specs(patch, needed).get(name, []) for name in needed}
         symptoms = [Symptom(test, outcomes.empty.failures.get(test, outcomes.empty.statuses.get(test, "missing")))
                     for test in harvested.fail_to_pass[:MAX_SYMPTOMS]]
         statement = problem_statement(candidate.message, issues, patch + test_patch, source.name,

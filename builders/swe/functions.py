@@ -41,26 +41,30 @@ def changed_lines(file_diff: str) -> tuple[set[int], set[int]]:
     return new_lines, old_lines
 
 
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
 def _spans(source: str) -> list[tuple[int, int, str, bool]]:
     """(first line, last line, qualified name, is a function) of every function and class of a module,
-    outermost first."""
+    outermost first (only statement bodies are walked: a `def` cannot sit inside an expression)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return []
     spans: list[tuple[int, int, str, bool]] = []
-
-    def visit(node: ast.AST, prefix: str) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                name = f"{prefix}{child.name}"
-                first = min([child.lineno, *(d.lineno for d in child.decorator_list)])
-                spans.append((first, child.end_lineno or child.lineno, name, not isinstance(child, ast.ClassDef)))
-                visit(child, name + ".")
-            else:
-                visit(child, prefix)
-
-    visit(tree, "")
+    pending: list[tuple[ast.AST, str]] = [(tree, "")]
+    while pending:
+        node, prefix = pending.pop()
+        for field in _BODIES:
+            for child in getattr(node, field, None) or []:
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    name = f"{prefix}{child.name}"
+                    first = min([child.lineno, *(d.lineno for d in child.decorator_list)])
+                    spans.append((first, child.end_lineno or child.lineno, name,
+                                  not isinstance(child, ast.ClassDef)))
+                    pending.append((child, name + "."))
+                else:
+                    pending.append((child, prefix))
     return spans
 
 

@@ -14,14 +14,19 @@ boundary commits, whose parents are not there, are skipped as
 `shallow_boundary`, and a commit git cannot read is skipped as
 `unreadable_commit`: the walk never stops for one commit.
 
-`select` orders the candidates for building: multi-file, multi-hunk fixes
-first, then newest first; and keeps one task per function (a candidate that changes a function a
+Automated maintenance commits (pre-commit autoupdates, dependency bumps) are
+skipped as `maintenance_commit`: they touch tests without a behaviour to fix.
+
+`select` orders the candidates for building: changes that add a test function
+first (a behaviour the old code lacks), then multi-file, multi-hunk fixes, then
+newest first; and keeps one task per function (a candidate that changes a function a
 preferred one already changes is dropped).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -80,6 +85,11 @@ class MiningReport:
 def iso_utc(moment: dt.datetime) -> str:
     """A timestamp as SWE-bench writes `created_at`: ISO 8601 in UTC with a `Z`."""
     return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+_MAINTENANCE = re.compile(r"pre-commit[.-]ci|pre-commit autoupdate|^(chore|build)\(deps|^bump |dependabot|renovate",
+                          re.IGNORECASE | re.MULTILINE)
+_NEW_TEST = re.compile(r"^\+\s*(?:async\s+)?def test\w*\(", re.MULTILINE)
 
 
 def _skip_reason(diff: SplitDiff, runnable_tests: list[str], limits: Limits) -> str | None:
@@ -146,11 +156,12 @@ def _candidate(repo: git.Repo, sha: str, parents: list[str], limits: Limits, rep
     base = parents[0]
     diff = split_diff(repo.git.diff("--full-index", "--no-renames", "--no-color", "--no-ext-diff", base, sha) + "\n")
     runnable = [p for p in runnable_test_files(diff.test_patch) if p.endswith(".py")]
-    reason = _skip_reason(diff, runnable, limits)
+    commit = repo.commit(sha)
+    reason = _skip_reason(diff, runnable, limits) or ("maintenance_commit" if _MAINTENANCE.search(commit.message)
+                                                       else None)
     if reason:
         report.skipped[reason] += 1
         return None
-    commit = repo.commit(sha)
     branch = _branch_commits(repo, parents, sha)
     message = commit.message if len(parents) < 2 else "\n".join(
         [commit.message] + [c.message for c in branch if len(c.parents) < 2])
@@ -189,9 +200,11 @@ def mine(repo: git.Repo, head: str, limits: Limits = Limits(), shallow: frozense
     return report
 
 
-def preference(candidate: Candidate) -> tuple[int, int]:
-    """How much a change is worth as a task: more files (up to 3) and more hunks (up to 4) first."""
-    return -min(len(candidate.diff.source_files), 3), -min(candidate.source_hunks, 4)
+def preference(candidate: Candidate) -> tuple[int, int, int]:
+    """How much a change is worth as a task: one that adds a test function first, then more files (up to 3) and
+    more hunks (up to 4)."""
+    adds_test = _NEW_TEST.search(candidate.diff.test_patch) is not None
+    return -adds_test, -min(len(candidate.diff.source_files), 3), -min(candidate.source_hunks, 4)
 
 
 def select(candidates: list[Candidate]) -> list[Candidate]:

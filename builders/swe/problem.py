@@ -7,8 +7,9 @@ the history (JSON lines of `number`, `title`, `body` and optionally `comments`
 with `createdAt` and `body`, as `gh issue list --json` writes them); comments
 made before the fix was first committed become the hints, as in SWE-bench.
 Without an issue, the statement lists each FAIL_TO_PASS behaviour by its
-test's name with the error it raises at the base commit (pytest's `E` lines:
-the exception and the values compared), never the test's code.
+test's name with what it shows at the base commit, as a user's traceback would:
+the frames inside the project and pytest's `E` lines (the exception, the
+values compared), never the test's code.
 Where an endpoint is configured, the builder agent (`taskforge.agents.swe`) rewrites the
 text into the issue a user would have filed, from the symptoms and the diff; a rewrite that
 quotes the fix or leaves out a required name is sent back, and a rewrite that fails or is
@@ -25,15 +26,14 @@ from pathlib import Path
 
 from taskforge.agents.client import Agents
 from taskforge.agents.swe import rewrite_problem_statement
+from taskforge.graders.swe_patch import is_test_path
 from taskforge.graders.swe_statement import mentions
 from taskforge.schemas import InputError
 
 LINK_KEYWORDS = ("close", "closes", "closed", "fix", "fixes", "fixed", "resolve", "resolves", "resolved")
 _LINK = re.compile(rf"\b(?:{'|'.join(LINK_KEYWORDS)})\b:?\s+#(\d+)", re.IGNORECASE)
-_MERGE_LINE = re.compile(r"^Merge (?:pull request|branch|remote-tracking branch) .*$", re.IGNORECASE)
 _PR_SUFFIX = re.compile(r"\s*\(#(\d+)\)\s*$")
 _MERGED_PR = re.compile(r"^Merge pull request #(\d+)", re.IGNORECASE)
-_TRAILER = re.compile(r"^(Signed-off-by|Co-authored-by|Reviewed-by|Acked-by|Change-Id):", re.IGNORECASE)
 
 
 def linked_issues(message: str) -> list[int]:
@@ -49,19 +49,6 @@ def pull_request_number(message: str) -> int | None:
         if match:
             return int(match[1])
     return None
-
-
-def message_statement(message: str) -> str:
-    """A commit message as a problem statement: merge headers, PR suffixes, trailers, link words and repeated
-    lines (a pull request's title is often also its first commit's subject) removed."""
-    lines: list[str] = []
-    for line in message.strip().splitlines():
-        if _MERGE_LINE.match(line) or _TRAILER.match(line):
-            continue
-        line = _LINK.sub("", _PR_SUFFIX.sub("", line)).rstrip(" .,;")
-        if not line.strip() or line not in lines:
-            lines.append(line)
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
 @dataclass(frozen=True)
@@ -111,13 +98,25 @@ def behaviour(test: str) -> str:
 
 
 MAX_ERROR_LINES = 12
+MAX_FRAMES = 6
+_FRAME = re.compile(r"^(\S+\.py):\d+: in \S+")
 
 
 def error_lines(failure: str) -> str:
-    """What a failure says happened: pytest's `E` lines (the exception, the values compared), else its end."""
-    shown = [line[1:].strip() if line.startswith("E") else line for line in failure.splitlines()
-             if line.startswith("E ")]
-    return "\n".join((shown or failure.strip().splitlines()[-5:])[:MAX_ERROR_LINES])
+    """What a failure says happened, as a user's traceback would: the frames inside the project (the test's
+    own frames and code left out) and pytest's `E` lines (the exception, the values compared); else its end."""
+    frames: list[list[str]] = []
+    errors: list[str] = []
+    for line in failure.splitlines():
+        frame = _FRAME.match(line)
+        if frame:
+            frames.append([line] if not is_test_path(frame[1]) else [])
+        elif line.startswith("E "):
+            errors.append(line[1:].strip())
+        elif frames and frames[-1] and line.startswith("    "):
+            frames[-1].append(line)
+    shown = [line for frame in frames[-MAX_FRAMES:] for line in frame] + errors[:MAX_ERROR_LINES]
+    return "\n".join(shown or failure.strip().splitlines()[-5:])
 
 
 def symptom_statement(repo: str, symptoms: list[Symptom]) -> str:
@@ -133,10 +132,15 @@ def symptom_statement(repo: str, symptoms: list[Symptom]) -> str:
             "Expected: each behaviour above works, and nothing else changes.")
 
 
-def interface_note(names: list[str]) -> str:
-    """The sentence stating names the checks use that the repository does not have yet."""
-    return ("The checks use these names, which do not exist yet and must be provided: "
-            + ", ".join(f"`{name}`" for name in names) + ".")
+def interface_note(missing: list[str], specs: dict[str, list[str]]) -> str:
+    """What the statement adds about the interface the checks use: the names it does not mention yet, and the
+    header and docstring of each new function or class they call."""
+    parts = [("The checks use these names, which do not exist yet and must be provided: "
+              + ", ".join(f"`{name}`" for name in missing) + ".")] if missing else []
+    if specs:
+        blocks = "\n\n".join("\n".join(lines) for lines in specs.values())
+        parts.append(f"The checks call this new interface:\n\n```python\n{blocks}\n```")
+    return "\n\n".join(parts)
 
 
 @dataclass(frozen=True)
@@ -152,9 +156,11 @@ class Statement:
 
 
 def problem_statement(message: str, issues: dict[int, Issue], diff: str, repo: str, first_commit_at: str,
-                      subject: str, agents: Agents, symptoms: list[Symptom], interface: list[str]) -> Statement:
+                      subject: str, agents: Agents, symptoms: list[Symptom],
+                      interface: dict[str, list[str]]) -> Statement:
     """The statement of a candidate: linked issue texts (SWE-bench joins `title\\nbody`), else the symptoms,
-    rewritten by the builder agent when it answers, with the `interface` names stated. Hints are the linked
+    rewritten by the builder agent when it answers, with the `interface` stated (new names the hidden tests call,
+    each with the header and docstring the solution gives it, where it defines one). Hints are the linked
     issues' comments made before `first_commit_at` (ISO 8601, UTC). `diff` is the whole change, tests included
     (the agent's material)."""
     linked = [issues[n] for n in linked_issues(message) if n in issues]
@@ -166,9 +172,11 @@ def problem_statement(message: str, issues: dict[int, Issue], diff: str, repo: s
     observed = "\n\n".join(f"{s.test}\n{s.failure}" for s in symptoms)
     reply = rewrite_problem_statement(agents, repo=repo, diff=diff, commit_message=message, subject=subject,
                                       issue_text=raw.text if linked else None, symptoms=observed,
-                                      required_names=interface)
+                                      required_names=list(interface))
     chosen = (Statement(f"{reply.value.title}\n{reply.value.statement}", raw.hints, "rewritten", "ok")
               if reply.ok and reply.value is not None else replace(raw, rewrite=reply.status,
                                                                    rewrite_reason=reply.reason))
     missing = [name for name in interface if not mentions(chosen.text, name)]
-    return replace(chosen, text=f"{chosen.text.rstrip()}\n\n{interface_note(missing)}") if missing else chosen
+    specs = {name: lines for name, lines in interface.items() if lines}
+    note = interface_note(missing, specs)
+    return replace(chosen, text=f"{chosen.text.rstrip()}\n\n{note}") if note else chosen
