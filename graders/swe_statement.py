@@ -18,6 +18,7 @@ import builtins
 import io
 import keyword
 import re
+import sys
 import tokenize
 
 from taskforge.graders.swe_patch import added_lines, split_files
@@ -65,12 +66,36 @@ def patch_names(patch: str, test_patch: str) -> set[str]:
     return names_in(lines) | defined_in(lines)
 
 
+def stdlib_imports(lines: list[str]) -> set[str]:
+    """Names lines import from Python's standard library (`import threading`, `from threading import Lock`)."""
+    found: set[str] = set()
+    for line in lines:
+        imported = re.match(r"^\s*from\s+([\w.]+)\s+import\s+(.+)$|^\s*import\s+([\w., ]+)$", line)
+        if not imported:
+            continue
+        module = imported[1] or imported[3]
+        if module.split(".")[0].split(",")[0].strip() in sys.stdlib_module_names:
+            found |= set(re.findall(r"\w+", imported[2] or "")) | set(re.findall(r"\w+", module))
+    return found
+
+
 def new_interface(patch: str, test_patch: str, existing: set[str]) -> list[str]:
     """Names the hidden tests use that only the solution brings (not in `existing`, the names already in the
-    repository at the base commit, and not defined by the tests themselves): what a statement must state."""
-    test_lines = _python_lines(test_patch)
-    used = names_in(test_lines) - defined_in(test_lines)
-    return sorted((used & names_in(_python_lines(patch))) - existing)
+    repository at the base commit, not defined by the tests themselves, not imported from the standard
+    library): what a statement must state."""
+    test_lines, fix_lines_ = _python_lines(test_patch), _python_lines(patch)
+    used = names_in(test_lines) - defined_in(test_lines) - stdlib_imports(test_lines + fix_lines_)
+    return sorted((used & names_in(fix_lines_)) - existing)
+
+
+def without_specs(text: str, patch: str, test_patch: str, existing: set[str]) -> str:
+    """A prompt or statement with the headers and docstrings of the new interface taken out (showing those is
+    stating the interface, not the fix)."""
+    for spec in interface_specs(patch, new_interface(patch, test_patch, existing)).values():
+        for line in spec:
+            if line.strip():
+                text = text.replace(line.strip(), "")
+    return text
 
 
 def internal_names(patch: str, test_patch: str, existing: set[str]) -> list[str]:
@@ -137,15 +162,14 @@ def subject_of(message: str) -> str:
 def names_the_fix(statement: str, patch: str, test_patch: str, fix_message: str, existing: set[str]) -> list[str]:
     """Every way a statement gives the fix away (empty: it describes symptoms only)."""
     problems = []
-    interface = interface_specs(patch, new_interface(patch, test_patch, existing))
-    shown = {line.strip() for spec in interface.values() for line in spec}
     title = statement.strip().splitlines()[0] if statement.strip() else ""
     if _CHANGE_TITLE.match(title):
         problems.append(f"its title reads as a change description: {title[:80]!r}")
     subject = subject_of(fix_message)
     if len(subject) >= MIN_SUBJECT_CHARS and subject.lower() in statement.lower():
         problems.append(f"it repeats the fix commit's subject {subject[:80]!r}")
-    quoted = sorted(line for line in fix_lines(patch) - shown if line in statement)
+    statement = without_specs(statement, patch, test_patch, existing)
+    quoted = sorted(line for line in fix_lines(patch) if line in statement)
     if quoted:
         problems.append(f"it quotes {len(quoted)} line(s) the fix adds, e.g. {quoted[0][:60]!r}")
     internal = [name for name in internal_names(patch, test_patch, existing) if mentions(statement, name)]

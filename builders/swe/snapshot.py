@@ -28,7 +28,6 @@ def make_snapshot(source_git_dir: Path, base_commit: str, dest: Path) -> Path:
            base_commit)
     git_in(staging, "update-ref", f"refs/heads/{SNAPSHOT_BRANCH}", base_commit)
     git_in(staging, "checkout", "-q", "-f", SNAPSHOT_BRANCH)
-    git_in(staging, "repack", "-a", "-d", "-q")
     for leftover in ("FETCH_HEAD", "ORIG_HEAD", "logs", "description"):
         target = staging / ".git" / leftover
         shutil.rmtree(target, ignore_errors=True) if target.is_dir() else target.unlink(missing_ok=True)
