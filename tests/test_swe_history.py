@@ -10,6 +10,7 @@ import git
 import pytest
 
 from taskforge.agents.client import Agents
+from taskforge.builders.swe import limits_from
 from taskforge.builders.swe.functions import touched_functions
 from taskforge.builders.swe.mining import Limits, mine, select
 from taskforge.builders.swe.problem import Symptom, error_lines, linked_issues, load_issues, problem_statement, pull_request_number
@@ -90,9 +91,12 @@ def test_a_bundle_is_cloned_once_and_named_by_the_file_beside_it(history, tmp_pa
     bundle = tmp_path / "calc.bundle"
     subprocess.run(["git", "-C", commits["path"], "bundle", "create", str(bundle), "HEAD", "main"], check=True,
                    capture_output=True)
-    (tmp_path / "calc.json").write_text(json.dumps({"repo": "example/calc", "license": "MIT"}))
+    (tmp_path / "calc.json").write_text(json.dumps({"repo": "example/calc", "license": "MIT",
+                                                    "usable_since": "2025-03-06"}))
     source = clone_bundle(bundle, tmp_path / "cache")
     assert source.name == "example/calc" and source.head == commits["sub_absolute"]
+    assert limits_from({}, source.usable_since).since == "2025-03-06", "mining starts where the tests can run"
+    assert limits_from({"since": "2025-03-08"}, source.usable_since).since == "2025-03-08"
     assert open_source(str(bundle), tmp_path / "cache").repo.git_dir == source.repo.git_dir, "cloned once"
     (tmp_path / "broken.bundle").write_text("not a bundle")
     with pytest.raises(InputError, match="broken.bundle"):

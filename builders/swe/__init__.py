@@ -100,10 +100,12 @@ def setup_commits(candidates: list[Candidate], recipes: dict[str, Recipe]) -> di
     return setup
 
 
-def limits_from(options: dict[str, Any]) -> Limits:
-    """The mining limits a build's options give (`since` defaults to `DEFAULT_SINCE`)."""
+def limits_from(options: dict[str, Any], usable_since: str | None = None) -> Limits:
+    """The mining limits a build's options give (`since` defaults to `DEFAULT_SINCE`; never before the source's
+    `usable_since`)."""
     sizes = {k: int(options[k]) for k in ("max_files", "max_hunks", "max_commits") if k in options}
-    return Limits(**sizes, since=str(options.get("since", DEFAULT_SINCE)) or None)
+    since = max(filter(None, [str(options.get("since", DEFAULT_SINCE)), usable_since]), default=None)
+    return Limits(**sizes, since=since)
 
 
 class SweBuilder:
@@ -126,7 +128,8 @@ class SweBuilder:
             raise InputError("swe", "no repository given: pass `--source PATH_OR_URL` to `taskforge build swe`, "
                                     "or `--source swe=PATH_OR_URL` to a cycle")
         source = open_source(str(options["source"]), cache_root())
-        report, candidates = mined(source.repo.git_dir, source.head, limits_from(options), source.shallow_boundary)
+        report, candidates = mined(source.repo.git_dir, source.head, limits_from(options, source.usable_since),
+                                   source.shallow_boundary)
         if context.first_index == 0:
             yield from (_quarantined(f"repo:{source.name}@{sha[:12]}", "the commit's parent is not in the shallow "
                                      "clone (deepen it with `git fetch --deepen N` to mine this change)", {})

@@ -3,7 +3,9 @@ cache, a git bundle (`.bundle`, cloned once per content into the cache), or the 
 that creates a repository with a scripted history).
 
 A bundle's `owner/name` and licence are read from a JSON file beside it with the same stem
-(`{"repo": "owner/name", "license": "MIT", "url": …}`), as the shipped sample `data/samples/swe/tomlkit.json`."""
+(`{"repo": "owner/name", "license": "MIT", "url": …}`), as the shipped sample `data/samples/swe/tomlkit.json`;
+its optional `usable_since` (ISO date) says from when on the history's tests can run from the bundle alone
+(e.g. earlier commits need a git submodule it does not carry): mining starts there at the earliest."""
 
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ class SourceRepository:
 
     repo: git.Repo
     name: str
+    usable_since: str | None = None
 
     @property
     def head(self) -> str:
@@ -84,13 +87,15 @@ def materialize_sample(script: Path, cache: Path) -> dict[str, str]:
     return json.loads(made.read_text())
 
 
-def bundle_name(bundle: Path) -> str | None:
-    """The `owner/name` the JSON file beside a bundle gives, if there is one."""
+def bundle_description(bundle: Path) -> dict[str, str]:
+    """What the JSON file beside a bundle says (`repo`, `usable_since` …); empty when there is none."""
     sidecar = bundle.with_suffix(".json")
     if not sidecar.exists():
-        return None
+        return {}
     try:
-        return str(json.loads(sidecar.read_text(encoding="utf-8"))["repo"])
+        described = json.loads(sidecar.read_text(encoding="utf-8"))
+        return {"repo": str(described["repo"]), **({"usable_since": str(described["usable_since"])}
+                                                  if described.get("usable_since") else {})}
     except (json.JSONDecodeError, KeyError, TypeError) as exc:
         raise InputError(sidecar.name, f"not a bundle description with a `repo` field ({type(exc).__name__})") from None
 
@@ -108,8 +113,9 @@ def clone_bundle(bundle: Path, cache: Path) -> SourceRepository:
             if done.returncode != 0:
                 raise InputError(bundle.name, f"not a readable git bundle: {done.stderr.strip()[-300:]}")
             staging.rename(clone)
-    repo = git.Repo(clone)
-    return SourceRepository(repo=repo, name=bundle_name(bundle) or f"local/{bundle.stem}")
+    described = bundle_description(bundle)
+    return SourceRepository(repo=git.Repo(clone), name=described.get("repo", f"local/{bundle.stem}"),
+                            usable_since=described.get("usable_since"))
 
 
 def open_source(source: str, cache: Path) -> SourceRepository:
