@@ -96,8 +96,9 @@ class TaskBed:
     recipe: dict[str, Any]
     test_files: tuple[str, ...]
     timeout_s: float = 300.0
-    installed: bool = False
-    """The environment already holds the project (installed when it was built): no install per session."""
+    ready: bool = False
+    """Sessions install nothing (the project was installed when the environment was built, or runs from its
+    source): the environment is bound read-only instead of copied."""
 
     @classmethod
     def of(cls, payload: dict[str, Any], grader: dict[str, Any], environment: dict[str, Any],
@@ -109,7 +110,7 @@ class TaskBed:
                    recipe=payload["environment_recipe"],
                    test_files=tuple(grader["test_files"]) if test_files is None else test_files,
                    timeout_s=float(grader.get("timeout_s", 300.0)),
-                   installed=bool(environment.get("project_installed", False)))
+                   ready=bool(environment.get("env_ready", False)))
 
 
 @dataclass(frozen=True)
@@ -267,11 +268,9 @@ def _link_or_copy(source: str, dest: str) -> None:
 
 def stage_workspace(bed: TaskBed, patches: dict[str, str], into: Path) -> Path:
     """Lay out `repo/`, `env/` and `patches/` for a session in a host folder the sandbox copies in; an
-    environment that already holds the project is bound read-only instead of copied (see `grading_session`)."""
+    ready environment is bound read-only instead of copied (see `grading_session`)."""
     shutil.copytree(bed.snapshot, into / REPO_DIR, symlinks=True, copy_function=_link_or_copy)
-    if bed.installed:
-        (into / ENV_DIR).mkdir()
-    else:
+    if not bed.ready:
         shutil.copytree(bed.env, into / ENV_DIR, symlinks=True, copy_function=_link_or_copy)
     (into / PATCH_DIR).mkdir()
     for name, text in patches.items():
@@ -286,12 +285,12 @@ def grading_session(bed: TaskBed, patches: dict[str, str], label: str = "swe-tes
         raise BedError("the task's snapshot or environment is missing from the SWE cache; rebuild it")
     with tempfile.TemporaryDirectory(prefix="swe-ws-") as tmp:
         workspace = stage_workspace(bed, patches, Path(tmp))
-        shared = ((str(bed.env.resolve()), f"{WORKSPACE}/{ENV_DIR}"),) if bed.installed else ()
+        shared = ((str(bed.env.resolve()), f"{WORKSPACE}/{ENV_DIR}"),) if bed.ready else ()
         job = Job(command=(), workspace=workspace, network=False, mounts=shared,
                   timeout_s=bed.timeout_s * 12 + INSTALL_TIMEOUT_S, memory_mb=2048, pids=512, label=label)
         with sandbox.session(job) as session:
             live = GradingSession(session, bed, workspace)
-            installed = None if bed.installed else live.install()
+            installed = None if bed.ready else live.install()
             if installed is not None and installed.exit_code != 0:
                 raise InstallFailed(live.setup_log)
             yield live
@@ -348,7 +347,7 @@ def run_empty_and_solution(bed: TaskBed, patch: str, test_patch: str, repeats: i
 def runs_key(bed: TaskBed, patch: str, test_patch: str, repeats: int) -> str:
     """The content hash of everything a task's runs depend on."""
     return content_id({"version": RUNS_VERSION, "snapshot": bed.snapshot.name, "env": bed.env.parent.name,
-                       "installed": bed.installed, "recipe": bed.recipe, "test_files": list(bed.test_files),
+                       "ready": bed.ready, "recipe": bed.recipe, "test_files": list(bed.test_files),
                        "patch": patch, "test_patch": test_patch, "repeats": repeats}, prefix="runs-")
 
 

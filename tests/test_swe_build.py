@@ -25,7 +25,7 @@ from taskforge.builders.swe.source import materialize_sample, open_source
 from conftest import SAMPLES
 from taskforge.flows.cli import main
 from taskforge.graders.reward import compute_score, reward_entry
-from taskforge.graders.swe_harness import CACHE_ENV, cache_root
+from taskforge.graders.swe_harness import CACHE_ENV, TaskBed, cache_root, grading_session
 from taskforge.schemas import Message, PlanItem, Quarantined, Task
 from taskforge.store.batches import write_batch
 from taskforge.store.rl_view import rl_row
@@ -217,6 +217,18 @@ def test_a_shallow_clone_builds_and_only_its_boundary_commit_is_quarantined(buil
     assert "shallow clone" in quarantined[0].reason
     built_ids = {o.task_id for o in out if not isinstance(o, Quarantined)}
     assert built_ids == {tasks["sub_absolute"].task_id, tasks["power_merge"].task_id}, "the same tasks as from the full history"
+
+
+def test_task_sessions_bind_the_prepared_environment_read_only(built):
+    _, tasks = built
+    task = tasks["div_fix"]
+    bed = TaskBed.of(task.payload, task.grader, task.environment)
+    assert bed.ready, "the environment is ready: sessions install nothing"
+    with sandbox_kind("process"), grading_session(bed, {}) as live:
+        wrote = live.session.exec(("sh", "-c", "touch env/planted"))
+        imported = live.session.exec(("sh", "-c", "cd repo && ../env/bin/python -c 'import calc.ops'"))
+    assert wrote.exit_code != 0 and not (bed.env / "planted").exists()
+    assert imported.exit_code == 0, imported.stderr
 
 
 def test_swe_bench_instances_are_exported(built):

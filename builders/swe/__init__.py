@@ -168,7 +168,7 @@ class SweBuilder:
         environment: dict[str, Any] = {
             "snapshot": snapshot_path(source.name, candidate.base_commit), "env": record.env_path,
             "python": record.python, "network": False, "time_budget_s": TIME_BUDGET_S,
-            "project_installed": record.project_installed, "build": {"key": record.key, "attempts": record.attempts},
+            "env_ready": record.ready, "build": {"key": record.key, "attempts": record.attempts},
         }
         try:
             recipe, outcomes = _harvest_runs(record.recipe, grader, environment, candidate, repeats)

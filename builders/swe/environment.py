@@ -37,7 +37,7 @@ from taskforge.sandbox import Job
 from taskforge.schemas import InfrastructureError, TaskforgeError, content_id
 
 MAX_ATTEMPTS = 4
-RULES_VERSION = "1"
+RULES_VERSION = "2"
 DOWNLOAD_TIMEOUT_S = 600
 INSTALL_TIMEOUT_S = 600.0
 
@@ -54,7 +54,8 @@ class EnvironmentRecord:
     failed_stage: str | None = None
     log_tail: str = ""
     setup_commit: str = ""
-    project_installed: bool = False
+    ready: bool = False
+    """Task sessions need install nothing: the project is installed in the environment, or runs from its source."""
     uncollected: list[str] = field(default_factory=list)
     """Test modules that did not collect at the setup commit (tasks running them fail their checks)."""
 
@@ -136,8 +137,8 @@ def collection_usable(recipe: Recipe, exit_code: int | None, log: str) -> bool:
 
 def smoke_test(recipe: Recipe, snapshot: Path, folder: Path) -> tuple[bool, list[str]]:
     """Install the project into `folder/env` in a session over the snapshot, collect the whole test suite, and
-    bring the environment back with the project installed; returns whether it holds the project now, and the
-    test modules that did not collect."""
+    bring the environment back with the project installed; returns whether task sessions can use it as it is
+    (the project is installed in it, or runs from its source), and the test modules that did not collect."""
     bed = TaskBed(snapshot=snapshot, env=folder / ENV_DIR, recipe=recipe.to_dict(), test_files=())
     returned = folder / "installed"
     shutil.rmtree(returned, ignore_errors=True)
@@ -154,7 +155,7 @@ def smoke_test(recipe: Recipe, snapshot: Path, folder: Path) -> tuple[bool, list
         raise StageFailed("smoke", log)
     broken = sorted(set(re.findall(r"ERROR collecting (\S+)", log)))
     if not (returned / ENV_DIR).is_dir():
-        return False, broken
+        return recipe.install == "pythonpath", broken
     shutil.rmtree(folder / ENV_DIR)
     (returned / ENV_DIR).rename(folder / ENV_DIR)
     shutil.rmtree(returned)
@@ -202,7 +203,7 @@ def build_environment(repo: str, setup_commit: str, detected: Recipe, snapshot: 
             key=key, status="ok" if failure is None else "failed", recipe=recipe.to_dict(), attempts=attempts,
             python=python, failed_stage=failure.stage if failure else None,
             log_tail=tail(scrub(failure.log)) if failure else "", setup_commit=setup_commit,
-            project_installed=installed and failure is None, uncollected=broken)
+            ready=installed and failure is None, uncollected=broken)
         shutil.rmtree(folder / "wheelhouse", ignore_errors=True)
         record_file.write_text(json.dumps(record.to_dict(), indent=1))
         return record
