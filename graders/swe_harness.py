@@ -38,6 +38,7 @@ from taskforge.graders.swe_git import git_in
 from taskforge.graders.swe_patch import split_files
 from taskforge.sandbox import Job, Result, Session
 from taskforge.sandbox.api import WORKSPACE
+from taskforge.sandbox.filelock import locked
 from taskforge.schemas import InfrastructureError, TaskforgeError, content_id
 from taskforge.store.files import write_text_atomic
 
@@ -47,6 +48,7 @@ SANDBOX_PYTHON = "python3"
 ENV_DIR, REPO_DIR, PATCH_DIR = "env", "repo", "patches"
 INSTALL_TIMEOUT_S = 300.0
 LOG_TAIL_CHARS = 2000
+SHARED_ENVS = "taskforge-swe-envs"
 FAILURE_CHARS = 1500
 RUNS_VERSION = "2"
 """Bumped when what a cached run records changes."""
@@ -278,6 +280,22 @@ def stage_workspace(bed: TaskBed, patches: dict[str, str], into: Path) -> Path:
     return into
 
 
+def shared_env(env: Path) -> Path:
+    """A ready environment at a path every sandbox user can read, to bind read-only: a hard-linked copy under the
+    temp root, made once per environment (the SWE cache may sit in a home folder that the process backend's
+    throwaway uid cannot enter)."""
+    target = Path(tempfile.gettempdir()) / SHARED_ENVS / env.parent.name / ENV_DIR
+    with locked(target.parent):
+        if not target.exists():
+            staging = target.with_name(ENV_DIR + ".partial")
+            shutil.rmtree(staging, ignore_errors=True)
+            shutil.copytree(env, staging, symlinks=True, copy_function=_link_or_copy)
+            for folder in [target.parent.parent, target.parent, *(p for p in staging.rglob("*") if p.is_dir()), staging]:
+                folder.chmod(0o755)
+            staging.rename(target)
+    return target
+
+
 @contextmanager
 def grading_session(bed: TaskBed, patches: dict[str, str], label: str = "swe-tests") -> Iterator[GradingSession]:
     """A sandbox session (network off) over a staged test bed, with the project installed."""
@@ -285,7 +303,7 @@ def grading_session(bed: TaskBed, patches: dict[str, str], label: str = "swe-tes
         raise BedError("the task's snapshot or environment is missing from the SWE cache; rebuild it")
     with tempfile.TemporaryDirectory(prefix="swe-ws-") as tmp:
         workspace = stage_workspace(bed, patches, Path(tmp))
-        shared = ((str(bed.env.resolve()), f"{WORKSPACE}/{ENV_DIR}"),) if bed.ready else ()
+        shared = ((str(shared_env(bed.env)), f"{WORKSPACE}/{ENV_DIR}"),) if bed.ready else ()
         job = Job(command=(), workspace=workspace, network=False, mounts=shared,
                   timeout_s=bed.timeout_s * 12 + INSTALL_TIMEOUT_S, memory_mb=2048, pids=512, label=label)
         with sandbox.session(job) as session:

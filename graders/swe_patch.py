@@ -128,9 +128,11 @@ def _indent(text: str) -> int:
 
 def _file_targets(piece: FileDiff) -> list[str] | None:
     """The test functions and classes one file's diff changes, as pytest node ids; None when the change reaches
-    beyond tests (a fixture, a helper, module-level code): then the whole file runs."""
+    an existing fixture, helper or module-level code: then the whole file runs. A helper the patch adds whole
+    cannot change an existing test, so its lines name no test."""
     targets: list[str] = []
     stack: list[tuple[int, str, str]] = []
+    added: set[tuple[int, str, str]] = set()
     quoted = False
     for line in piece.text.splitlines():
         hunk = _HUNK_HEAD.match(line)
@@ -156,6 +158,7 @@ def _file_targets(piece: FileDiff) -> list[str] | None:
             stack = [entry for entry in stack if entry[0] < _indent(text)] if header or _indent(text) == 0 else stack
             if header:
                 stack.append((_indent(text), header[2], header[3]))
+                added |= {stack[-1]} if marker == "+" else set()
         if marker == " ":
             continue
         enclosing = [entry for entry in stack if entry[0] < _indent(text) or (header and entry[2] == header[3])]
@@ -166,6 +169,8 @@ def _file_targets(piece: FileDiff) -> list[str] | None:
                 continue
             return None
         node = _node(enclosing)
+        if node is None and enclosing[0] in added:
+            continue
         if node is None:
             return None
         targets.append(node)

@@ -202,6 +202,9 @@ def test_large_test_files_run_only_the_tests_the_patch_touches():
     assert held_out_targets(LARGE_TEST_PATCH, {"tests/test_more.py": 7000}) == [
         "tests/test_more.py::TestSubfactorial", "tests/test_more.py::test_window"]
     assert held_out_targets(LARGE_TEST_PATCH, {"tests/test_more.py": 300}) == ["tests/test_more.py"], "small: whole file"
-    helper = LARGE_TEST_PATCH.replace("+class TestSubfactorial(TestCase):", "+def grow(data):\n+    return data\n"
-                                      "+class TestSubfactorial(TestCase):")
-    assert held_out_targets(helper, {"tests/test_more.py": 7000}) == ["tests/test_more.py"], "a new helper: whole file"
+    new_helper = LARGE_TEST_PATCH.replace("+class TestSubfactorial(TestCase):", "+def grow(data):\n+    return data\n"
+                                          "+class TestSubfactorial(TestCase):")
+    assert held_out_targets(new_helper, {"tests/test_more.py": 7000}) == [
+        "tests/test_more.py::TestSubfactorial", "tests/test_more.py::test_window"], "a new helper changes no old test"
+    changed_helper = LARGE_TEST_PATCH + "@@ -9000,2 +9010,2 @@\n def grow(data):\n-    return data\n+    return data[:]\n"
+    assert held_out_targets(changed_helper, {"tests/test_more.py": 7000}) == ["tests/test_more.py"], "whole file"
