@@ -14,7 +14,7 @@ the CPU-hour figure. Mining is paid once per build and is also in the totals.
 Default source: the shipped tomlkit history, whole (since ""). Use a fresh
 `TASKFORGE_SWE_CACHE` to count environment builds and session runs; a second
 run over the same cache shows the cross-cycle cache (runs read, not re-run).
-The last line is one JSON object: stage, ours, floor, unit, goal, ratio.
+Totals and the JSON line (stage, ours, floor, unit, goal, ratio) are printed every 10 tasks and at the end.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def main() -> None:
     context = BuildContext(cycle_id="bench-swe", first_index=args.first,
                            options={"source": args.source, "since": args.since})
     envs_before = set(p.name for p in (cache_root() / "envs").glob("env-*"))
-    runs_before = len(list((cache_root() / "runs").glob("*.json")))
+    runs_before = sessions_run(0)
     started_wall, started_cpu = time.perf_counter(), cpu_seconds()
     built = SweBuilder().build(item, context)
     rows, quarantined, statuses = [], 0, {}
@@ -90,26 +90,37 @@ def main() -> None:
               f"{'  +env' if fresh_env else ''}{'  +mining' if first else ''}{reason}")
         rows.append({"env": task.environment["env"], "build": build_s, "checks": checks_s, "floor": floor,
                      "status": decided.status, "fresh_env": fresh_env, "first": first})
-    wall, cpu = time.perf_counter() - started_wall, cpu_seconds() - started_cpu
+        if len(rows) % 10 == 0:
+            summarise(rows, statuses, quarantined, sessions_run(runs_before), time.perf_counter() - started_wall,
+                      cpu_seconds() - started_cpu)
+    summarise(rows, statuses, quarantined, sessions_run(runs_before), time.perf_counter() - started_wall,
+              cpu_seconds() - started_cpu)
+
+
+def sessions_run(runs_before: int) -> int:
+    """Task sessions run so far (each leaves one run-cache entry)."""
+    return len(list((cache_root() / "runs").glob("*.json"))) - runs_before
+
+
+def summarise(rows: list[dict], statuses: dict[str, int], quarantined: int, sessions: int, wall: float,
+              cpu: float) -> None:
+    """Print the totals so far and the JSON line."""
     steady = [r for r in rows if not r["fresh_env"] and not r["first"]]
-    sessions = len(list((cache_root() / "runs").glob("*.json"))) - runs_before
-    envs = {r["env"] for r in rows}
     accepted = statuses.get("accepted", 0)
     ours = statistics.median(r["build"] + r["checks"] for r in steady) if steady else float("nan")
     floor = statistics.median(r["floor"] for r in steady) if steady else float("nan")
-    print(f"\ntasks {len(rows)} ({statuses}), quarantined {quarantined}; environments used {len(envs)}, "
-          f"built in this run {sum(r['fresh_env'] for r in rows)}; "
+    print(f"\ntasks {len(rows)} ({statuses}), quarantined {quarantined}; environments used "
+          f"{len({r['env'] for r in rows})}, built in this run {sum(r['fresh_env'] for r in rows)}; "
           f"task sessions run {sessions} (the others' runs were read from the cache)")
     print(f"wall {wall:.1f} s, CPU {cpu:.1f} s (this process and its sandboxes); "
           f"wall per accepted task {wall / max(accepted, 1):.2f} s; "
           f"validated (accepted) tasks per CPU-hour {accepted * 3600 / cpu:.0f}")
-    print(f"median over {len(steady)} tasks (environment built, history mined): ours {ours:.2f} s; floor {floor:.2f} s "
-          f"(1 + 3 bare test runs); ratio {ours / floor:.2f} (goal <= {GOAL_RATIO})")
+    print(f"median over {len(steady)} tasks (environment built, history mined): ours {ours:.2f} s; "
+          f"floor {floor:.2f} s (1 + 3 bare test runs); ratio {ours / floor:.2f} (goal <= {GOAL_RATIO})")
     print(json.dumps({"stage": "swe_validation", "ours": round(ours, 3), "floor": round(floor, 3),
                       "unit": "s/task", "goal": GOAL_RATIO, "ratio": round(ours / floor, 3),
-                      "tasks": len(rows), "accepted": accepted, "environments": len(envs),
-                      "tasks_per_cpu_hour": round(accepted * 3600 / cpu, 1)}))
-
+                      "tasks": len(rows), "accepted": accepted, "environments": len({r["env"] for r in rows}),
+                      "tasks_per_cpu_hour": round(accepted * 3600 / cpu, 1)}), flush=True)
 
 if __name__ == "__main__":
     main()

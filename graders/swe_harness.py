@@ -49,6 +49,8 @@ ENV_DIR, REPO_DIR, PATCH_DIR = "env", "repo", "patches"
 INSTALL_TIMEOUT_S = 300.0
 LOG_TAIL_CHARS = 2000
 SHARED_ENVS = "taskforge-swe-envs"
+SUBMISSION_REFUSED, TEST_PATCH_REFUSED = 90, 91
+"""Exit codes of the submit command: the submission, or the held-out test patch, did not apply."""
 FAILURE_CHARS = 1500
 RUNS_VERSION = "2"
 """Bumped when what a cached run records changes."""
@@ -208,38 +210,35 @@ class GradingSession:
         self.setup_log = scrub(result.stdout + result.stderr, self.workspace)
         return result
 
-    def apply(self, name: str) -> bool:
-        """Apply `patches/<name>.diff` to the repository; False when it does not apply (an empty patch applies)."""
+    def _apply_step(self, name: str, code: int) -> str | None:
+        """A shell step applying `patches/<name>.diff`, exiting `code` when it does not apply (None: empty)."""
         if not (self.workspace / PATCH_DIR / f"{name}.diff").read_text().strip():
-            return True
-        result = self._exec(f"cd {REPO_DIR} && git apply --whitespace=nowarn ../{PATCH_DIR}/{name}.diff", 60.0)
-        return result.exit_code == 0
+            return None
+        return f"{{ git apply --whitespace=nowarn ../{PATCH_DIR}/{name}.diff || exit {code}; }}"
 
-    def reset_test_files(self, test_patch: str) -> None:
-        """Put the files the test patch touches back as they are at the base commit."""
+    def submit(self, test_patch_name: str, test_patch: str, submission: str | None, fresh: bool = False) -> bool:
+        """Apply a submission (a patch name; None for the empty patch), put the files the test patch touches back
+        as they are at the base commit, then apply the held-out test patch — in one sandbox command. `fresh`
+        first resets the repository to the base commit (tracked files restored, untracked ones removed, install
+        metadata kept).
+
+        Returns whether the submission applied; the test patch must apply, or the task itself is broken."""
         files = split_files(test_patch)
         existing = [f.old_path for f in files if not f.is_new]
         added = [f.new_path for f in files if f.is_new]
         steps = [f"cd {REPO_DIR}"]
+        if fresh:
+            steps.append(f"git reset -q --hard {self.base} && git clean -fdq -e '*.egg-info'")
+        steps.append(self._apply_step(submission, SUBMISSION_REFUSED) if submission else None)
         if existing:
             steps.append(f"git checkout -q {self.base} -- {' '.join(map(shlex.quote, existing))}")
         if added:
             steps.append(f"rm -f {' '.join(map(shlex.quote, added))}")
-        self._exec(" && ".join(steps), 60.0)
-
-    def reset(self) -> None:
-        """Back to the base commit: tracked files restored, untracked ones removed (install metadata kept)."""
-        self._exec(f"cd {REPO_DIR} && git reset -q --hard {self.base} && git clean -fdq -e '*.egg-info'", 60.0)
-
-    def submit(self, test_patch_name: str, test_patch: str, submission: str | None) -> bool:
-        """Apply a submission (a patch name; None for the empty patch), then the held-out test patch.
-
-        Returns whether the submission applied; the test patch must apply, or the task itself is broken."""
-        applied = submission is None or self.apply(submission)
-        if not applied:
+        steps.append(self._apply_step(test_patch_name, TEST_PATCH_REFUSED))
+        result = self._exec(" && ".join(step for step in steps if step), 60.0)
+        if result.exit_code == SUBMISSION_REFUSED:
             return False
-        self.reset_test_files(test_patch)
-        if not self.apply(test_patch_name):
+        if result.exit_code != 0:
             raise BedError("the test patch does not apply to the base commit")
         return True
 
@@ -355,8 +354,7 @@ def run_empty_and_solution(bed: TaskBed, patch: str, test_patch: str, repeats: i
         setup_s = time.perf_counter() - started
         live.submit("test", test_patch, None)
         empty = live.run_tests(tracebacks=True)
-        live.reset()
-        applied = live.submit("test", test_patch, "solution")
+        applied = live.submit("test", test_patch, "solution", fresh=True)
         runs = [live.run_tests() for _ in range(repeats)] if applied else []
     return Outcomes(empty=empty, solution=runs, solution_applied=applied, setup_s=setup_s,
                     session_s=time.perf_counter() - started)

@@ -290,7 +290,8 @@ def test_a_repository_that_will_not_build_is_quarantined_with_its_log_and_not_re
 def test_cli_builds_lands_and_exports_swe_tasks(built, capsys, data_dir, tmp_path):
     export = tmp_path / "instances.jsonl"
     with sandbox_kind("process"):
-        code = main(["build", "swe", "--source", str(SAMPLE), "--count", "5", "--data-dir", str(data_dir),
+        code = main(["build", "swe", "--source", str(SAMPLE), "--since", "2025-03-02", "--count", "5",
+                     "--data-dir", str(data_dir),
                      "--export-jsonl", str(export), "--json"])
     captured = capsys.readouterr()
     assert code == 0, captured.err
