@@ -46,7 +46,8 @@ class Limits:
     max_hunks: int = 40
     max_commits: int = 2000
     since: str | None = None
-    """ISO date: only changes committed on or after it are mined (None: the whole history)."""
+    """ISO date (midnight UTC) or timestamp: only changes committed on or after it are mined (None: the whole
+    history)."""
 
 
 @dataclass(frozen=True)
@@ -131,7 +132,8 @@ def _functions(repo: git.Repo, base: str, fix: str, patch: str) -> tuple[str, ..
 def _first_parent_line(repo: git.Repo, head: str, limits: Limits) -> list[tuple[str, list[str], list[str]]]:
     """`(sha, parents, paths changed against the first parent)` along the first-parent line from `head`,
     newest first, as git sees the parents (one `git log`)."""
-    since = [f"--since={limits.since}"] if limits.since else []
+    since = [f"--since={limits.since} 00:00:00 +0000" if len(limits.since) == 10 else f"--since={limits.since}"
+             ] if limits.since else []
     listing = repo.git.log("--first-parent", "--diff-merges=first-parent", "--no-renames", "--name-only",
                            "--format=%x00%H %P", f"--max-count={limits.max_commits}", *since, head)
     walk = []
