@@ -177,15 +177,21 @@ def _file_targets(piece: FileDiff) -> list[str] | None:
     return targets
 
 
+def _is_test_class(name: str) -> bool:
+    """A class pytest or unittest would collect by its name (`TestX`, `XTests`, `XTest`)."""
+    return name.startswith("Test") or name.endswith(("Tests", "Test"))
+
+
 def _node(enclosing: list[tuple[int, str, str]]) -> str | None:
-    """The node id suffix of the innermost test around a line (`Class::test_x`, `Class`, `test_x`), or None."""
+    """The node id suffix of the test around a line: its outermost test class (so PASS_TO_PASS covers the
+    class's other tests), else its test function; None when it is in neither."""
     names = [name for _, _, name in enclosing]
-    kinds = [kind for _, kind, _ in enclosing]
-    for depth in range(len(enclosing), 0, -1):
-        kind, name = kinds[depth - 1], names[depth - 1]
-        if kind == "def" and name.startswith("test"):
+    for depth, (_, kind, name) in enumerate(enclosing, start=1):
+        if kind == "class" and _is_test_class(name):
             return "::".join(names[:depth])
-        if kind == "class" and name.startswith("Test"):
+    for depth in range(len(enclosing), 0, -1):
+        kind, name = enclosing[depth - 1][1], names[depth - 1]
+        if kind == "def" and name.startswith("test"):
             return "::".join(names[:depth])
     return None
 
@@ -197,8 +203,8 @@ LARGE_TEST_FILE_LINES = 2000
 def held_out_targets(test_patch: str, base_lines: dict[str, int]) -> list[str]:
     """What to run for a test patch: each test file it touches, whole (SWE-bench's rule, so PASS_TO_PASS covers
     the file), except files longer than `LARGE_TEST_FILE_LINES` at the base commit (`base_lines`: lines by
-    path), where only the pytest node ids of the test functions and classes it adds or changes run — unless it
-    changes anything else there (a fixture, a helper, module-level code)."""
+    path), where only the pytest node ids of the test classes (whole) and test functions it adds or changes run
+    — unless it changes anything else there (an existing fixture or helper, module-level code)."""
     targets: list[str] = []
     for piece in split_files(test_patch):
         path = piece.new_path

@@ -195,16 +195,21 @@ LARGE_TEST_PATCH = '''diff --git a/tests/test_more.py b/tests/test_more.py
 @@ -7000,3 +7009,4 @@ def test_window():
      data = [1, 2]
 +    assert mi.window(data) == [1, 2]
+@@ -7100,3 +7110,4 @@ class ChunkedTests(TestCase):
+     def test_negative(self):
++        self.assertRaises(ValueError, mi.chunked, [1], -1)
 '''
 
 
 def test_large_test_files_run_only_the_tests_the_patch_touches():
     assert held_out_targets(LARGE_TEST_PATCH, {"tests/test_more.py": 7000}) == [
-        "tests/test_more.py::TestSubfactorial", "tests/test_more.py::test_window"]
+        "tests/test_more.py::TestSubfactorial", "tests/test_more.py::test_window", "tests/test_more.py::ChunkedTests"
+    ], "a changed method runs its whole class"
     assert held_out_targets(LARGE_TEST_PATCH, {"tests/test_more.py": 300}) == ["tests/test_more.py"], "small: whole file"
     new_helper = LARGE_TEST_PATCH.replace("+class TestSubfactorial(TestCase):", "+def grow(data):\n+    return data\n"
                                           "+class TestSubfactorial(TestCase):")
     assert held_out_targets(new_helper, {"tests/test_more.py": 7000}) == [
-        "tests/test_more.py::TestSubfactorial", "tests/test_more.py::test_window"], "a new helper changes no old test"
+        "tests/test_more.py::TestSubfactorial", "tests/test_more.py::test_window", "tests/test_more.py::ChunkedTests"
+    ], "a new helper changes no old test"
     changed_helper = LARGE_TEST_PATCH + "@@ -9000,2 +9010,2 @@\n def grow(data):\n-    return data\n+    return data[:]\n"
     assert held_out_targets(changed_helper, {"tests/test_more.py": 7000}) == ["tests/test_more.py"], "whole file"
