@@ -81,6 +81,10 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--source", help="the resource to build from (a repository, dataset, folder …)")
     build.add_argument("--target", metavar="COLUMN",
                        help="mle: the label column of the source's datasets (overrides their settings files)")
+    build.add_argument("--since", metavar="DATE",
+                       help="swe: mine changes committed on or after DATE (the trained model's knowledge cutoff; "
+                            "default 2025-01-01; '' for the whole history)")
+>>>>>>> swe
     build.add_argument("--export-jsonl", type=Path, metavar="FILE",
                        help="swe: also write the accepted tasks as SWE-bench instances (JSON lines) to FILE")
     validate = commands.add_parser("validate", parents=[common], help="run every check on task Parquet files")
@@ -187,6 +191,8 @@ def _run(args: argparse.Namespace, api: TemporaryAPI | None) -> dict[str, Any]:
             options["source"] = str(Path(args.source).resolve()) if Path(args.source).exists() else args.source
         if args.target:
             options["target"] = args.target
+        if args.since is not None:
+            options["since"] = args.since
         built = _with_paths(build_family(family=args.family, count=args.count, capability=args.capability,
                                          data_dir=str(data.root), seed=args.seed, options=options,
                                          task_runner=args.task_runner, runner_address=args.runner_address,

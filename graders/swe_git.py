@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -22,3 +23,23 @@ def git_in(path: Path, *args: str) -> str:
     if done.returncode != 0:
         raise GitError(f"git {' '.join(args[:2])} failed in {path.name}: {done.stderr.strip()[-300:]}")
     return done.stdout
+
+
+
+def names_in_tree(work_tree: Path, names: set[str]) -> set[str]:
+    """Which of `names` occur as whole words in the Python files of a checked-out tree (its `.git` left out)."""
+    found: set[str] = set()
+    for path in work_tree.rglob("*.py"):
+        if ".git" not in path.relative_to(work_tree).parts:
+            found |= names & set(re.findall(r"\w+", path.read_text(encoding="utf-8", errors="replace")))
+    return found
+
+
+def line_counts(work_tree: Path, paths: list[str]) -> dict[str, int]:
+    """Lines of each of `paths` in a checked-out tree (absent files left out)."""
+    counts = {}
+    for path in paths:
+        file = work_tree / path
+        if file.is_file():
+            counts[path] = file.read_bytes().count(b"\n")
+    return counts

@@ -115,3 +115,107 @@ def post_image_blobs(diff: str) -> list[str]:
         if match and set(match[1]) != {"0"}:
             blobs.append(match[1])
     return blobs
+
+
+_HEADER = re.compile(r"^(\s*)(?:async\s+)?(def|class)\s+(\w+)")
+_HUNK_HEAD = re.compile(r"^@@ [^@]* @@ ?(.*)$")
+_MODULE_NOISE = re.compile(r"^\s*(?:import\s|from\s\S+\s+import\s|#|$|\)|[\w, ]+,?\s*$)")
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip())
+
+
+def _file_targets(piece: FileDiff) -> list[str] | None:
+    """The test functions and classes one file's diff changes, as pytest node ids; None when the change reaches
+    an existing fixture, helper or module-level code: then the whole file runs. A helper the patch adds whole
+    cannot change an existing test, so its lines name no test."""
+    targets: list[str] = []
+    stack: list[tuple[int, str, str]] = []
+    added: set[tuple[int, str, str]] = set()
+    quoted = False
+    for line in piece.text.splitlines():
+        hunk = _HUNK_HEAD.match(line)
+        if hunk:
+            context = _HEADER.match(hunk[1])
+            stack, quoted = ([(_indent(hunk[1]), context[2], context[3])] if context else []), False
+            continue
+        if not line[:1] in "+- " or line.startswith(("+++", "---")):
+            continue
+        marker, text = line[:1], line[1:]
+        inside = quoted
+        if (text.count('"""') + text.count("'''")) % 2 and marker != "-":
+            quoted = not quoted
+        if not text.strip() or inside:
+            if inside and marker != " " and stack:
+                node = _node(stack)
+                if node is None:
+                    return None
+                targets.append(node)
+            continue
+        header = _HEADER.match(text)
+        if marker != "-":
+            stack = [entry for entry in stack if entry[0] < _indent(text)] if header or _indent(text) == 0 else stack
+            if header:
+                stack.append((_indent(text), header[2], header[3]))
+                added |= {stack[-1]} if marker == "+" else set()
+        if marker == " ":
+            continue
+        enclosing = [entry for entry in stack if entry[0] < _indent(text) or (header and entry[2] == header[3])]
+        if marker == "-" and header:
+            continue
+        if not enclosing:
+            if _MODULE_NOISE.match(text):
+                continue
+            return None
+        node = _node(enclosing)
+        if node is None and enclosing[0] in added:
+            continue
+        if node is None:
+            return None
+        targets.append(node)
+    return targets
+
+
+def _is_test_class(name: str) -> bool:
+    """A class pytest or unittest would collect by its name (`TestX`, `XTests`, `XTest`)."""
+    return name.startswith("Test") or name.endswith(("Tests", "Test"))
+
+
+def _node(enclosing: list[tuple[int, str, str]]) -> str | None:
+    """The node id suffix of the test around a line: its outermost test class (so PASS_TO_PASS covers the
+    class's other tests), else its test function; None when it is in neither."""
+    names = [name for _, _, name in enclosing]
+    for depth, (_, kind, name) in enumerate(enclosing, start=1):
+        if kind == "class" and _is_test_class(name):
+            return "::".join(names[:depth])
+    for depth in range(len(enclosing), 0, -1):
+        kind, name = enclosing[depth - 1][1], names[depth - 1]
+        if kind == "def" and name.startswith("test"):
+            return "::".join(names[:depth])
+    return None
+
+
+LARGE_TEST_FILE_LINES = 2000
+"""A test file longer than this (at the base commit) runs only the tests the test patch touches."""
+
+
+def held_out_targets(test_patch: str, base_lines: dict[str, int]) -> list[str]:
+    """What to run for a test patch: each test file it touches, whole (SWE-bench's rule, so PASS_TO_PASS covers
+    the file), except files longer than `LARGE_TEST_FILE_LINES` at the base commit (`base_lines`: lines by
+    path), where only the pytest node ids of the test classes (whole) and test functions it adds or changes run
+    — unless it changes anything else there (an existing fixture or helper, module-level code)."""
+    targets: list[str] = []
+    for piece in split_files(test_patch):
+        path = piece.new_path
+        if piece.is_deleted or not path.endswith(".py") or path.endswith(NON_TEST_EXTENSIONS):
+            continue
+        large = base_lines.get(piece.old_path, 0) > LARGE_TEST_FILE_LINES
+        nodes = _file_targets(piece) if large and not piece.is_new else None
+        if not nodes:
+            targets.append(path)
+            continue
+        classes = {n for n in nodes if "::" not in n}
+        kept = [n for n in dict.fromkeys(nodes) if n in classes or n.split("::")[0] not in classes]
+        targets += [f"{path}::{node}" for node in kept]
+    return targets

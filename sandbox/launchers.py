@@ -40,7 +40,8 @@ HOSTNAME = "sandbox"
 
 @dataclass(frozen=True)
 class Mounts:
-    """What a session exposes to its job: the folders bound writable, the Python environment bound read-only."""
+    """What a session exposes to its job: the folders bound writable, the Python environment and the job's shared
+    folders (host folder, sandbox path) bound read-only."""
 
     root: Path
     workspace: Path
@@ -48,6 +49,7 @@ class Mounts:
     python_env: Path | None
     network: bool
     uid: int
+    shared: tuple[tuple[str, str], ...] = ()
 
 
 class Launcher(Protocol):
@@ -90,9 +92,10 @@ class Bubblewrap:
         if not mounts.network:
             isolation.append("--unshare-net")
         venv = ["--ro-bind", str(mounts.python_env), VENV] if mounts.python_env else []
+        shared = [arg for host, target in mounts.shared for arg in ("--ro-bind", host, target)]
         binds = system_mounts() + venv + [
             "--ro-bind", "/sys", "/sys", "--proc", "/proc", "--dev", "/dev",
-            "--bind", str(mounts.workspace), WORKSPACE, "--bind", str(mounts.tmp), "/tmp",
+            "--bind", str(mounts.workspace), WORKSPACE, "--bind", str(mounts.tmp), "/tmp", *shared,
             "--remount-ro", "/", "--chdir", WORKSPACE, "--hostname", HOSTNAME,
         ]
         return [self.path, *isolation, *binds, "--json-status-fd", str(status_fd), "--", *command]
@@ -102,13 +105,14 @@ class Bubblewrap:
 # read-only, /workspace and /tmp bound writable, a fresh /proc, a minimal /dev; then pivot_root so nothing of
 # the host's tree stays reachable, and the job started with no capabilities (as the session's uid when root).
 # Standard input is the status pipe. Positional arguments: root folder, workspace, tmp, python env ("" for
-# none), uid ("" to keep), then the job's command.
+# none), uid ("" to keep), the shared folders (lines of "host<TAB>sandbox path", bound read-only), then the
+# job's command.
 UNSHARE_SETUP = r"""
 set -eu
 job_path=$PATH
 PATH=/usr/sbin:/usr/bin:/sbin:/bin
-root=$1 workspace=$2 tmp=$3 venv=$4 uid=$5
-shift 5
+root=$1 workspace=$2 tmp=$3 venv=$4 uid=$5 shared=$6
+shift 6
 mount -t tmpfs -o mode=0755 sandbox-root "$root"
 for name in usr bin sbin lib lib32 lib64 libx32 etc var; do
   if [ -L "/$name" ]; then ln -s "$(readlink "/$name")" "$root/$name"
@@ -130,6 +134,11 @@ ln -s /proc/self/fd "$root/dev/fd"; ln -s /proc/self/fd/0 "$root/dev/stdin"
 ln -s /proc/self/fd/1 "$root/dev/stdout"; ln -s /proc/self/fd/2 "$root/dev/stderr"
 if [ -n "$venv" ]; then mkdir -p "$root/opt/venv"; mount --bind "$venv" "$root/opt/venv"
   mount -o remount,bind,ro "$root/opt/venv"; fi
+tab=$(printf '\t')
+printf '%s\n' "$shared" | while IFS="$tab" read -r host target; do
+  [ -n "$host" ] || continue
+  mkdir -p "$root$target"; mount --bind "$host" "$root$target"; mount -o remount,bind,ro "$root$target"
+done
 hostname sandbox 2>/dev/null || true
 command -v ip >/dev/null && ip link set lo up 2>/dev/null || true
 cd "$root"
@@ -171,7 +180,8 @@ class Unshare:
         new_root = mounts.root / "root"
         return ["setpriv", "--pdeathsig", "KILL", "--", "unshare", *namespaces, "--", "/bin/sh", "-c", UNSHARE_SETUP,
                 "setup", str(new_root), str(mounts.workspace), str(mounts.tmp), str(mounts.python_env or ""),
-                str(mounts.uid) if self.as_root else "", *command]
+                str(mounts.uid) if self.as_root else "",
+                "\n".join(f"{host}\t{target}" for host, target in mounts.shared), *command]
 
 
 def _works(argv: list[str]) -> bool:

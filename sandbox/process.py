@@ -155,7 +155,7 @@ class ProcessSession:
     def _argv(self, command: tuple[str, ...], status_fd: int, timeout_s: float) -> list[str]:
         """The full command line: prlimit, then the launcher with its mounts and namespaces, then the job."""
         mounts = Mounts(root=self.root, workspace=self.workspace, tmp=self.tmp, python_env=self.python_env,
-                        network=self.job.network, uid=self.uid)
+                        network=self.job.network, uid=self.uid, shared=self.job.mounts)
         return [*limit_arguments(self.job, timeout_s), *self.sandbox.launcher.argv(mounts, command, status_fd)]
 
     def exec(self, command: tuple[str, ...], timeout_s: float | None = None,

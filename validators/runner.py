@@ -22,6 +22,7 @@ from taskforge.validators.noop import NoOpCheck
 from taskforge.validators.reachability import ReachabilityCheck
 from taskforge.validators.reference import ReferenceCheck
 from taskforge.validators.swe import SweNoOpCheck, SweReferenceCheck
+from taskforge.validators.swe_statement import SweStatementCheck
 from taskforge.validators.workflow_judge import WorkflowJudgeCheck
 from taskforge.validators.workflow_noop import WorkflowNoOpCheck
 from taskforge.validators.workflow_perturbation import WorkflowPerturbationCheck
@@ -36,7 +37,7 @@ def default_checks(data_dir: Path | None = None) -> tuple[Check, ...]:
             HardnessCheck(), ReachabilityCheck(data_dir), DistractorCheck(data_dir), DecontaminationCheck(data_dir),
             WorkflowReviewCheck(), WorkflowJudgeCheck(), WorkflowNoOpCheck(), WorkflowReferenceCheck(),
             WorkflowPerturbationCheck(), MleNoOpCheck(), MleReferenceCheck(), GraderDeterminismCheck(),
-            SweNoOpCheck(), SweReferenceCheck(), EvolutionJudgeCheck())
+            SweNoOpCheck(), SweReferenceCheck(), SweStatementCheck(), EvolutionJudgeCheck())
 
 
 DEFAULT_CHECKS: tuple[Check, ...] = default_checks()

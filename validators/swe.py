@@ -1,46 +1,66 @@
 """The SWE family's execution checks: no-op and reference, graded in the sandbox (network off).
 
-The no-op check grades the empty patch and must get zero; the reference check
-grades the solution patch, `repeats` times, and must resolve every time; both
-grade the held-out tests against the task's FAIL_TO_PASS / PASS_TO_PASS with
-SWE-bench's rules. Both gradings run in one sandbox session per task (the
-first of the two checks runs it, the second reads the same outcome), so the
-container or namespace starts once per task, not once per run.
+Both re-derive FAIL_TO_PASS / PASS_TO_PASS from runs of the held-out tests
+(what the test patch touches, read off it again: see `held_out_targets`) from
+the task's snapshot: once with the test patch alone, `repeats` times with the
+solution too — never from the lists the task stores. The no-op check grades
+the empty patch against the derived lists and the stored ones: it must fail
+both. The reference check grades the solution, every repeat, against the
+stored lists and requires them to equal the derived ones (a FAIL_TO_PASS test
+that passes before the patch, or one left out, is named). The runs come from
+the run cache (`runs/` in the SWE cache, keyed by the content hash of snapshot,
+environment, recipe, test files, both patches and repeats), so at build time
+they are the builder's own session, and a changed patch is run again.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
-from taskforge.graders.swe import Verdict, grade
-from taskforge.graders.swe_harness import Outcomes, TaskBed, run_empty_and_solution
-from taskforge.schemas import Task, ValidationResult, canonical_json
+from taskforge.graders.swe import Harvest, Verdict, grade, harvest
+from taskforge.graders.swe_git import line_counts
+from taskforge.graders.swe_harness import Outcomes, TaskBed, cache_root, cached_runs
+from taskforge.graders.swe_patch import held_out_targets, split_files
+from taskforge.schemas import Task, ValidationResult
 
-REFERENCE_REPEATS = 2
-
-
-@lru_cache(maxsize=4)
-def _outcomes(task_json: str) -> Outcomes:
-    """One session's runs for a task (memoised on the task's content, so the two checks share it)."""
-    task = Task.model_validate_json(task_json)
-    bed = TaskBed.of(task.payload, task.grader, task.environment)
-    return run_empty_and_solution(bed, task.reference["patch"], task.reference["test_patch"], REFERENCE_REPEATS,
-                                  label="swe-validate")
+MIN_REPEATS = 3
 
 
 def outcomes_for(task: Task) -> Outcomes:
-    """The empty-patch and solution runs of a task in the sandbox."""
-    return _outcomes(canonical_json(task.model_dump(mode="json", exclude={"validation", "status", "reasons"})))
+    """The runs of a task in the sandbox (from the run cache when the same runs were made before)."""
+    test_patch = task.reference["test_patch"]
+    snapshot = cache_root() / task.environment["snapshot"]
+    sizes = line_counts(snapshot, [piece.old_path for piece in split_files(test_patch)])
+    targets = tuple(held_out_targets(test_patch, sizes))
+    bed = TaskBed.of(task.payload, task.grader, task.environment, test_files=targets)
+    repeats = max(MIN_REPEATS, int(task.grader.get("repeats", MIN_REPEATS)))
+    return cached_runs(bed, task.reference["patch"], test_patch, repeats, label="swe-validate")
 
 
-def _verdicts(task: Task, outcomes: Outcomes) -> tuple[Verdict, list[Verdict]]:
-    f2p, p2p = task.payload["FAIL_TO_PASS"], task.payload["PASS_TO_PASS"]
-    return grade(outcomes.empty.statuses, f2p, p2p), [grade(run.statuses, f2p, p2p) for run in outcomes.solution]
+def derived_lists(outcomes: Outcomes) -> Harvest:
+    """FAIL_TO_PASS / PASS_TO_PASS as the runs give them."""
+    return harvest(outcomes.empty.statuses, [run.statuses for run in outcomes.solution])
+
+
+def list_differences(task: Task, derived: Harvest, before: dict[str, str]) -> list[str]:
+    """How the stored lists differ from the derived ones, test by test."""
+    problems = []
+    stored_f2p, stored_p2p = set(task.payload["FAIL_TO_PASS"]), set(task.payload["PASS_TO_PASS"])
+    for test in sorted(stored_f2p - set(derived.fail_to_pass)):
+        why = ("passes before the patch" if before.get(test) in ("PASSED", "XFAIL") else
+               "is flaky" if test in derived.flaky else "does not pass with the solution")
+        problems.append(f"FAIL_TO_PASS names {test}, which {why}")
+    problems += [f"FAIL_TO_PASS leaves out {test}, which fails before the patch and passes after it"
+                 for test in sorted(set(derived.fail_to_pass) - stored_f2p)]
+    problems += [f"PASS_TO_PASS names {test}, which does not pass both before and after the patch"
+                 for test in sorted(stored_p2p - set(derived.pass_to_pass))]
+    problems += [f"PASS_TO_PASS leaves out {test}" for test in sorted(set(derived.pass_to_pass) - stored_p2p)]
+    return problems
 
 
 class SweNoOpCheck:
-    """Grades the empty patch: it must not resolve the task (a task with no FAIL_TO_PASS test always fails here)."""
+    """Grades the empty patch against the derived lists and the stored ones: it must resolve neither (a task
+    with no FAIL_TO_PASS test always fails here)."""
 
     name = "noop"
 
@@ -49,18 +69,23 @@ class SweNoOpCheck:
 
     def run(self, task: Task) -> ValidationResult:
         outcomes = outcomes_for(task)
-        verdict, _ = _verdicts(task, outcomes)
-        detail: dict[str, Any] = {"verdict": verdict.summary(), "run": outcomes.empty.summary()}
-        if verdict.resolved:
+        derived = derived_lists(outcomes)
+        on_derived = grade(outcomes.empty.statuses, derived.fail_to_pass, derived.pass_to_pass)
+        on_stored = grade(outcomes.empty.statuses, task.payload["FAIL_TO_PASS"], task.payload["PASS_TO_PASS"])
+        detail: dict[str, Any] = {"verdict": on_stored.summary(), "derived_verdict": on_derived.summary(),
+                                  "run": outcomes.empty.summary(), "runs_cached": outcomes.cached}
+        if on_derived.resolved or on_stored.resolved:
+            lists = task.payload["FAIL_TO_PASS"] if on_stored.resolved else derived.fail_to_pass
             why = ("there is no FAIL_TO_PASS test: the held-out tests already pass at the base commit"
-                   if not task.payload["FAIL_TO_PASS"] else "the empty patch passes every FAIL_TO_PASS test")
+                   if not lists else "the empty patch passes every FAIL_TO_PASS test")
             return ValidationResult(check=self.name, passed=False, score=1.0,
                                     reason=f"the empty patch resolves the task ({why})", detail=detail)
         return ValidationResult(check=self.name, passed=True, score=0.0, detail=detail)
 
 
 class SweReferenceCheck:
-    """Grades the solution patch `REFERENCE_REPEATS` times: it must resolve the task every time."""
+    """Grades the solution in every repeated run against the stored lists, which must equal the lists the runs
+    give: the solution must resolve the task every time."""
 
     name = "reference"
 
@@ -72,12 +97,14 @@ class SweReferenceCheck:
         if not outcomes.solution_applied:
             return ValidationResult(check=self.name, passed=False, score=0.0,
                                     reason="the solution patch does not apply")
-        _, verdicts = _verdicts(task, outcomes)
+        f2p, p2p = task.payload["FAIL_TO_PASS"], task.payload["PASS_TO_PASS"]
+        verdicts: list[Verdict] = [grade(run.statuses, f2p, p2p) for run in outcomes.solution]
         scores = [verdict.score for verdict in verdicts]
         failing = sorted({t for v in verdicts for t in v.f2p_failure + v.p2p_failure})
+        problems = list_differences(task, derived_lists(outcomes), outcomes.empty.statuses)
+        if failing:
+            problems.insert(0, f"the solution does not resolve the task; failing: {', '.join(failing[:5])}")
         detail = {"scores": scores, "verdicts": [v.summary() for v in verdicts],
-                  "runs": [run.summary() for run in outcomes.solution]}
-        passed = all(score == 1.0 for score in scores)
-        return ValidationResult(check=self.name, passed=passed, score=min(scores),
-                                reason=None if passed else f"the solution does not resolve the task; failing: "
-                                                           f"{', '.join(failing[:5])}", detail=detail)
+                  "runs": [run.summary() for run in outcomes.solution], "runs_cached": outcomes.cached}
+        return ValidationResult(check=self.name, passed=not problems, score=min(scores) if not problems else 0.0,
+                                reason="; ".join(problems[:6]) or None, detail=detail)

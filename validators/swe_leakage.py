@@ -5,16 +5,18 @@ branch at the base commit), no tags, stash, notes or remotes, no reflogs,
 FETCH_HEAD / ORIG_HEAD or alternates, a clean work tree, and an object store
 in which every object is reachable from the base commit — so neither the fix
 commit nor the solution's or the tests' post-fix blobs can be there. The
-prompt must not quote the solution or the held-out tests either.
+prompt must not quote the solution or the held-out tests either (the header and
+docstring of a new function the hidden tests call are interface, not solution).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from taskforge.graders.swe_git import git_in
+from taskforge.graders.swe_git import git_in, names_in_tree
 from taskforge.graders.swe_harness import cache_root
 from taskforge.graders.swe_patch import post_image_blobs, quoted_lines
+from taskforge.graders.swe_statement import patch_names, without_specs
 from taskforge.schemas import Task
 
 LEFTOVER_FILES = ("FETCH_HEAD", "ORIG_HEAD", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "objects/info/alternates",
@@ -60,7 +62,10 @@ def swe_leaks(task: Task) -> list[str]:
     leaks = audit_snapshot(cache_root() / task.environment["snapshot"], task.payload["base_commit"],
                            reference["fix_commit"],
                            post_image_blobs(reference["patch"]) + post_image_blobs(reference["test_patch"]))
-    visible = "\n".join(message.content for message in task.prompt)
+    snapshot = cache_root() / task.environment["snapshot"]
+    existing = names_in_tree(snapshot, patch_names(reference["patch"], reference["test_patch"]))
+    visible = without_specs("\n".join(message.content for message in task.prompt), reference["patch"],
+                            reference["test_patch"], existing)
     for name in ("patch", "test_patch"):
         quoted = quoted_lines(visible, reference[name])
         if quoted:
