@@ -67,8 +67,8 @@ def test_an_evaluation_set_with_dois_rejects_the_tasks_built_on_those_papers(pap
     evalset.write_text(json.dumps({"id": "heldout-17", "doi": f"https://doi.org/{gold['doi'].upper()}",
                                    "question": "an unrelated question"}) + "\n")
     added = add_evalset(evalset, DataDir(data_dir))
-    assert added["added"] == {"name": "heldout", "source": "heldout.jsonl", "items": 1, "ids": 1, "texts": 1,
-                              "canaries": 0}
+    assert added["added"] == {"name": "heldout", "source": "heldout.jsonl", "version": "", "licence": "", "items": 1,
+                              "ids": 1, "texts": 1, "canaries": 0}
     decided = validate(target, default_checks(data_dir))
     result = next(r for r in decided.validation if r.check == "decontamination")
     assert decided.status == "rejected" and not result.passed
@@ -89,7 +89,8 @@ def test_arxiv_ids_passages_and_canaries_match_and_name_their_items(papers):
     (papers["root"] / "ids.txt").write_text(f"arXiv:{with_arxiv['arxiv_id']}v4\ncanary:CANARY-GUID-1234\n")
     add_evalset(papers["root"] / "passages.jsonl", DataDir(data_dir))
     add_evalset(papers["root"] / "ids.txt", DataDir(data_dir), name="listed")
-    assert [s["name"] for s in list_evalsets(DataDir(data_dir))["sets"]] == ["listed", "passages"]
+    assert [s["name"] for s in list_evalsets(DataDir(data_dir))["sets"]] == [
+        "litqa2", "mle-bench", "swe-bench-verified", "listed", "passages"]
     matches = {(m["set"], m["item"], m["kind"]) for m in _decontam(select, data_dir).detail["matches"]}
     assert ("passages", "p-1", "13-gram") in matches
     owner = next(t for t in tasks if with_arxiv in t.reference["papers"])

@@ -1,41 +1,65 @@
 """Registered evaluation sets: what no training task may contain, and how a task is matched against them.
 
-An evaluation set is registered from a file, either records (JSONL, a JSON
-list or Parquet, with an id, external ids such as `doi`, `arxiv_id`, `pr`,
-`instance_id`, `competition_id`, texts such as `question` or `abstract`, and
-an optional `canary`) or a plain list with one id a line (`doi:`, `arxiv:`,
-`pr:`, `competition:` or `canary:` prefixes; DOIs, arXiv ids and pull
-requests are also recognised bare). Registered sets live as JSON files in the
-data dir's `evalsets/` folder, where every validation run reads them.
+Default sets ship in the checkout's `data/evalsets/` (SWE-bench Verified instances, MLE-bench competitions,
+LitQA2's held-out question ids and papers: see the README there for versions, sources and licences) and are
+always registered; the data dir's `evalsets/` folder adds the sets a user registers (a set there with a
+default's name replaces that default).
 
-A task matches an item by an exact normalised id found anywhere in it, by a
-shared 13-gram of normalised words, or by containing a canary string.
+An evaluation set is registered from a file, either records (JSONL, a JSON list or Parquet, with an id,
+external ids such as `doi`, `arxiv_id`, `pr`, `instance_id`, `competition_id`, texts such as `question` or
+`abstract`, and an optional `canary`) or a plain list with one id a line (`doi:`, `arxiv:`, `pr:`,
+`competition:` or `canary:` prefixes; DOIs, arXiv ids and pull requests are also recognised bare).
+
+A task matches an item by
+- an exact normalised id found anywhere in it (DOI, arXiv id, pull request or SWE-bench instance, competition);
+- a canary string, as its words in order;
+- a shared 13-gram of normalised words;
+- a paraphrase: at least `PARAPHRASE_SHARE` of the item's distinctive word pairs (pairs that are not two
+  stopwords, and that no more than `COMMON_PAIR_ITEMS` items share) within one window of `WINDOW_WORDS`
+  consecutive words of one text of the task. A quarter of the words replaced leaves about half of the pairs.
+Words are hashed in numpy (`taskforge.validators.shingles`); no Python loop visits a word of the task.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+import numpy as np
 import pyarrow.parquet as pq
 
 from taskforge.graders.paper_ids import arxiv_ids_in, dois_in, normalise_arxiv, normalise_doi
 from taskforge.schemas import InputError
 from taskforge.schemas.locations import Location, change_key, files_under, join, read_text
+from taskforge.validators.shingles import Words, ngram_hashes
 
 REGISTRY_FOLDER = "evalsets"
+DEFAULTS_DIR = Path(__file__).resolve().parents[1] / "data" / "evalsets"
 NGRAM = 13
+WINDOW_WORDS = 1024
+"""Paraphrase windows: this many words, one starting every half window, so an item of up to half a window lies
+inside one."""
+PARAPHRASE_SHARE = 0.4
+MIN_PAIRS = 8
+"""An item with fewer distinctive word pairs is only matched exactly (ids, canaries, 13-grams)."""
+COMMON_PAIR_ITEMS = 8
+"""A word pair shared by more items than this says nothing about which item a text paraphrases."""
+STOPWORDS = (
+    "a about above after again against all am an and any are as at be because been before being below between "
+    "both but by can could did do does doing down during each few for from further had has have having he her "
+    "here hers him his how i if in into is it its itself just me more most my no nor not now of off on once only "
+    "or other our out over own same she should so some such than that the their them then there these they this "
+    "those through to too under until up very was we were what when where which while who whom why will with "
+    "would you your")
 ID_KINDS = ("doi", "arxiv", "pr", "competition")
 ID_FIELDS = {"doi": "doi", "arxiv_id": "arxiv", "arxiv": "arxiv", "pr": "pr", "instance_id": "pr",
              "competition_id": "competition", "competition": "competition"}
 TEXT_FIELDS = ("text", "title", "abstract", "question", "answer", "passage", "context", "problem_statement")
 _NAME = re.compile(r"^[\w.-]+$")
-_WORD = re.compile(r"[^\W_]+")
 _PR_PATTERNS = (
     ("/pull/", re.compile(r"github\.com/([\w.-]+)/([\w.-]+)/pull/(\d+)", re.IGNORECASE)),
     ("#", re.compile(r"(?<![\w./-])([\w.-]+)/([\w.-]+)#(\d+)\b")),
@@ -43,18 +67,6 @@ _PR_PATTERNS = (
 )
 """Each pull-request pattern with a literal its matches contain: a text without it is not scanned."""
 _NEW_STYLE_ARXIV = re.compile(r"\d{4}\.\d{4}")
-
-
-def words(text: str) -> list[str]:
-    """Text as normalised words (NFKC, casefolded, punctuation dropped), the unit of n-gram overlap."""
-    return _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
-
-
-def ngrams(text: str, n: int = NGRAM) -> Iterator[str]:
-    """The word n-grams of a text, each as one space-joined string."""
-    tokens = words(text)
-    for start in range(len(tokens) - n + 1):
-        yield " ".join(tokens[start:start + n])
 
 
 def prs_in(text: str) -> set[str]:
@@ -108,28 +120,32 @@ class EvalItem:
 
 @dataclass
 class EvalSet:
-    """A registered evaluation set."""
+    """A registered evaluation set, with the version, source and licence of what it holds."""
 
     name: str
     source: str
     items: list[EvalItem] = field(default_factory=list)
+    version: str = ""
+    licence: str = ""
 
     def summary(self) -> dict[str, Any]:
-        """Counts of what the set holds."""
-        return {"name": self.name, "source": self.source, "items": len(self.items),
-                "ids": sum(len(i.ids) for i in self.items), "texts": sum(1 for i in self.items if i.text),
-                "canaries": sum(len(i.canaries) for i in self.items)}
+        """Counts of what the set holds, with its version and licence."""
+        return {"name": self.name, "source": self.source, "version": self.version, "licence": self.licence,
+                "items": len(self.items), "ids": sum(len(i.ids) for i in self.items),
+                "texts": sum(1 for i in self.items if i.text), "canaries": sum(len(i.canaries) for i in self.items)}
 
     def to_json(self) -> str:
-        return json.dumps({"name": self.name, "source": self.source, "items": [asdict(i) for i in self.items]},
-                          ensure_ascii=False, sort_keys=True, indent=1)
+        return json.dumps({"name": self.name, "source": self.source, "version": self.version, "licence": self.licence,
+                           "items": [asdict(i) for i in self.items]}, ensure_ascii=False, sort_keys=True, indent=1)
 
     @classmethod
     def from_json(cls, text: str) -> "EvalSet":
+        """A set from its registry file (fields of an item beyond id, ids, text and canaries are descriptive)."""
         data = json.loads(text)
         items = [EvalItem(item_id=i["item_id"], ids=tuple(i["ids"]), text=i["text"], canaries=tuple(i["canaries"]))
                  for i in data["items"]]
-        return cls(name=data["name"], source=data["source"], items=items)
+        return cls(name=data["name"], source=data["source"], items=items, version=data.get("version", ""),
+                   licence=data.get("licence", ""))
 
 
 def _item_from_record(record: Any, fallback_id: str) -> EvalItem:
@@ -230,59 +246,187 @@ class Match:
                 f"item {self.item_id!r}")
 
 
+_STOPWORD_HASHES = np.sort(Words.of([STOPWORDS]).hashes)
+_ID_KIND_ORDER = {"doi": 0, "arxiv": 1, "pr": 2, "competition": 3, "canary": 4, "13-gram": 5, "paraphrase": 6}
+
+
+def _in_sorted(keys: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Which values occur in the sorted array `keys`."""
+    if not len(keys):
+        return np.zeros(len(values), dtype=bool)
+    places = np.minimum(np.searchsorted(keys, values), len(keys) - 1)
+    return keys[places] == values
+
+
+def _runs(words: Words, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Hashes of every run of `n` words that lies inside one text, and the position of its first word."""
+    if len(words.hashes) < n:
+        return np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64)
+    hashes = ngram_hashes(words.hashes, n)
+    first = np.arange(len(hashes))
+    inside = words.text_of(first) == words.text_of(first + n - 1)
+    return hashes[inside], first[inside]
+
+
+def _pairs(words: Words) -> tuple[np.ndarray, np.ndarray]:
+    """Distinctive word pairs (not two stopwords) inside one text, and the position of their first word."""
+    hashes, first = _runs(words, 2)
+    stop = _in_sorted(_STOPWORD_HASHES, words.hashes)
+    keep = ~(stop[first] & stop[first + 1])
+    return hashes[keep], first[keep]
+
+
+def _lookup(keys: np.ndarray, owners: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(index into `values`, owner) of every value found among sorted `keys` (a key may have several owners)."""
+    left = np.searchsorted(keys, values, side="left")
+    counts = np.searchsorted(keys, values, side="right") - left
+    found = np.repeat(np.arange(len(values)), counts)
+    return found, owners[np.repeat(left, counts) + np.arange(len(found)) - np.repeat(np.cumsum(counts) - counts, counts)]
+
+
 class Registry:
-    """Every registered set, indexed for matching: ids, 13-grams and canaries."""
+    """Every registered set, indexed for matching: ids, canaries, 13-grams and distinctive word pairs."""
 
     def __init__(self, sets: list[EvalSet]):
         self.sets = sets
+        self.owners: list[tuple[str, str]] = [(s.name, item.item_id) for s in sets for item in s.items]
+        items = [item for s in sets for item in s.items]
         self.ids: dict[str, tuple[str, str]] = {}
-        self.grams: dict[str, tuple[str, str]] = {}
         self.canaries: dict[str, tuple[str, str]] = {}
-        for evalset in sets:
-            for item in evalset.items:
-                owner = (evalset.name, item.item_id)
-                for key in item.ids:
-                    self.ids.setdefault(key, owner)
-                for gram in ngrams(item.text):
-                    self.grams.setdefault(gram, owner)
-                for canary in item.canaries:
-                    self.canaries.setdefault(canary, owner)
-        self.competitions = {key.split(":", 1)[1] for key in self.ids if key.startswith("competition:")}
+        for owner, item in zip(self.owners, items):
+            for key in item.ids:
+                self.ids.setdefault(key, owner)
+            for canary in item.canaries:
+                self.canaries.setdefault(canary, owner)
+        self.competitions = sorted({key.split(":", 1)[1] for key in self.ids if key.startswith("competition:")},
+                                   key=lambda c: (-len(c), c))
+        self._competition = re.compile(rf"(?<![\w.-])[.-]*({'|'.join(map(re.escape, self.competitions))})[.-]*"
+                                       rf"(?![\w.-])") if self.competitions else None
+        self._index_canaries()
+        self._index_texts([item.text for item in items])
+
+    def _index_canaries(self) -> None:
+        """Each canary as the hash of its words in order, grouped by its number of words."""
+        canaries = list(self.canaries)
+        words = Words.of(canaries)
+        self.canary_runs: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        for index, canary in enumerate(canaries):
+            count = int(words.bounds[index + 1] - words.bounds[index])
+            if count:
+                keys, owners = self.canary_runs.get(count, ([], []))
+                keys.append(ngram_hashes(words.hashes[words.bounds[index]:words.bounds[index + 1]], count)[0])
+                owners.append(index)
+                self.canary_runs[count] = (keys, owners)
+        self.canary_list = canaries
+        for count, (keys, owners) in self.canary_runs.items():
+            order = np.argsort(np.array(keys, dtype=np.uint64), kind="stable")
+            self.canary_runs[count] = (np.array(keys, dtype=np.uint64)[order], np.array(owners)[order])
+
+    def _index_texts(self, texts: list[str]) -> None:
+        """Sorted 13-gram hashes with their first item, and distinctive pairs with every item holding them."""
+        words = Words.of(texts)
+        grams, first = _runs(words, NGRAM)
+        self.grams, index = np.unique(grams, return_index=True)
+        self.gram_owners = words.text_of(first[index])
+        pairs, first = _pairs(words)
+        owner = words.text_of(first)
+        keyed = np.unique(np.stack([pairs, owner.astype(np.uint64)]), axis=1)
+        pairs, owner = keyed[0], keyed[1].astype(np.int64)
+        distinct, inverse, holders = np.unique(pairs, return_inverse=True, return_counts=True)
+        keep = holders[inverse] <= COMMON_PAIR_ITEMS
+        self.pair_totals = np.bincount(owner[keep], minlength=len(texts))
+        keep &= self.pair_totals[owner] >= MIN_PAIRS
+        self.pairs, self.pair_owners = pairs[keep], owner[keep]
 
     def _ids_in(self, text: str) -> Iterator[str]:
+        """Every id written in a text, as `kind:normalised`."""
         yield from (f"doi:{d}" for d in dois_in(text))
         if "arxiv" in text.casefold() or _NEW_STYLE_ARXIV.search(text):
             yield from (f"arxiv:{a}" for a in arxiv_ids_in(text))
         yield from (f"pr:{p}" for p in prs_in(text))
-        if self.competitions:
-            tokens = {t.strip(".-") for t in re.findall(r"[\w.-]+", text.casefold())}
-            yield from (f"competition:{c}" for c in self.competitions & tokens)
+        if self._competition:
+            yield from (f"competition:{m.group(1)}" for m in self._competition.finditer(text.casefold()))
 
     def matches(self, fields: Iterable[tuple[str, str]]) -> list[Match]:
-        """Every (evaluation item, way) a task's text fields overlap, once per item and way."""
-        found: dict[tuple[str, str, str], Match] = {}
-        for where, text in fields:
+        """Every (evaluation item, way) a task's text fields overlap, once per item and way: the first place
+        (field, then kind, then position) it is found."""
+        fields = list(fields)
+        wheres = tuple(where for where, _ in fields)
+        texts = [text for _, text in fields]
+        found: list[tuple[int, int, int, Match]] = []
+        for number, (where, text) in enumerate(fields):
             for key in self._ids_in(text):
                 if key in self.ids:
                     kind, value = key.split(":", 1)
-                    found.setdefault((*self.ids[key], kind), Match(*self.ids[key], kind, value, where))
-            for canary, owner in self.canaries.items():
-                if canary in text:
-                    found.setdefault((*owner, "canary"), Match(*owner, "canary", canary, where))
-            if self.grams:
-                for gram in ngrams(text):
-                    if gram in self.grams:
-                        owner = self.grams[gram]
-                        found.setdefault((*owner, "13-gram"), Match(*owner, "13-gram", gram, where))
-        return list(found.values())
+                    found.append((number, _ID_KIND_ORDER[kind], 0, Match(*self.ids[key], kind, value, where)))
+        words = Words.of(texts)
+        for count, (keys, owners) in self.canary_runs.items():
+            runs, first = _runs(words, count)
+            for position, owner in zip(*_lookup(keys, owners, runs)):
+                canary = self.canary_list[owner]
+                number = int(words.text_of(first[position]))
+                found.append((number, 4, int(first[position]), Match(*self.canaries[canary], "canary", canary,
+                                                                     wheres[number])))
+        grams, first = _runs(words, NGRAM)
+        hit = np.flatnonzero(_in_sorted(self.grams, grams))
+        owner = self.gram_owners[np.searchsorted(self.grams, grams[hit])]
+        _, earliest = np.unique(owner, return_index=True)
+        for position, item in zip(first[hit][earliest], owner[earliest]):
+            number = int(words.text_of(position))
+            found.append((number, 5, int(position), Match(*self.owners[item], "13-gram", words.phrase(position, NGRAM),
+                                                          wheres[number])))
+        copied = {int(item) for item in owner}
+        found += [(*entry[:3], entry[4]) for entry in self._paraphrases(words, wheres) if entry[3] not in copied]
+        found.sort(key=lambda entry: entry[:3])
+        first_of: dict[tuple[str, str, str], Match] = {}
+        for *_, match in found:
+            first_of.setdefault((match.set_name, match.item_id, match.kind), match)
+        return list(first_of.values())
+
+    def _paraphrases(self, words: Words, wheres: tuple[str, ...]) -> list[tuple[int, int, int, int, Match]]:
+        """Items with at least `PARAPHRASE_SHARE` of their distinctive pairs within one window of one text (with
+        the item's index, so an item also found verbatim is named once)."""
+        pairs, first = _pairs(words)
+        keep = _in_sorted(self.pairs, pairs)
+        pairs, first = pairs[keep], first[keep]
+        index, owner = _lookup(self.pairs, self.pair_owners, pairs)
+        if not len(index):
+            return []
+        text = words.text_of(first[index])
+        step = WINDOW_WORDS // 2
+        window = (first[index] - words.bounds[text]) // step
+        keys = np.concatenate([np.stack([owner, text, window, pairs[index].view(np.int64)]),
+                               np.stack([owner, text, window - 1, pairs[index].view(np.int64)])], axis=1)
+        keys = np.unique(keys[:, keys[2] >= 0], axis=1)
+        groups, counts = np.unique(keys[:3], axis=1, return_counts=True)
+        found = []
+        for (item, number, start), count in zip(groups.T, counts):
+            total = int(self.pair_totals[item])
+            if count >= PARAPHRASE_SHARE * total:
+                found.append((int(number), 6, int(start) * step, int(item), Match(
+                    *self.owners[item], "paraphrase", f"{count} of {total} distinctive word pairs", wheres[number])))
+        return found
+
+
+def default_sets() -> list[EvalSet]:
+    """The evaluation sets shipped with taskforge, always registered."""
+    return list(_defaults(tuple(sorted(str(p) for p in DEFAULTS_DIR.glob("*.json")))))
+
+
+@lru_cache(maxsize=1)
+def _defaults(paths: tuple[str, ...]) -> tuple[EvalSet, ...]:
+    return tuple(EvalSet.from_json(Path(path).read_text(encoding="utf-8")) for path in paths)
 
 
 def load_registry(data_dir: Location | None) -> Registry:
-    """The registered sets of a data dir (none without a data dir); re-read only when the files change."""
+    """The default sets and the sets registered in a data dir (a registered set replaces a default of its name);
+    re-read only when the files change."""
     files = files_under(registry_dir(data_dir), ".json") if data_dir else []
     return _registry(tuple((str(p), change_key(p)) for p in files))
 
 
 @lru_cache(maxsize=2)
 def _registry(stamp: tuple[tuple[str, str], ...]) -> Registry:
-    return Registry([EvalSet.from_json(read_text(path)) for path, _ in stamp])
+    registered = [EvalSet.from_json(read_text(path)) for path, _ in stamp]
+    names = {s.name for s in registered}
+    return Registry([s for s in default_sets() if s.name not in names] + registered)
