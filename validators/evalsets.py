@@ -66,7 +66,6 @@ _PR_PATTERNS = (
     ("__", re.compile(r"(?<![\w.-])([\w.-]+)__([\w.-]+)-(\d+)\b")),
 )
 """Each pull-request pattern with a literal its matches contain: a text without it is not scanned."""
-_NEW_STYLE_ARXIV = re.compile(r"\d{4}\.\d{4}")
 
 
 def prs_in(text: str) -> set[str]:
@@ -247,15 +246,41 @@ class Match:
 
 
 _STOPWORD_HASHES = np.sort(Words.of([STOPWORDS]).hashes)
-_ID_KIND_ORDER = {"doi": 0, "arxiv": 1, "pr": 2, "competition": 3, "canary": 4, "13-gram": 5, "paraphrase": 6}
+_ARXIV_HINT = re.compile(r"\.\d{4}")
+"""A new-style arXiv id (`2101.01234`) has a dot and four digits: a text without them is not scanned."""
+_KIND_ORDER = {"doi": 0, "arxiv": 1, "pr": 2, "competition": 3, "canary": 4, "13-gram": 5, "paraphrase": 6}
+_BITMAP_BITS = 25
 
 
-def _in_sorted(keys: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Which values occur in the sorted array `keys`."""
-    if not len(keys):
-        return np.zeros(len(values), dtype=bool)
-    places = np.minimum(np.searchsorted(keys, values), len(keys) - 1)
-    return keys[places] == values
+def _spread(keys: np.ndarray) -> np.ndarray:
+    """A bitmap slot for every key: the top bits of the key times an odd 64-bit constant (Fibonacci hashing), so
+    keys that differ only in their low bits still spread."""
+    return (keys * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - _BITMAP_BITS)
+
+
+class _Keys:
+    """Sorted 64-bit keys, each with an owner (a key may have several), behind a bitmap of their top bits so most
+    values that are not keys are turned away with one lookup."""
+
+    def __init__(self, keys: np.ndarray, owners: np.ndarray):
+        order = np.lexsort((owners, keys))
+        self.keys, self.owners = keys[order].astype(np.uint64), owners[order]
+        self.bitmap = np.zeros(1 << (_BITMAP_BITS - 3), dtype=np.uint8)
+        top = _spread(self.keys)
+        np.bitwise_or.at(self.bitmap, top >> np.uint64(3), np.left_shift(1, top & np.uint64(7)).astype(np.uint8))
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def hits(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(index into `values`, owner) of every value that is a key, once per owner, in value order."""
+        top = _spread(values)
+        maybe = np.flatnonzero((self.bitmap[top >> np.uint64(3)] >> (top & np.uint64(7)).astype(np.uint8)) & 1)
+        left = np.searchsorted(self.keys, values[maybe], side="left")
+        counts = np.searchsorted(self.keys, values[maybe], side="right") - left
+        found = np.repeat(maybe, counts)
+        ranks = np.arange(len(found)) - np.repeat(np.cumsum(counts) - counts, counts)
+        return found, self.owners[np.repeat(left, counts) + ranks]
 
 
 def _runs(words: Words, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -271,17 +296,34 @@ def _runs(words: Words, n: int) -> tuple[np.ndarray, np.ndarray]:
 def _pairs(words: Words) -> tuple[np.ndarray, np.ndarray]:
     """Distinctive word pairs (not two stopwords) inside one text, and the position of their first word."""
     hashes, first = _runs(words, 2)
-    stop = _in_sorted(_STOPWORD_HASHES, words.hashes)
+    places = np.minimum(np.searchsorted(_STOPWORD_HASHES, words.hashes), len(_STOPWORD_HASHES) - 1)
+    stop = _STOPWORD_HASHES[places] == words.hashes
     keep = ~(stop[first] & stop[first + 1])
     return hashes[keep], first[keep]
 
 
-def _lookup(keys: np.ndarray, owners: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(index into `values`, owner) of every value found among sorted `keys` (a key may have several owners)."""
-    left = np.searchsorted(keys, values, side="left")
-    counts = np.searchsorted(keys, values, side="right") - left
-    found = np.repeat(np.arange(len(values)), counts)
-    return found, owners[np.repeat(left, counts) + np.arange(len(found)) - np.repeat(np.cumsum(counts) - counts, counts)]
+@dataclass(frozen=True)
+class _Phrases:
+    """Phrases (canaries, competition ids) as their word hashes, indexed by their first word: a text's words that
+    start a phrase are found in one lookup, and only those are compared word by word."""
+
+    words: Words
+    first: _Keys
+
+    @classmethod
+    def of(cls, phrases: list[str]) -> "_Phrases":
+        words = Words.of(phrases)
+        starts = words.bounds[:-1][np.diff(words.bounds) > 0]
+        return cls(words, _Keys(words.hashes[starts].astype(np.uint64), words.text_ids[starts]))
+
+    def found(self, text: Words) -> Iterator[tuple[int, int]]:
+        """(position in `text`, phrase index) of every phrase whose words run, in order, inside one text."""
+        for position, phrase in zip(*self.first.hits(text.hashes.astype(np.uint64))):
+            start, end = int(self.words.bounds[phrase]), int(self.words.bounds[phrase + 1])
+            last = int(position) + end - start
+            if (last <= len(text.hashes) and text.text_ids[position] == text.text_ids[last - 1]
+                    and np.array_equal(text.hashes[position:last], self.words.hashes[start:end])):
+                yield int(position), int(phrase)
 
 
 class Registry:
@@ -298,83 +340,82 @@ class Registry:
                 self.ids.setdefault(key, owner)
             for canary in item.canaries:
                 self.canaries.setdefault(canary, owner)
-        self.competitions = sorted({key.split(":", 1)[1] for key in self.ids if key.startswith("competition:")},
-                                   key=lambda c: (-len(c), c))
+        self.competitions = sorted(key.split(":", 1)[1] for key in self.ids if key.startswith("competition:"))
+        self._canary_list = list(self.canaries)
+        self._canary_phrases = _Phrases.of(self._canary_list)
+        self._competition_phrases = _Phrases.of(self.competitions)
         self._competition = re.compile(rf"(?<![\w.-])[.-]*({'|'.join(map(re.escape, self.competitions))})[.-]*"
                                        rf"(?![\w.-])") if self.competitions else None
-        self._index_canaries()
         self._index_texts([item.text for item in items])
 
-    def _index_canaries(self) -> None:
-        """Each canary as the hash of its words in order, grouped by its number of words."""
-        canaries = list(self.canaries)
-        words = Words.of(canaries)
-        self.canary_runs: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-        for index, canary in enumerate(canaries):
-            count = int(words.bounds[index + 1] - words.bounds[index])
-            if count:
-                keys, owners = self.canary_runs.get(count, ([], []))
-                keys.append(ngram_hashes(words.hashes[words.bounds[index]:words.bounds[index + 1]], count)[0])
-                owners.append(index)
-                self.canary_runs[count] = (keys, owners)
-        self.canary_list = canaries
-        for count, (keys, owners) in self.canary_runs.items():
-            order = np.argsort(np.array(keys, dtype=np.uint64), kind="stable")
-            self.canary_runs[count] = (np.array(keys, dtype=np.uint64)[order], np.array(owners)[order])
-
     def _index_texts(self, texts: list[str]) -> None:
-        """Sorted 13-gram hashes with their first item, and distinctive pairs with every item holding them."""
+        """13-grams with the first item holding each, and distinctive pairs with every item holding them (pairs
+        held by more than `COMMON_PAIR_ITEMS` items, and items left with fewer than `MIN_PAIRS`, are dropped)."""
         words = Words.of(texts)
         grams, first = _runs(words, NGRAM)
-        self.grams, index = np.unique(grams, return_index=True)
-        self.gram_owners = words.text_of(first[index])
+        grams, index = np.unique(grams, return_index=True)
+        self._grams = _Keys(grams, words.text_of(first[index]))
         pairs, first = _pairs(words)
-        owner = words.text_of(first)
-        keyed = np.unique(np.stack([pairs, owner.astype(np.uint64)]), axis=1)
+        keyed = np.unique(np.stack([pairs, words.text_of(first).astype(np.uint64)]), axis=1)
         pairs, owner = keyed[0], keyed[1].astype(np.int64)
-        distinct, inverse, holders = np.unique(pairs, return_inverse=True, return_counts=True)
+        _, inverse, holders = np.unique(pairs, return_inverse=True, return_counts=True)
         keep = holders[inverse] <= COMMON_PAIR_ITEMS
-        self.pair_totals = np.bincount(owner[keep], minlength=len(texts))
-        keep &= self.pair_totals[owner] >= MIN_PAIRS
-        self.pairs, self.pair_owners = pairs[keep], owner[keep]
+        self._pair_totals = np.bincount(owner[keep], minlength=len(texts))
+        keep &= self._pair_totals[owner] >= MIN_PAIRS
+        self._pairs = _Keys(pairs[keep], owner[keep])
 
     def _ids_in(self, text: str) -> Iterator[str]:
-        """Every id written in a text, as `kind:normalised`."""
+        """Every DOI, arXiv id and pull request written in a text, as `kind:normalised`."""
         yield from (f"doi:{d}" for d in dois_in(text))
-        if "arxiv" in text.casefold() or _NEW_STYLE_ARXIV.search(text):
+        if "arxiv" in text.casefold() or _ARXIV_HINT.search(text):
             yield from (f"arxiv:{a}" for a in arxiv_ids_in(text))
         yield from (f"pr:{p}" for p in prs_in(text))
-        if self._competition:
-            yield from (f"competition:{m.group(1)}" for m in self._competition.finditer(text.casefold()))
+
+    def _competitions_in(self, words: Words, texts: list[str]) -> Iterator[tuple[int, int, str]]:
+        """(text, position, competition) of every competition id written as a token (a run of letters, digits,
+        '.' and '-', less leading and trailing '.' and '-'): candidates are runs of its words, kept where the
+        casefolded text holds the id itself between token boundaries; a text outside ASCII is scanned whole."""
+        for position, owner in self._competition_phrases.found(words):
+            competition = self.competitions[owner]
+            start = int(words.starts[position])
+            end = start + len(competition)
+            number = int(words.text_of(position))
+            if (texts[number].isascii() and bytes(words.data[start:end]).decode() == competition
+                    and not _TOKEN_END.search(bytes(words.data[max(start - 64, 0):start]).rstrip(b".-"))
+                    and not _TOKEN_START.match(bytes(words.data[end:end + 64]).lstrip(b".-"))):
+                yield number, position, competition
+        for number, text in enumerate(texts):
+            if self._competition and not text.isascii():
+                yield from ((number, 0, m.group(1)) for m in self._competition.finditer(text.casefold()))
 
     def matches(self, fields: Iterable[tuple[str, str]]) -> list[Match]:
         """Every (evaluation item, way) a task's text fields overlap, once per item and way: the first place
         (field, then kind, then position) it is found."""
         fields = list(fields)
-        wheres = tuple(where for where, _ in fields)
+        wheres = [where for where, _ in fields]
         texts = [text for _, text in fields]
         found: list[tuple[int, int, int, Match]] = []
-        for number, (where, text) in enumerate(fields):
+        for number, text in enumerate(texts):
             for key in self._ids_in(text):
                 if key in self.ids:
                     kind, value = key.split(":", 1)
-                    found.append((number, _ID_KIND_ORDER[kind], 0, Match(*self.ids[key], kind, value, where)))
+                    found.append((number, _KIND_ORDER[kind], 0, Match(*self.ids[key], kind, value, wheres[number])))
         words = Words.of(texts)
-        for count, (keys, owners) in self.canary_runs.items():
-            runs, first = _runs(words, count)
-            for position, owner in zip(*_lookup(keys, owners, runs)):
-                canary = self.canary_list[owner]
-                number = int(words.text_of(first[position]))
-                found.append((number, 4, int(first[position]), Match(*self.canaries[canary], "canary", canary,
-                                                                     wheres[number])))
-        grams, first = _runs(words, NGRAM)
-        hit = np.flatnonzero(_in_sorted(self.grams, grams))
-        owner = self.gram_owners[np.searchsorted(self.grams, grams[hit])]
-        _, earliest = np.unique(owner, return_index=True)
-        for position, item in zip(first[hit][earliest], owner[earliest]):
+        for number, position, competition in self._competitions_in(words, texts):
+            found.append((number, _KIND_ORDER["competition"], position,
+                          Match(*self.ids[f"competition:{competition}"], "competition", competition, wheres[number])))
+        for position, owner in self._canary_phrases.found(words):
+            canary = self._canary_list[owner]
             number = int(words.text_of(position))
-            found.append((number, 5, int(position), Match(*self.owners[item], "13-gram", words.phrase(position, NGRAM),
-                                                          wheres[number])))
+            found.append((number, _KIND_ORDER["canary"], position,
+                          Match(*self.canaries[canary], "canary", canary, wheres[number])))
+        grams, first = _runs(words, NGRAM)
+        index, owner = self._grams.hits(grams)
+        _, earliest = np.unique(owner, return_index=True)
+        for position, item in zip(first[index[earliest]], owner[earliest]):
+            number = int(words.text_of(position))
+            found.append((number, _KIND_ORDER["13-gram"], int(position),
+                          Match(*self.owners[item], "13-gram", words.phrase(position, NGRAM), wheres[number])))
         copied = {int(item) for item in owner}
         found += [(*entry[:3], entry[4]) for entry in self._paraphrases(words, wheres) if entry[3] not in copied]
         found.sort(key=lambda entry: entry[:3])
@@ -383,29 +424,32 @@ class Registry:
             first_of.setdefault((match.set_name, match.item_id, match.kind), match)
         return list(first_of.values())
 
-    def _paraphrases(self, words: Words, wheres: tuple[str, ...]) -> list[tuple[int, int, int, int, Match]]:
+    def _paraphrases(self, words: Words, wheres: list[str]) -> list[tuple[int, int, int, int, Match]]:
         """Items with at least `PARAPHRASE_SHARE` of their distinctive pairs within one window of one text (with
         the item's index, so an item also found verbatim is named once)."""
         pairs, first = _pairs(words)
-        keep = _in_sorted(self.pairs, pairs)
-        pairs, first = pairs[keep], first[keep]
-        index, owner = _lookup(self.pairs, self.pair_owners, pairs)
+        index, owner = self._pairs.hits(pairs)
         if not len(index):
             return []
-        text = words.text_of(first[index])
+        position = first[index]
+        text = words.text_of(position)
         step = WINDOW_WORDS // 2
-        window = (first[index] - words.bounds[text]) // step
-        keys = np.concatenate([np.stack([owner, text, window, pairs[index].view(np.int64)]),
-                               np.stack([owner, text, window - 1, pairs[index].view(np.int64)])], axis=1)
+        window = (position - words.bounds[text]) // step
+        pair = pairs[index].view(np.int64)
+        keys = np.concatenate([np.stack([owner, text, window, pair]), np.stack([owner, text, window - 1, pair])], axis=1)
         keys = np.unique(keys[:, keys[2] >= 0], axis=1)
         groups, counts = np.unique(keys[:3], axis=1, return_counts=True)
         found = []
         for (item, number, start), count in zip(groups.T, counts):
-            total = int(self.pair_totals[item])
+            total = int(self._pair_totals[item])
             if count >= PARAPHRASE_SHARE * total:
-                found.append((int(number), 6, int(start) * step, int(item), Match(
+                found.append((int(number), _KIND_ORDER["paraphrase"], int(start) * step, int(item), Match(
                     *self.owners[item], "paraphrase", f"{count} of {total} distinctive word pairs", wheres[number])))
         return found
+
+
+_TOKEN_END = re.compile(rb"\w\Z")
+_TOKEN_START = re.compile(rb"\w")
 
 
 def default_sets() -> list[EvalSet]:

@@ -13,6 +13,7 @@ import re
 import unicodedata
 import zlib
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Sequence
 
 import numpy as np
@@ -75,7 +76,7 @@ def crc32_spans(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.nd
     return crc
 
 
-@dataclass(frozen=True)
+@dataclass
 class Words:
     """The words of several texts, hashed: text `i` holds words `bounds[i]` to `bounds[i + 1]` (exclusive)."""
 
@@ -102,9 +103,14 @@ class Words:
         return " ".join(self.data[self.starts[i]:self.ends[i]].tobytes().decode("utf-8")
                         for i in range(first, first + count))
 
-    def text_of(self, word: np.ndarray) -> np.ndarray:
+    @cached_property
+    def text_ids(self) -> np.ndarray:
+        """The index of the text each word belongs to."""
+        return np.repeat(np.arange(len(self.bounds) - 1), np.diff(self.bounds))
+
+    def text_of(self, word: np.ndarray | int) -> np.ndarray:
         """The index of the text each of these word positions belongs to."""
-        return np.searchsorted(self.bounds, word, side="right") - 1
+        return self.text_ids[word]
 
 
 def word_hashes(text: str) -> np.ndarray:
