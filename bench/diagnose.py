@@ -24,6 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from figures import emit
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 PER_JSONL_FILE = 500
@@ -201,17 +203,21 @@ def main() -> None:
     labels = {"baseline": "bare json.loads (same bytes)", "read": "read (streaming)",
               "read-list": "read into one list (not streamed)", "read-diagnose": "read + diagnose (streaming)",
               "diagnose-only": "diagnose alone (rules)", "batch-task": "batch task: read→diagnose→Parquet"}
+    rates = {}
     try:
         for stage in STAGES:
             out = subprocess.run([sys.executable, __file__, "--stage", stage, "--root", str(root)],
                                  check=True, capture_output=True, text=True, cwd=REPO)
             result = json.loads(out.stdout.strip().splitlines()[-1])
             rate = result["episodes"] / result["seconds"] if result["seconds"] else float("inf")
+            rates[stage] = rate
             print(f"{labels[stage]:<34}{result['episodes']:>9}{result['seconds']:>9.2f}{rate:>12.0f}"
                   f"{result['peak_mb']:>14.0f}")
     finally:
         if not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)
+    emit("diagnosis read + diagnose (bench/diagnose.py)", rates["read-diagnose"], rates["baseline"], "ep/s",
+         ">= 0.5x", "json.loads of the same bytes")
 
 
 if __name__ == "__main__":

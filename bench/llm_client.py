@@ -19,6 +19,8 @@ from pathlib import Path
 import openai
 from pydantic import BaseModel
 
+from figures import emit
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
@@ -66,6 +68,7 @@ def main() -> None:
         assert len(server.requests) == sent, "the replay sent requests"
     print(f"{'calls':>6} {'bare openai/s':>14} {'Agents.ask cold/s':>18} {'replay/s':>10} {'cold vs bare':>13}")
     print(f"{calls:>6} {floor:>14.0f} {cold:>18.0f} {replay:>10.0f} {cold / floor:>12.2f}x")
+    emit("LLM client (bench/llm_client.py)", cold, floor, "calls/s", ">= 0.9x", "bare openai client")
 
 
 if __name__ == "__main__":

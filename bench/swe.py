@@ -22,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from figures import emit  # noqa: E402
 from taskforge.builders.base import BuildContext  # noqa: E402
 from taskforge.builders.swe import SweBuilder  # noqa: E402
 from taskforge.schemas import PlanItem, Task  # noqa: E402
@@ -69,6 +70,7 @@ def main() -> None:
         floor = statistics.median(2 * bare for _, _, bare in rows)
         print(f"median over {len(rows)} tasks (environment already built): build {build:.2f} s + checks "
               f"{checks:.2f} s, ours {ours:.2f} s; floor {floor:.2f} s (2 x bare run); ratio {ours / floor:.1f}")
+        emit("SWE validation per task (bench/swe.py)", ours, floor, "s", "<= 1.3x", "bare test runs")
 
 
 if __name__ == "__main__":

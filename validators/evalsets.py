@@ -13,10 +13,12 @@ external ids such as `doi`, `arxiv_id`, `pr`, `instance_id`, `competition_id`, t
 A task matches an item by
 - an exact normalised id found anywhere in it (DOI, arXiv id, pull request or SWE-bench instance, competition);
 - a canary string, as its words in order;
-- a shared 13-gram of normalised words;
+- its 13-grams of normalised words: at least `COPIED_SHARE` of them (13-grams that several items share are
+  the set's boilerplate and count for none);
 - a paraphrase: at least `PARAPHRASE_SHARE` of the item's distinctive word pairs (pairs that are not two
-  stopwords, and that no more than `COMMON_PAIR_ITEMS` items share) within one window of `WINDOW_WORDS`
-  consecutive words of one text of the task. A quarter of the words replaced leaves about half of the pairs.
+  stopwords, each weighing 1 / the number of items holding it, so a set's stock phrases weigh little) within
+  one window of `WINDOW_WORDS` consecutive words of one text of the task. A quarter of the words replaced
+  leaves about half of the pairs.
 Words are hashed in numpy (`taskforge.validators.shingles`); no Python loop visits a word of the task.
 """
 
@@ -40,14 +42,21 @@ from taskforge.validators.shingles import Words, ngram_hashes
 REGISTRY_FOLDER = "evalsets"
 DEFAULTS_DIR = Path(__file__).resolve().parents[1] / "data" / "evalsets"
 NGRAM = 13
-WINDOW_WORDS = 1024
+WINDOW_WORDS = 4096
 """Paraphrase windows: this many words, one starting every half window, so an item of up to half a window lies
 inside one."""
 PARAPHRASE_SHARE = 0.4
 MIN_PAIRS = 8
 """An item with fewer distinctive word pairs is only matched exactly (ids, canaries, 13-grams)."""
-COMMON_PAIR_ITEMS = 8
-"""A word pair shared by more items than this says nothing about which item a text paraphrases."""
+COPIED_SHARE = 0.2
+"""A text copies an item when it holds at least this share of the item's 13-grams: all of a short question,
+a fifth of a long description (a shared sentence of boilerplate is not a copy)."""
+COMMON_GRAM_ITEMS = 1
+"""A 13-gram shared by more items than this is boilerplate of the set (a competition's rules, a licence line),
+not something that identifies an item."""
+COMMON_PAIR_ITEMS = 32
+"""A word pair shared by more items than this says next to nothing about which item a text paraphrases (a pair
+counts 1 / the number of items holding it, so these are left out of the index)."""
 STOPWORDS = (
     "a about above after again against all am an and any are as at be because been before being below between "
     "both but by can could did do does doing down during each few for from further had has have having he her "
@@ -349,19 +358,25 @@ class Registry:
         self._index_texts([item.text for item in items])
 
     def _index_texts(self, texts: list[str]) -> None:
-        """13-grams with the first item holding each, and distinctive pairs with every item holding them (pairs
-        held by more than `COMMON_PAIR_ITEMS` items, and items left with fewer than `MIN_PAIRS`, are dropped)."""
+        """13-grams held by one item, each item's number of 13-grams, and distinctive pairs with every item
+        holding them and their weight (pairs held by more than `COMMON_PAIR_ITEMS` items, and items left with
+        fewer than `MIN_PAIRS`, are dropped)."""
         words = Words.of(texts)
         grams, first = _runs(words, NGRAM)
+        held = np.unique(np.stack([grams, words.text_of(first).astype(np.uint64)]), axis=1)
+        self._gram_totals = np.bincount(held[1].astype(np.int64), minlength=len(texts))
+        _, holders = np.unique(held[0], return_counts=True)
         grams, index = np.unique(grams, return_index=True)
-        self._grams = _Keys(grams, words.text_of(first[index]))
+        alone = holders <= COMMON_GRAM_ITEMS
+        self._grams = _Keys(grams[alone], words.text_of(first[index])[alone])
         pairs, first = _pairs(words)
         keyed = np.unique(np.stack([pairs, words.text_of(first).astype(np.uint64)]), axis=1)
         pairs, owner = keyed[0], keyed[1].astype(np.int64)
-        _, inverse, holders = np.unique(pairs, return_inverse=True, return_counts=True)
+        distinct, inverse, holders = np.unique(pairs, return_inverse=True, return_counts=True)
         keep = holders[inverse] <= COMMON_PAIR_ITEMS
-        self._pair_totals = np.bincount(owner[keep], minlength=len(texts))
-        keep &= self._pair_totals[owner] >= MIN_PAIRS
+        keep &= np.bincount(owner[keep], minlength=len(texts))[owner] >= MIN_PAIRS
+        self._pair_keys, self._pair_weights = distinct, 1.0 / holders
+        self._pair_totals = np.bincount(owner[keep], weights=self._pair_weights[inverse][keep], minlength=len(texts))
         self._pairs = _Keys(pairs[keep], owner[keep])
 
     def _ids_in(self, text: str) -> Iterator[str]:
@@ -411,6 +426,10 @@ class Registry:
                           Match(*self.canaries[canary], "canary", canary, wheres[number])))
         grams, first = _runs(words, NGRAM)
         index, owner = self._grams.hits(grams)
+        shared = np.unique(np.stack([owner.astype(np.uint64), grams[index]]), axis=1)[0].astype(np.int64)
+        copied_share = np.bincount(shared, minlength=len(self._gram_totals)) / np.maximum(self._gram_totals, 1)
+        keep = copied_share[owner] >= COPIED_SHARE
+        index, owner = index[keep], owner[keep]
         _, earliest = np.unique(owner, return_index=True)
         for position, item in zip(first[index[earliest]], owner[earliest]):
             number = int(words.text_of(position))
@@ -438,13 +457,15 @@ class Registry:
         pair = pairs[index].view(np.int64)
         keys = np.concatenate([np.stack([owner, text, window, pair]), np.stack([owner, text, window - 1, pair])], axis=1)
         keys = np.unique(keys[:, keys[2] >= 0], axis=1)
-        groups, counts = np.unique(keys[:3], axis=1, return_counts=True)
+        weights = self._pair_weights[np.searchsorted(self._pair_keys, keys[3].view(np.uint64))]
+        groups, group_of = np.unique(keys[:3], axis=1, return_inverse=True)
+        shares = np.bincount(group_of.ravel(), weights=weights) / self._pair_totals[groups[0]]
         found = []
-        for (item, number, start), count in zip(groups.T, counts):
-            total = int(self._pair_totals[item])
-            if count >= PARAPHRASE_SHARE * total:
+        for (item, number, start), share in zip(groups.T, shares):
+            if share >= PARAPHRASE_SHARE:
                 found.append((int(number), _KIND_ORDER["paraphrase"], int(start) * step, int(item), Match(
-                    *self.owners[item], "paraphrase", f"{count} of {total} distinctive word pairs", wheres[number])))
+                    *self.owners[item], "paraphrase", f"{share:.0%} of its distinctive word pairs (by rarity)",
+                    wheres[number])))
         return found
 
 
