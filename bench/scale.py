@@ -138,6 +138,7 @@ def main() -> None:
     warnings.filterwarnings("ignore", message="Artifact creation outside of a flow", category=FutureWarning)
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "ERROR")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
     os.environ.setdefault("PREFECT_HOME", tempfile.mkdtemp(prefix="taskforge-bench-prefect-"))
     from taskforge.flows.runners import share_api_with_workers
 

@@ -211,7 +211,8 @@ def _print(args: argparse.Namespace, result: dict[str, Any]) -> None:
     elif args.command == "validate":
         out.print(table("validation", result["tasks"], ["source", "task_id", "family", "status", "reasons"]))
     elif args.command == "decontam":
-        out.print(table("evaluation sets", result["sets"], ["name", "source", "items", "ids", "texts", "canaries"]))
+        out.print(table("evaluation sets", result["sets"],
+                        ["name", "version", "licence", "source", "items", "ids", "texts", "canaries"]))
         if result["releases"]:
             out.print(table("earlier releases", result["releases"], ["name", "tasks"]))
     elif args.command == "sft":
