@@ -39,8 +39,10 @@ class LandingResult:
         self.shards.extend(other.shards)
 
 
-CATALOG_COLUMNS = ("task_id", "family", "kind", "capability", "status", "reasons", "lineage", "validation")
+CATALOG_COLUMNS = ["task_id", "family", "kind", "capability", "status", "reasons", "lineage", "validation"]
 """What the catalog keeps of a task row (the rest lives in its shard)."""
+DECISION_COLUMNS = ("status", "reasons", "validation")
+"""What the screen may change in a task row."""
 BATCH_ROWS = 1024
 """Rows read from a batch file at a time."""
 Screen = Callable[[Sequence[Task]], list[Task]]
@@ -69,46 +71,58 @@ def land_table(table: pa.Table, catalog: Catalog, shard_root: Location, cycle_id
     writer = writer or ShardWriter(shard_root)
     last = {task_id: row for row, task_id in enumerate(table.column("task_id").to_pylist())}
     known = catalog.known_task_ids(last)
-    fresh = table.take(pa.array([last[task_id] for task_id in sorted(last) if task_id not in known], type=pa.int64()))
+    order = [last[task_id] for task_id in sorted(last) if task_id not in known]
+    decided = table.select(CATALOG_COLUMNS).take(pa.array(order, type=pa.int64()))
     if screen is not None:
-        fresh = screened(fresh, screen)
+        decided = screened(decided, table, order, screen)
     result = LandingResult(already_known=len(known))
-    status, families = fresh.column("status").to_pylist(), fresh.column("family").to_pylist()
     by_family: dict[str, list[int]] = {}
-    for row, (value, family) in enumerate(zip(status, families)):
-        if value == "accepted":
+    for row, (status, family) in enumerate(zip(decided.column("status").to_pylist(),
+                                               decided.column("family").to_pylist())):
+        if status == "accepted":
             by_family.setdefault(family, []).append(row)
     shard_of: dict[str, str] = {}
     for family, rows in sorted(by_family.items()):
-        for shard, task_ids in writer.write_table(family, shard_rows(fresh.take(pa.array(rows, type=pa.int64())))):
+        for shard, task_ids in writer.write_table(family, shard_rows(_rows(table, decided, order, rows))):
             result.shards.append(shard)
             shard_of.update(dict.fromkeys(task_ids, shard.path))
     crash_point("land")
     with catalog.transaction():
-        catalog.record_task_table(fresh.select(CATALOG_COLUMNS), shard_of)
+        catalog.record_task_table(decided, shard_of)
         catalog.record_shards(cycle_id, result.shards)
     write_manifest(shard_root, catalog.all_shards())
     result.accepted = sum(len(rows) for rows in by_family.values())
-    result.rejected = fresh.num_rows - result.accepted
+    result.rejected = decided.num_rows - result.accepted
     return result
 
 
-def screened(table: pa.Table, screen: Screen) -> pa.Table:
-    """The rows with the screen's decision on their accepted tasks: only those become Task objects, and only
-    their status, reasons and check results are written back."""
-    status = table.column("status").to_pylist()
+def _rows(table: pa.Table, decided: pa.Table, order: list[int], rows: list[int]) -> pa.Table:
+    """Full task rows `rows` of the decided ones (positions in `decided`, whose row `i` is `table`'s row
+    `order[i]`), with the decision columns as decided."""
+    picked = pa.array(rows, type=pa.int64())
+    full = table.take(pa.array([order[row] for row in rows], type=pa.int64()))
+    for name in DECISION_COLUMNS:
+        index = full.schema.get_field_index(name)
+        full = full.set_column(index, full.schema.field(index), decided.column(name).take(picked))
+    return full
+
+
+def screened(decided: pa.Table, table: pa.Table, order: list[int], screen: Screen) -> pa.Table:
+    """The decided rows with the screen's decision on their accepted tasks: only those become Task objects (from
+    `table`'s full rows), and only their status, reasons and check results are written back."""
+    status = decided.column("status").to_pylist()
     rows = [row for row, value in enumerate(status) if value == "accepted"]
     if not rows:
-        return table
-    reasons = table.column("reasons").to_pylist()
-    checks = table.column("validation").to_pylist()
-    for row, task in zip(rows, screen(from_table(table.take(pa.array(rows, type=pa.int64())), Task))):
+        return decided
+    reasons = decided.column("reasons").to_pylist()
+    checks = decided.column("validation").to_pylist()
+    tasks = from_table(table.take(pa.array([order[row] for row in rows], type=pa.int64())), Task)
+    for row, task in zip(rows, screen(tasks)):
         status[row], reasons[row], checks[row] = task.status, list(task.reasons), [to_row(v) for v in task.validation]
-    schema = arrow_schema(Task)
     for name, values in (("status", status), ("reasons", reasons), ("validation", checks)):
-        index = schema.get_field_index(name)
-        table = table.set_column(index, schema.field(index), pa.array(values, type=schema.field(index).type))
-    return table
+        field = decided.schema.field(name)
+        decided = decided.set_column(decided.schema.get_field_index(name), field, pa.array(values, type=field.type))
+    return decided
 
 
 def land_files(paths: Iterable[Location], catalog: Catalog, shard_root: Location, cycle_id: str,

@@ -278,9 +278,6 @@ class _Keys:
         top = _spread(self.keys)
         np.bitwise_or.at(self.bitmap, top >> np.uint64(3), np.left_shift(1, top & np.uint64(7)).astype(np.uint8))
 
-    def __len__(self) -> int:
-        return len(self.keys)
-
     def hits(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(index into `values`, owner) of every value that is a key, once per owner, in value order."""
         top = _spread(values)

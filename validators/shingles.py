@@ -115,11 +115,6 @@ class Words:
         return self.text_ids[word]
 
 
-def word_hashes(text: str) -> np.ndarray:
-    """The CRC-32 of every normalised word of a text, in order (uint32)."""
-    return Words.of([text]).hashes
-
-
 def ngram_hashes(hashes: np.ndarray, n: int) -> np.ndarray:
     """A 64-bit hash of every run of `n` consecutive word hashes (one run of all of them when fewer): each run
     is folded polynomially, `h = h * 1000003 + word` modulo 2^64."""
