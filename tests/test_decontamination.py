@@ -202,8 +202,10 @@ def test_exact_and_paraphrased_questions_are_rejected_and_same_topic_ones_pass(c
     data_dir = tmp_path / "data"
     heldout = tmp_path / "heldout.jsonl"
     heldout.write_text("".join(json.dumps({"id": f"q{n}", "question": q}) + "\n" for n, q in enumerate(QUESTIONS)))
-    assert main(["decontam", "add", str(heldout), "--data-dir", str(data_dir), "--json"]) == 0
-    capsys.readouterr()
+    assert main(["decontam", "add", str(heldout), "--data-dir", str(data_dir), "--version", "2026-01",
+                 "--licence", "CC-BY-4.0", "--json"]) == 0
+    added = json.loads(capsys.readouterr().out)["added"]
+    assert (added["version"], added["licence"], added["texts"]) == ("2026-01", "CC-BY-4.0", 3)
     base = long_context_tasks(1, target_tokens=2048)[0]
     exact = [_carrying(base, q, f"exact-{n}") for n, q in enumerate(QUESTIONS)]
     paraphrased = [_carrying(base, _paraphrased(q), f"paraphrase-{n}") for n, q in enumerate(QUESTIONS)]
