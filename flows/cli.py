@@ -215,7 +215,7 @@ def _print(args: argparse.Namespace, result: dict[str, Any]) -> None:
         out.print(table("validation", result["tasks"], ["source", "task_id", "family", "status", "reasons"]))
     elif args.command == "decontam":
         out.print(table("evaluation sets", result["sets"],
-                        ["name", "version", "licence", "source", "items", "ids", "texts", "canaries"]))
+                        ["name", "version", "licence", "items", "ids", "texts", "canaries"]))
         if result["releases"]:
             out.print(table("earlier releases", result["releases"], ["name", "tasks"]))
     elif args.command == "sft":

@@ -47,9 +47,8 @@ def mle_bench(clone: Path) -> None:
         items.append({"item_id": competition, "ids": [f"competition:{competition.casefold()}"], "text": "",
                       "canaries": [], "title": title.group(1).strip() if title else competition,
                       "split": split_of.get(competition, "unlisted")})
-    write("mle-bench", {"source": "github.com/openai/mle-bench mlebench/competitions/*/config.yaml, "
-                                  "experiments/splits/*.txt", "version": commit, "licence": "MIT (the repository); "
-                        "ids and titles only, no competition data"}, sorted(items, key=lambda i: i["item_id"]))
+    write("mle-bench", {"source": "openai/mle-bench: mlebench/competitions/*/config.yaml", "version": commit[:12],
+                        "licence": "MIT (ids and titles only)"}, sorted(items, key=lambda i: i["item_id"]))
 
 
 def litqa2(clone: Path) -> None:
@@ -77,9 +76,9 @@ def litqa2(clone: Path) -> None:
                 seen.add(doi.casefold())
                 items.append({"item_id": f"{split} paper doi:{doi}", "ids": [f"doi:{doi.casefold()}"], "text": "",
                               "canaries": []})
-    write("litqa2", {"source": "github.com/Future-House/paper-qa docs/2024-10-16_litqa2-splits.json5 "
-                               "(eval and test splits)", "version": f"2024-10-16 splits @ {commit}",
-                     "licence": "Apache-2.0 (the repository); question ids and DOIs only, no question text"}, items)
+    write("litqa2", {"source": "Future-House/paper-qa: docs/2024-10-16_litqa2-splits.json5, eval and test",
+                     "version": f"2024-10-16 splits, {commit[:12]}", "licence": "Apache-2.0 (ids and DOIs only)"},
+          items)
 
 
 def swe_bench_verified(report: Path, commit: str) -> None:
@@ -94,12 +93,9 @@ def swe_bench_verified(report: Path, commit: str) -> None:
         repo, number = rest.rsplit("-", 1)
         items.append({"item_id": instance, "ids": [f"pr:{owner}/{repo}#{number}".casefold()], "text": "",
                       "canaries": [], "repo": f"{owner}/{repo}"})
-    write("swe-bench-verified", {"source": "instance ids of SWE-bench/SWE-bench_Verified (test split), read from "
-                                           "github.com/gruckion/mini-swe-agent swebench_results/"
-                                           "20251118_gemini-3-pro-74pct/RESULTS.md, a run over all 500 instances",
-                                 "version": f"500 instances @ {commit}",
-                                 "licence": "MIT (SWE-bench); instance ids and repositories only, no issue text"},
-          items)
+    write("swe-bench-verified", {"source": "SWE-bench_Verified test split, as listed by gruckion/mini-swe-agent: "
+                                           "swebench_results/20251118_gemini-3-pro-74pct/RESULTS.md",
+                                 "version": f"500 instances, {commit[:12]}", "licence": "MIT (ids only)"}, items)
 
 
 def main() -> None:
