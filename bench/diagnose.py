@@ -156,7 +156,7 @@ def run_stage(stage: str, root: Path) -> dict:
 
         sources = [(str(s.path), s.name) for s in discover([root])]
         started = time.perf_counter()
-        paths = diagnose_batch.fn(sources, str(root.parent / "batch-out"), "bench")
+        paths = diagnose_batch.fn(sources, str(root.parent / "batch-out"), "bench", str(root.parent / "llm"), "bench")
         import pyarrow.parquet as pq
 
         return _result(pq.ParquetFile(paths["episodes"]).metadata.num_rows, time.perf_counter() - started)
