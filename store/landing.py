@@ -109,7 +109,8 @@ def _rows(table: pa.Table, decided: pa.Table, order: list[int], rows: list[int])
 
 def screened(decided: pa.Table, table: pa.Table, order: list[int], screen: Screen) -> pa.Table:
     """The decided rows with the screen's decision on their accepted tasks: only those become Task objects (from
-    `table`'s full rows), and only their status, reasons and check results are written back."""
+    `table`'s full rows), and only their status, reasons and the check results the screen added are written
+    back (the screen keeps a task's earlier results and appends its own)."""
     status = decided.column("status").to_pylist()
     rows = [row for row, value in enumerate(status) if value == "accepted"]
     if not rows:
@@ -118,7 +119,8 @@ def screened(decided: pa.Table, table: pa.Table, order: list[int], screen: Scree
     checks = decided.column("validation").to_pylist()
     tasks = from_table(table.take(pa.array([order[row] for row in rows], type=pa.int64())), Task)
     for row, task in zip(rows, screen(tasks)):
-        status[row], reasons[row], checks[row] = task.status, list(task.reasons), [to_row(v) for v in task.validation]
+        added = task.validation[len(checks[row]):]
+        status[row], reasons[row], checks[row] = task.status, list(task.reasons), checks[row] + [to_row(v) for v in added]
     for name, values in (("status", status), ("reasons", reasons), ("validation", checks)):
         field = decided.schema.field(name)
         decided = decided.set_column(decided.schema.get_field_index(name), field, pa.array(values, type=field.type))

@@ -50,6 +50,7 @@ PERMUTATIONS = MinHash(num_perm=NUM_PERM, seed=SEED, scheme=SCHEME).permutations
 """The (a, b) of every permutation, as datasketch derives them from the seed (made once, not per signature)."""
 _FMIX = (np.uint32(16), np.uint32(0x85EBCA6B), np.uint32(13), np.uint32(0xC2B2AE35), np.uint32(16))
 _SHINGLES_PER_BLOCK = 4096
+TEXT_PER_GROUP = 1 << 20
 
 
 def _folded(combined: np.ndarray) -> np.ndarray:
@@ -118,9 +119,19 @@ def signature(text: str) -> bytes:
 
 
 def signatures(texts: Sequence[str]) -> list[bytes]:
-    """The signature of every text, all shingled and permuted together (numpy's per-call cost paid once)."""
-    shingles, sizes = batch_shingles(texts)
-    return [values.tobytes() for values in segment_minhashes(shingles, sizes)]
+    """The signature of every text, shingled and permuted together a group of texts of about `TEXT_PER_GROUP`
+    characters at a time (numpy's per-call cost paid once a group; the arrays stay small enough to reuse)."""
+    signed: list[bytes] = []
+    start = 0
+    while start < len(texts):
+        end, size = start, 0
+        while end < len(texts) and (end == start or size + len(texts[end]) <= TEXT_PER_GROUP):
+            size += len(texts[end])
+            end += 1
+        shingles, sizes = batch_shingles(texts[start:end])
+        signed += [values.tobytes() for values in segment_minhashes(shingles, sizes)]
+        start = end
+    return signed
 
 
 def _minhash(signature_bytes: bytes) -> MinHash:

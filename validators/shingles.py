@@ -53,7 +53,7 @@ def normalised_bytes(text: str) -> bytes:
 def word_spans(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Start and end byte offsets of the words of normalised bytes."""
     is_word = np.zeros(len(data) + 2, dtype=bool)
-    np.take(_WORD_BYTE, data, out=is_word[1:-1])
+    np.take(_WORD_BYTE, data, out=is_word[1:-1], mode="wrap")
     edges = np.flatnonzero(is_word[1:] != is_word[:-1])
     return edges[0::2], edges[1::2]
 
