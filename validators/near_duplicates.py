@@ -18,6 +18,7 @@ their tasks are kept in the data dir as `evalsets/<name>.minhash.parquet`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
@@ -153,12 +154,19 @@ class Near:
         return f"asks nearly what task {self.task_id} ({self.origin}) asks: estimated Jaccard {self.jaccard}"
 
 
+@cache
+def _lsh_bands() -> tuple[int, int]:
+    """The bands and rows datasketch picks for the threshold (it integrates to find them: worked out once)."""
+    lsh = MinHashLSH(threshold=THRESHOLD, num_perm=NUM_PERM)
+    return lsh.b, lsh.r
+
+
 class NearDuplicateIndex:
     """Signatures of known tasks (with their parent task, if any) in an LSH index; each task id is held once
     (its first origin)."""
 
     def __init__(self) -> None:
-        self.lsh = MinHashLSH(threshold=THRESHOLD, num_perm=NUM_PERM)
+        self.lsh = MinHashLSH(threshold=THRESHOLD, num_perm=NUM_PERM, params=_lsh_bands())
         self.entries: dict[str, tuple[str, MinHash, str | None]] = {}
 
     def __len__(self) -> int:
