@@ -17,8 +17,9 @@ A task matches an item by
   the set's boilerplate and count for none);
 - a paraphrase: at least `PARAPHRASE_SHARE` of the item's distinctive word pairs (pairs that are not two
   stopwords, each weighing 1 / the number of items holding it, so a set's stock phrases weigh little) within
-  one window of `WINDOW_WORDS` consecutive words of one text of the task. A quarter of the words replaced
-  leaves about half of the pairs.
+  one window of consecutive words of one text of the task, twice as long as the item (and at least
+  `MIN_WINDOW_WORDS`), so many texts of the same topics put together do not add up to one. A quarter of the
+  words replaced leaves about half of the pairs.
 Words are hashed in numpy (`taskforge.validators.shingles`); no Python loop visits a word of the task.
 """
 
@@ -42,9 +43,9 @@ from taskforge.validators.shingles import Words, ngram_hashes
 REGISTRY_FOLDER = "evalsets"
 DEFAULTS_DIR = Path(__file__).resolve().parents[1] / "data" / "evalsets"
 NGRAM = 13
-WINDOW_WORDS = 4096
-"""Paraphrase windows: this many words, one starting every half window, so an item of up to half a window lies
-inside one."""
+MIN_WINDOW_WORDS = 128
+"""Paraphrase windows are twice an item's length (at least this), one starting every half window, so a
+paraphrase of the item lies inside one."""
 PARAPHRASE_SHARE = 0.4
 MIN_PAIRS = 8
 """An item with fewer distinctive word pairs is only matched exactly (ids, canaries, 13-grams)."""
@@ -375,6 +376,7 @@ class Registry:
         self._pair_keys, self._pair_weights = distinct, 1.0 / holders
         self._pair_totals = np.bincount(owner[keep], weights=self._pair_weights[inverse][keep], minlength=len(texts))
         self._pairs = _Keys(pairs[keep], owner[keep])
+        self._window_steps = np.maximum(np.diff(words.bounds), MIN_WINDOW_WORDS // 2)
 
     def _ids_in(self, text: str) -> Iterator[str]:
         """Every DOI, arXiv id and pull request written in a text, as `kind:normalised`."""
@@ -449,10 +451,11 @@ class Registry:
             return []
         position = first[index]
         text = words.text_of(position)
-        step = WINDOW_WORDS // 2
+        step = self._window_steps[owner]
         window = (position - words.bounds[text]) // step
         pair = pairs[index].view(np.int64)
-        keys = np.concatenate([np.stack([owner, text, window, pair]), np.stack([owner, text, window - 1, pair])], axis=1)
+        keys = np.concatenate([np.stack([owner, text, window, pair]), np.stack([owner, text, window - 1, pair])],
+                              axis=1)
         keys = np.unique(keys[:, keys[2] >= 0], axis=1)
         weights = self._pair_weights[np.searchsorted(self._pair_keys, keys[3].view(np.uint64))]
         groups, group_of = np.unique(keys[:3], axis=1, return_inverse=True)
@@ -460,9 +463,10 @@ class Registry:
         found = []
         for (item, number, start), share in zip(groups.T, shares):
             if share >= PARAPHRASE_SHARE:
-                found.append((int(number), _KIND_ORDER["paraphrase"], int(start) * step, int(item), Match(
-                    *self.owners[item], "paraphrase", f"{share:.0%} of its distinctive word pairs (by rarity)",
-                    wheres[number])))
+                value = f"{share:.0%} of its distinctive word pairs (by rarity)"
+                match = Match(*self.owners[item], "paraphrase", value, wheres[number])
+                start_word = int(start) * int(self._window_steps[item])
+                found.append((int(number), _KIND_ORDER["paraphrase"], start_word, int(item), match))
         return found
 
 
