@@ -7,9 +7,9 @@ instructions). It is cut into word 5-grams of normalised words (`taskforge.valid
 32 bits, signed with a 128-permutation MinHash and looked up with MinHash LSH at an estimated Jaccard
 similarity of 0.8 or more. Signing runs in numpy end to end (`taskforge.validators.shingles` hashes the words;
 the permutations are datasketch's "affine32" ones, applied to every shingle at once), and gives exactly the
-signature `datasketch.MinHash.update_batch` gives for the same shingles. A task is never its own near-duplicate (a rerun, or a later release carrying a task
-over, keeps it), nor its parent's or its child's: evolution derives a variant on purpose, and its family's
-checks (the judge, hardness) certify that it differs.
+signature `datasketch.MinHash.update_batch` gives for the same shingles. A task is never its own near-duplicate
+(a rerun, or a later release carrying a task over, keeps it), nor its parent's or its child's: evolution derives
+a variant on purpose, and its family's checks (the judge, hardness) certify that it differs.
 
 Earlier releases are registered like evaluation sets (`taskforge decontam add RELEASE_DIR`): the signatures of
 their tasks are kept in the data dir as `evalsets/<name>.minhash.parquet`.
@@ -81,7 +81,8 @@ def batch_shingles(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         source = np.repeat(bounds[:-1][long], sizes) + ranks
         shingles[np.repeat(segment_starts[long], sizes) + ranks] = _folded(ngram_hashes(words, SHINGLE_WORDS)[source])
     for short in np.flatnonzero((counts > 0) & ~long):
-        shingles[segment_starts[short]] = _folded(ngram_hashes(words[bounds[short]:bounds[short + 1]], SHINGLE_WORDS))[0]
+        short_words = words[bounds[short]:bounds[short + 1]]
+        shingles[segment_starts[short]] = _folded(ngram_hashes(short_words, SHINGLE_WORDS))[0]
     return shingles, per_text
 
 
