@@ -85,9 +85,10 @@ def main() -> None:
         print(f"  recall, {label:<36} alone {alone / len(registered):6.1%}   inside a long text "
               f"{inside / len(registered):6.1%}")
     single = sum(bool(found(registry, text)) for text in unrelated)
-    joined = found(registry, " ".join(unrelated))
+    together = " ".join(unrelated)
+    joined = found(registry, together)
     print(f"  false positives: {single} of {len(unrelated)} unrelated items one by one; "
-          f"{len(joined)} registered items named by all of them in one text of {len(' '.join(unrelated).split())} words")
+          f"{len(joined)} registered items named by all of them in one text of {len(together.split())} words")
     source = "MLE-bench descriptions" if args.mle_bench else Path(args.jsonl).name
     emit(f"decontamination recall, 25% of words replaced ({source})", 100 * min(recall["25% of the words replaced"]),
          None, "%", ">= 95 %", "alone and inside a long text, the lower")

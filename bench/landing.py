@@ -4,9 +4,10 @@
 
 Tasks are decided long-context envelopes whose documents are random words from a
 20,000-word vocabulary (no two are near-duplicates), written as decided batch files
-as the build stage leaves them (one plan item: `build_batch_size` tasks a file). Figures (best of `--rounds`; CPU seconds of this
-process, its threads included, since wall time on a shared machine measures its
-scheduler; wall figures are printed beside them):
+as the build stage leaves them (one plan item: `build_batch_size` tasks a file).
+Figures (best of `--rounds`; CPU seconds of this process, its threads included,
+since wall time on a shared machine measures its scheduler; wall figures are
+printed beside them):
 - landing, rows per second: `land_files` over the batch files (shards, catalog
   rows in one transaction, manifest), without and with the landing screen (the
   tasks already carry their decontamination result, so the screen signs them and

@@ -120,7 +120,8 @@ def screened(decided: pa.Table, table: pa.Table, order: list[int], screen: Scree
     tasks = from_table(table.take(pa.array([order[row] for row in rows], type=pa.int64())), Task)
     for row, task in zip(rows, screen(tasks)):
         added = task.validation[len(checks[row]):]
-        status[row], reasons[row], checks[row] = task.status, list(task.reasons), checks[row] + [to_row(v) for v in added]
+        status[row], reasons[row] = task.status, list(task.reasons)
+        checks[row] = checks[row] + [to_row(v) for v in added]
     for name, values in (("status", status), ("reasons", reasons), ("validation", checks)):
         field = decided.schema.field(name)
         decided = decided.set_column(decided.schema.get_field_index(name), field, pa.array(values, type=field.type))
