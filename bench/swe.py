@@ -20,7 +20,6 @@ Totals and the JSON line (stage, ours, floor, unit, goal, ratio) are printed eve
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -29,6 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from figures import emit  # noqa: E402
 from taskforge.builders.base import BuildContext  # noqa: E402
 from taskforge.builders.swe import SweBuilder  # noqa: E402
 from taskforge.graders.swe_harness import cache_root  # noqa: E402
@@ -94,7 +94,7 @@ def main() -> None:
             summarise(rows, statuses, quarantined, sessions_run(runs_before), time.perf_counter() - started_wall,
                       cpu_seconds() - started_cpu)
     summarise(rows, statuses, quarantined, sessions_run(runs_before), time.perf_counter() - started_wall,
-              cpu_seconds() - started_cpu)
+              cpu_seconds() - started_cpu, final=True)
 
 
 def sessions_run(runs_before: int) -> int:
@@ -103,8 +103,8 @@ def sessions_run(runs_before: int) -> int:
 
 
 def summarise(rows: list[dict], statuses: dict[str, int], quarantined: int, sessions: int, wall: float,
-              cpu: float) -> None:
-    """Print the totals so far and the JSON line."""
+              cpu: float, final: bool = False) -> None:
+    """Print the totals so far, and at the end the BENCH lines."""
     steady = [r for r in rows if not r["fresh_env"] and not r["first"]]
     accepted = statuses.get("accepted", 0)
     ours = statistics.median(r["build"] + r["checks"] for r in steady) if steady else float("nan")
@@ -117,10 +117,11 @@ def summarise(rows: list[dict], statuses: dict[str, int], quarantined: int, sess
           f"validated (accepted) tasks per CPU-hour {accepted * 3600 / cpu:.0f}")
     print(f"median over {len(steady)} tasks (environment built, history mined): ours {ours:.2f} s; "
           f"floor {floor:.2f} s (1 + 3 bare test runs); ratio {ours / floor:.2f} (goal <= {GOAL_RATIO})")
-    print(json.dumps({"stage": "swe_validation", "ours": round(ours, 3), "floor": round(floor, 3),
-                      "unit": "s/task", "goal": GOAL_RATIO, "ratio": round(ours / floor, 3),
-                      "tasks": len(rows), "accepted": accepted, "environments": len({r["env"] for r in rows}),
-                      "tasks_per_cpu_hour": round(accepted * 3600 / cpu, 1)}), flush=True)
+    if not final:
+        return
+    emit("SWE validation per task (bench/swe.py)", ours, floor, "s", f"<= {GOAL_RATIO}x", "1 + 3 bare test runs")
+    emit("SWE validated tasks per CPU-hour", accepted * 3600 / cpu, None, "tasks/CPU-h", ">= 200 tasks/CPU-h",
+         f"{len(rows)} tasks, {len({r['env'] for r in rows})} environments")
 
 if __name__ == "__main__":
     main()

@@ -106,12 +106,15 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--html", nargs="?", const="", type=str, metavar="DIR",
                         help="also write an HTML report with PNG charts (default DIR: <data-dir>/reports/<cycle>)")
     decontam = commands.add_parser("decontam", parents=[common],
-                                   help="register evaluation sets that no task may overlap (ids, 13-grams, canaries)")
+                                   help="register evaluation sets that no task may overlap (ids, canaries, 13-grams, "
+                                        "paraphrases); the shipped defaults are always registered")
     decontam.add_argument("action", choices=("add", "list"))
     decontam.add_argument("file", nargs="?", type=Path,
                           help="records (JSONL/JSON/Parquet), a list of ids, one a line, or an earlier release "
                                "folder whose tasks new ones must not nearly duplicate (for add)")
     decontam.add_argument("--name", help="the set's name (default: the file's stem)")
+    decontam.add_argument("--version", default="", help="the set's version, shown wherever the set is named")
+    decontam.add_argument("--licence", default="", help="the licence the set's content is under")
     return parser
 
 
@@ -214,7 +217,7 @@ def _run(args: argparse.Namespace, api: TemporaryAPI | None) -> dict[str, Any]:
             return list_evalsets(data)
         if args.file is None:
             raise SystemExit("taskforge: error: decontam add needs a FILE")
-        return add_evalset(args.file, data, args.name)
+        return add_evalset(args.file, data, args.name, args.version, args.licence)
     if args.command == "sft":
         from taskforge.flows.sft_export import sft_export
 
@@ -258,7 +261,8 @@ def _print(args: argparse.Namespace, result: dict[str, Any]) -> None:
     elif args.command == "validate":
         out.print(table("validation", result["tasks"], ["source", "task_id", "family", "status", "reasons"]))
     elif args.command == "decontam":
-        out.print(table("evaluation sets", result["sets"], ["name", "source", "items", "ids", "texts", "canaries"]))
+        out.print(table("evaluation sets", result["sets"],
+                        ["name", "version", "licence", "items", "ids", "texts", "canaries"]))
         if result["releases"]:
             out.print(table("earlier releases", result["releases"], ["name", "tasks"]))
     elif args.command == "sft":

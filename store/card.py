@@ -67,9 +67,10 @@ def _decontamination_section(references: dict[str, list[dict[str, Any]]], remova
     """What tasks were checked against, and every task left out with what it matched."""
     sets = references.get("evaluation_sets", [])
     releases = references.get("earlier_releases", [])
-    lines = ["Evaluation sets checked (exact ids, 13-grams of normalised words, canary strings):", "",
-             _table(["set", "source", "items", "ids", "texts", "canaries"],
-                    [[s["name"], s["source"], s["items"], s["ids"], s["texts"], s["canaries"]] for s in sets])
+    lines = ["Evaluation sets checked (exact ids, canary strings, 13-grams of normalised words, paraphrases):", "",
+             _table(["set", "version", "source", "licence", "items", "ids", "texts", "canaries"],
+                    [[s["name"], s["version"], s["source"], s["licence"], s["items"], s["ids"], s["texts"],
+                      s["canaries"]] for s in sets])
              if sets else "none registered.", "",
              "Earlier releases checked for near-duplicates (MinHash, Jaccard ≥ 0.8):", "",
              _table(["release", "tasks"], [[r["name"], r["tasks"]] for r in releases]) if releases

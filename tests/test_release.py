@@ -152,7 +152,8 @@ def test_planted_overlaps_remove_exactly_those_tasks_and_the_report_names_each_m
     card = (tmp_path / "release" / "README.md").read_text()
     for item in ("q-passage", "q-doi", "canary:BENCH-CANARY-7f3a"):
         assert f"item '{item}'" in card
-    assert "| heldout | heldout.jsonl | 2 | 1 | 2 | 0 |" in card
+    assert "| heldout |  | heldout.jsonl |  | 2 | 1 | 2 | 0 |" in card
+    assert "| swe-bench-verified | 500 instances" in card
 
 
 def _variant(task: Task, number: int = 1, parent: str | None = None) -> Task:
