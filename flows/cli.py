@@ -84,7 +84,6 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--since", metavar="DATE",
                        help="swe: mine changes committed on or after DATE (the trained model's knowledge cutoff; "
                             "default 2025-01-01; '' for the whole history)")
->>>>>>> swe
     build.add_argument("--export-jsonl", type=Path, metavar="FILE",
                        help="swe: also write the accepted tasks as SWE-bench instances (JSON lines) to FILE")
     validate = commands.add_parser("validate", parents=[common], help="run every check on task Parquet files")
