@@ -26,7 +26,7 @@ from taskforge.builders.base import BuildContext  # noqa: E402
 from taskforge.builders.swe import SweBuilder  # noqa: E402
 from taskforge.schemas import PlanItem, Task  # noqa: E402
 from taskforge.validators.runner import validate  # noqa: E402
-from taskforge.validators.swe import outcomes_for  # noqa: E402
+from taskforge.validators.swe.execution import outcomes_for  # noqa: E402
 
 
 def main() -> None:

@@ -11,7 +11,7 @@ from taskforge.builders.literature.collection import load_collection
 from taskforge.builders.literature.kinds import KINDS
 from factories import literature_tasks, paper_collection
 from taskforge.graders import scorer_for
-from taskforge.graders.papers import PaperCollection, save_snapshot
+from taskforge.graders.literature.papers import PaperCollection, save_snapshot
 from taskforge.schemas import Message
 from taskforge.validators.runner import default_checks, validate
 
@@ -70,7 +70,7 @@ def test_find_papers_gold_set_is_what_the_constraints_select(built):
     task = built["tasks"]["find_papers"]
     collection = load_collection(built["source"]).collection
     constraints = {c["type"]: c for c in task.payload["constraints"]}
-    from taskforge.graders.papers import full_text, mentions
+    from taskforge.graders.literature.papers import full_text, mentions
 
     selected = sorted(p.paper_id for p in collection.papers
                       if constraints["cites"]["paper_id"] in p.references

@@ -14,10 +14,10 @@ from taskforge.graders.base import NOOP_TEXTS
 from taskforge.graders.long_context.answerability import answerability_problems
 from taskforge.graders.long_context.scorers import DocumentSet, ExactValue, LabelMap, NameSet, OrderedLabels, Quantity
 from taskforge.schemas import PlanItem, Task
-from taskforge.validators.answerability import AnswerabilityCheck
-from taskforge.validators.determinism import DeterminismCheck
-from taskforge.validators.evidence import EvidenceCheck
-from taskforge.validators.hardness import HardnessCheck
+from taskforge.validators.long_context.answerability import AnswerabilityCheck
+from taskforge.validators.long_context.determinism import DeterminismCheck
+from taskforge.validators.long_context.evidence import EvidenceCheck
+from taskforge.validators.long_context.hardness import HardnessCheck
 from taskforge.validators.leakage import LeakageCheck
 from taskforge.validators.noop import NoOpCheck
 from taskforge.validators.reference import ReferenceCheck

@@ -13,8 +13,9 @@ from sklearn.datasets import load_breast_cancer, load_diabetes
 
 from taskforge.builders.base import BuildContext
 from taskforge.builders.mle import MleBuilder, leaderboard
-from taskforge.graders import mle_metrics, scorer_for
-from taskforge.graders.mle import GradingReport, frame_from_csv, grade
+from taskforge.graders import scorer_for
+from taskforge.graders.mle import metrics as mle_metrics
+from taskforge.graders.mle.grading import GradingReport, frame_from_csv, grade
 from mle_data import generated_frame, write_dataset
 from taskforge.schemas import PlanItem, Quarantined, Task, from_row, to_row
 from taskforge.validators.runner import validate

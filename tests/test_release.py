@@ -20,7 +20,7 @@ from conftest import SAMPLES
 from factories import land_validated, literature_tasks, long_context_tasks, paper_collection
 from taskforge.flows.decontam import add_evalset
 from taskforge.flows.screening import landing_screen, release_screen
-from taskforge.graders.literature_env import environment_for
+from taskforge.graders.literature.environment import environment_for
 from taskforge.graders.reward import compute_score, family_of, reward_entry
 from taskforge.schemas import Message, PlanItem, Task, task_id_for
 from taskforge.store.layout import DataDir

@@ -25,7 +25,7 @@ from taskforge.builders.swe.source import materialize_sample, open_source
 from conftest import SAMPLES
 from taskforge.flows.cli import main
 from taskforge.graders.reward import compute_score, reward_entry
-from taskforge.graders.swe_harness import CACHE_ENV, cache_root
+from taskforge.graders.swe.harness import CACHE_ENV, cache_root
 from taskforge.schemas import Message, PlanItem, Quarantined
 from taskforge.store.rl_view import rl_row
 from taskforge.store.swebench import to_instance

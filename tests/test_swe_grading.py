@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from taskforge.graders.swe import FAILED, PASSED, SKIPPED, XFAIL, grade, harvest, parse_pytest_log, unapplied
-from taskforge.graders.swe_patch import is_test_path, post_image_blobs, quoted_lines, split_diff, runnable_test_files
+from taskforge.graders.swe.grading import FAILED, PASSED, SKIPPED, XFAIL, grade, harvest, parse_pytest_log, unapplied
+from taskforge.graders.swe.patch import is_test_path, post_image_blobs, quoted_lines, split_diff, runnable_test_files
 
 LOG = """============================= test session starts ==============================
 collected 6 items

@@ -19,10 +19,10 @@ from taskforge.builders.swe.source import materialize_sample, open_source, publi
 from taskforge.builders.swe.versioning import major_minor, version_at
 from conftest import SAMPLES
 from llm_server import ChatServer
-from taskforge.graders.swe_patch import post_image_blobs
+from taskforge.graders.swe.patch import post_image_blobs
 from taskforge.schemas import InputError
 from test_agents import make_agents
-from taskforge.validators.swe_leakage import audit_snapshot
+from taskforge.validators.swe.leakage import audit_snapshot
 
 OFFLINE = Agents.offline("no endpoint configured")
 

@@ -12,8 +12,8 @@ from taskforge.builders.workflow.seeds import WorkflowSeed
 from taskforge.schemas import Lineage, Message
 from taskforge.schemas.workflow import WorkflowPackage, summarize
 from taskforge.validators.leakage import LeakageCheck
-from taskforge.validators.workflow_judge import WorkflowJudgeCheck
-from taskforge.validators.workflow_review import WorkflowReviewCheck, workflow_problems
+from taskforge.validators.workflow.judge import WorkflowJudgeCheck
+from taskforge.validators.workflow.review import WorkflowReviewCheck, workflow_problems
 
 ITEMS = "sku,qty,price\nA-1,3,12.50\nB-2,1,99.90\nC-3,7,1.25\nD-4,2,40.00\n"
 WORKFLOW = ('"""Order value per SKU and in total."""\nimport wfio\n\nrows = wfio.table("items")\n'

@@ -22,7 +22,7 @@ from conftest import SAMPLES
 from taskforge.schemas import PlanItem, Quarantined
 from taskforge.schemas.workflow import WorkflowPackage, changed_axes, summarize, table_rows
 from taskforge.validators.runner import validate
-from taskforge.validators.workflow_perturbation import KINDS
+from taskforge.validators.workflow.perturbation import KINDS
 
 SEEDS = SAMPLES / "workflow_seeds"
 SEED_COUNT = len(list(SEEDS.glob("*/seed.json")))

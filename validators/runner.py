@@ -6,27 +6,27 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from taskforge.schemas import InfrastructureError, Task, TaskforgeError, ValidationResult
-from taskforge.validators.answerability import AnswerabilityCheck
+from taskforge.validators.long_context.answerability import AnswerabilityCheck
 from taskforge.validators.base import Check, timed
 from taskforge.validators.decontamination import DecontaminationCheck
-from taskforge.validators.determinism import DeterminismCheck
-from taskforge.validators.distractors import DistractorCheck
-from taskforge.validators.evidence import EvidenceCheck
+from taskforge.validators.long_context.determinism import DeterminismCheck
+from taskforge.validators.literature.distractors import DistractorCheck
+from taskforge.validators.long_context.evidence import EvidenceCheck
 from taskforge.validators.evolution_judge import EvolutionJudgeCheck
-from taskforge.validators.hardness import HardnessCheck
+from taskforge.validators.long_context.hardness import HardnessCheck
 from taskforge.validators.leakage import LeakageCheck
-from taskforge.validators.mle_determinism import GraderDeterminismCheck
-from taskforge.validators.mle_noop import MleNoOpCheck
-from taskforge.validators.mle_reference import MleReferenceCheck
+from taskforge.validators.mle.determinism import GraderDeterminismCheck
+from taskforge.validators.mle.noop import MleNoOpCheck
+from taskforge.validators.mle.reference import MleReferenceCheck
 from taskforge.validators.noop import NoOpCheck
-from taskforge.validators.reachability import ReachabilityCheck
+from taskforge.validators.literature.reachability import ReachabilityCheck
 from taskforge.validators.reference import ReferenceCheck
-from taskforge.validators.swe import SweNoOpCheck, SweReferenceCheck
-from taskforge.validators.workflow_judge import WorkflowJudgeCheck
-from taskforge.validators.workflow_noop import WorkflowNoOpCheck
-from taskforge.validators.workflow_perturbation import WorkflowPerturbationCheck
-from taskforge.validators.workflow_reference import WorkflowReferenceCheck
-from taskforge.validators.workflow_review import WorkflowReviewCheck
+from taskforge.validators.swe.execution import SweNoOpCheck, SweReferenceCheck
+from taskforge.validators.workflow.judge import WorkflowJudgeCheck
+from taskforge.validators.workflow.noop import WorkflowNoOpCheck
+from taskforge.validators.workflow.perturbation import WorkflowPerturbationCheck
+from taskforge.validators.workflow.reference import WorkflowReferenceCheck
+from taskforge.validators.workflow.review import WorkflowReviewCheck
 
 
 def default_checks(data_dir: Path | None = None) -> tuple[Check, ...]:

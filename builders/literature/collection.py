@@ -20,8 +20,8 @@ from typing import Any, Iterator
 import pyarrow.parquet as pq
 
 from taskforge.graders.paper_ids import normalise_arxiv, normalise_doi
-from taskforge.graders.papers import ABSTRACT, Paper, PaperCollection, Section
-from taskforge.graders.literature_env import CITED_BY, METADATA, REFERENCES
+from taskforge.graders.literature.papers import ABSTRACT, Paper, PaperCollection, Section
+from taskforge.graders.literature.environment import CITED_BY, METADATA, REFERENCES
 from taskforge.schemas import InputError, Quarantined
 
 SUFFIXES = (".jsonl", ".json", ".parquet")

@@ -26,8 +26,8 @@ from taskforge.agents.literature import Paper as PaperText
 from taskforge.agents.literature import QuestionBrief, write_literature_questions
 from taskforge.agents.review import TaskReview, review_task
 from taskforge.builders.literature.cases import Case
-from taskforge.graders.literature_env import SearchEnvironment
-from taskforge.graders.papers import Paper
+from taskforge.graders.literature.environment import SearchEnvironment
+from taskforge.graders.literature.papers import Paper
 from taskforge.schemas import Task
 
 PAPER_CHARS = 4000

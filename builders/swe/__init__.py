@@ -27,8 +27,8 @@ from taskforge.builders.swe.repair import TASK_RULES, repair
 from taskforge.builders.swe.snapshot import make_snapshot
 from taskforge.builders.swe.source import SourceRepository, open_source
 from taskforge.builders.swe.versioning import version_at
-from taskforge.graders.swe import harvest
-from taskforge.graders.swe_harness import BedError, InstallFailed, Outcomes, TaskBed, cache_root, run_empty_and_solution
+from taskforge.graders.swe.grading import harvest
+from taskforge.graders.swe.harness import BedError, InstallFailed, Outcomes, TaskBed, cache_root, run_empty_and_solution
 from taskforge.schemas import InputError, Lineage, PlanItem, Quarantined, Task, content_id, task_id_for
 
 ISSUES_FILE = "issues.jsonl"

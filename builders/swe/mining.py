@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import git
 
 from taskforge.builders.swe.problem import linked_issues, pull_request_number
-from taskforge.graders.swe_patch import SplitDiff, split_diff, runnable_test_files
+from taskforge.graders.swe.patch import SplitDiff, split_diff, runnable_test_files
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The LLM judge of a workflow descendant: compared with its ancestor, in a call of its own.
 
-The deterministic judge (`taskforge.validators.workflow_judge`) compares summaries;
+The deterministic judge (`taskforge.validators.workflow.judge`) compares summaries;
 this one reads both tasks (statement, reference deliverables, workflow) and
 their input files, and its verdict is kept in the descendant's provenance for
 the `evolution_judge` check. A descendant whose reference run failed is left

@@ -14,8 +14,8 @@ import json
 from functools import lru_cache
 from typing import Any
 
-from taskforge.graders.bm25 import Analyzer, BM25Index
-from taskforge.graders.papers import ABSTRACT, Paper, PaperCollection, load_snapshot, paragraphs, section_texts
+from taskforge.graders.literature.bm25 import Analyzer, BM25Index
+from taskforge.graders.literature.papers import ABSTRACT, Paper, PaperCollection, load_snapshot, paragraphs, section_texts
 from taskforge.schemas import TaskforgeError
 from taskforge.schemas.locations import Location, normalize
 

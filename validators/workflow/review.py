@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from taskforge.graders.workflow import parse_number
+from taskforge.graders.workflow.deliverables import parse_number
 from taskforge.schemas import Task, ValidationResult
 from taskforge.schemas.workflow import WorkflowPackage
 

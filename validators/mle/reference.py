@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from taskforge.graders.mle import MIN_LEADERBOARD, grade, reaches, thresholds_from_leaderboard, thresholds_of
+from taskforge.graders.mle.grading import MIN_LEADERBOARD, grade, reaches, thresholds_from_leaderboard, thresholds_of
 from taskforge.schemas import Task, ValidationResult
 
 

@@ -4,7 +4,7 @@ task's grader program, in separate grading runs (a grader that is not determinis
 from __future__ import annotations
 
 from taskforge.schemas import Task, ValidationResult
-from taskforge.validators.workflow_grading import grade
+from taskforge.validators.workflow.grading import grade
 
 
 class WorkflowReferenceCheck:

@@ -14,9 +14,9 @@ import json
 from pathlib import Path
 from typing import Any, Iterator
 
-from taskforge.graders.bm25 import Analyzer
-from taskforge.graders.literature_env import ENVIRONMENT_KIND, environment_for
-from taskforge.graders.papers import mentions
+from taskforge.graders.literature.bm25 import Analyzer
+from taskforge.graders.literature.environment import ENVIRONMENT_KIND, environment_for
+from taskforge.graders.literature.papers import mentions
 from taskforge.schemas import Task, ValidationResult
 
 

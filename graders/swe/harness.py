@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from taskforge import sandbox
-from taskforge.graders.swe import LOG_PARSERS, StatusMap
-from taskforge.graders.swe_git import git_in
-from taskforge.graders.swe_patch import split_files
+from taskforge.graders.swe.grading import LOG_PARSERS, StatusMap
+from taskforge.graders.swe.safe_git import git_in
+from taskforge.graders.swe.patch import split_files
 from taskforge.sandbox import Job, Result, Session
 from taskforge.schemas import InfrastructureError, TaskforgeError
 

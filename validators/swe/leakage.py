@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from taskforge.graders.swe_git import git_in
-from taskforge.graders.swe_harness import cache_root
-from taskforge.graders.swe_patch import post_image_blobs, quoted_lines
+from taskforge.graders.swe.safe_git import git_in
+from taskforge.graders.swe.harness import cache_root
+from taskforge.graders.swe.patch import post_image_blobs, quoted_lines
 from taskforge.schemas import Task
 
 LEFTOVER_FILES = ("FETCH_HEAD", "ORIG_HEAD", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "objects/info/alternates",

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from taskforge import sandbox
-from taskforge.graders.workflow import read_tree, write_tree
+from taskforge.graders.workflow.deliverables import read_tree, write_tree
 from taskforge.schemas import InfrastructureError, Task, TaskforgeError
 from taskforge.schemas.workflow import OUTPUTS
 

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from taskforge.graders.mle_metrics import METRICS, Metric, Truth
+from taskforge.graders.mle.metrics import METRICS, Metric, Truth
 
 SCORE_DECIMALS = 5
 """Scores are rounded like MLE-bench's, so that regrading on another machine gives the same number."""

@@ -13,8 +13,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from taskforge.graders.swe import Verdict, grade
-from taskforge.graders.swe_harness import Outcomes, TaskBed, run_empty_and_solution
+from taskforge.graders.swe.grading import Verdict, grade
+from taskforge.graders.swe.harness import Outcomes, TaskBed, run_empty_and_solution
 from taskforge.schemas import Task, ValidationResult, canonical_json
 
 REFERENCE_REPEATS = 2

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from taskforge.graders.mle import grade
+from taskforge.graders.mle.grading import grade
 from taskforge.schemas import Task, ValidationResult
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from taskforge.graders.mle import frame_from_csv, grade
+from taskforge.graders.mle.grading import frame_from_csv, grade
 from taskforge.schemas import Task, ValidationResult
 
 REPEATS = 3

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from taskforge.graders.literature import cell_value
-from taskforge.graders.literature_env import environment_for
-from taskforge.graders.papers import mentions, passages, supports
+from taskforge.graders.literature.scorers import cell_value
+from taskforge.graders.literature.environment import environment_for
+from taskforge.graders.literature.papers import mentions, passages, supports
 from taskforge.schemas import Task, ValidationResult
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from taskforge.graders.mle import frame_from_csv
+from taskforge.graders.mle.grading import frame_from_csv
 from taskforge.schemas import Task
 
 ANSWER_AGREEMENT = 0.99

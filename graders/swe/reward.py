@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from taskforge.graders.base import decoded
-from taskforge.graders.swe import grade
-from taskforge.graders.swe_harness import TaskBed, grading_session
+from taskforge.graders.swe.grading import grade
+from taskforge.graders.swe.harness import TaskBed, grading_session
 
 
 class SweSandboxScorer:

@@ -8,7 +8,7 @@ grading sandbox.
 from __future__ import annotations
 
 from taskforge.schemas import Task, ValidationResult
-from taskforge.validators.workflow_grading import grade, run_solver
+from taskforge.validators.workflow.grading import grade, run_solver
 
 NOOP_COMMAND = ("true",)
 

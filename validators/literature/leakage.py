@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from taskforge.graders.paper_ids import arxiv_ids_in, dois_in
-from taskforge.graders.papers import mentions
+from taskforge.graders.literature.papers import mentions
 from taskforge.schemas import Task
 
 

@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
-from taskforge.graders.workflow import parse_number, tolerance
+from taskforge.graders.workflow.deliverables import parse_number, tolerance
 from taskforge.schemas import Task, ValidationResult
-from taskforge.validators.workflow_grading import grade
+from taskforge.validators.workflow.grading import grade
 
 KINDS = ("changed_value", "missing_row", "swapped_columns", "wrong_unit", "truncated_file")
 UNIT_FACTOR = 1000
