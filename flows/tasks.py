@@ -28,7 +28,6 @@ from taskforge.diagnosis.readers import SourceFile, read_traces
 from taskforge.schemas import Diagnosis, Episode, InfrastructureError, LLMCall, PlanItem, Quarantined, Task
 from taskforge.schemas.locations import Location, exists, join, name_of
 from taskforge.store.batches import iter_batch, write_batch
-from taskforge.validators.review import review_accepted
 from taskforge.validators.runner import default_checks, validate_all
 
 
@@ -179,8 +178,7 @@ def validate_batch(built: dict[str, Any], out_path: str, data_dir: str, llm_dir:
 
     def decide() -> None:
         with Agents.open(llm_dir, cycle_id, "validate") as agents:
-            checks = default_checks(data_dir)
-            decided = list(review_accepted(validate_all(iter_batch(candidates, Task), checks), agents))
+            decided = list(validate_all(iter_batch(candidates, Task), default_checks(data_dir, agents)))
             write_batch(calls_path(out_path), agents.take_calls(), LLMCall)
         write_batch(out_path, decided, Task, crash_at="validate")
 

@@ -29,6 +29,7 @@ from taskforge.graders.swe.harness import CACHE_ENV, cache_root
 from taskforge.schemas import Message, PlanItem, Quarantined
 from taskforge.store.rl_view import rl_row
 from taskforge.store.swebench import to_instance
+from taskforge.validators.questions import QUESTIONS
 from taskforge.validators.runner import validate
 
 SAMPLE = SAMPLES / "swe" / "calc_history.py"
@@ -78,8 +79,9 @@ def test_the_right_candidates_are_accepted(built):
     assert div.payload["FAIL_TO_PASS"] == ["tests/test_ops.py::test_div_by_zero"]
     assert div.payload["PASS_TO_PASS"] == ["tests/test_ops.py::test_add", "tests/test_ops.py::test_sub"]
     assert div.payload["statement_origin"] == "issue" and div.payload["hints_text"] == "Confirmed on main."
-    assert [r.check for r in div.validation][-3:] == ["decontamination", "noop", "reference"]
-    assert "leakage" in [r.check for r in div.validation]
+    assert [r.check for r in div.validation] == list(QUESTIONS)
+    assert {r.check: r.detail.get("strategy") for r in div.validation}["noop"] == ["noop"]
+    assert all(r.detail.get("not_applicable") for r in div.validation if r.check in ("shortcut", "determinism", "review"))
     assert tasks["power_merge"].payload["instance_id"] == "local__calc-7"
 
 

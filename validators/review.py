@@ -1,65 +1,57 @@
-"""The reviewer's second opinion on tasks the deterministic checks accepted (where an endpoint is configured).
+"""The reviewer's second opinion, a part of the `review` strategy of the families it reviews.
 
-A task of a reviewed family that passed every check is shown to the reviewer
-role with its sources; its verdict is added as the `review` check and a
-rejection rejects the task. When the role is skipped or its call fails, no
-`review` result is added (the task was not reviewed, and the run summary says
-why); the deterministic checks alone decide. The reviewer never sees how the
+A task that every earlier check passed is shown to the reviewer role with its
+sources; an `accept` passes, a `reject` rejects the task with the reviewer's
+issues. The reviewer is not asked, and the result says `skipped` with why,
+when an earlier check already rejected the task, when the run has no LLM
+roles (`taskforge validate`), or when the role is not configured or its call
+fails (the deterministic checks alone decide). The reviewer never sees how the
 task was made, and a review from a call that built it is refused.
-
-Literature questions and MLE descriptions written by the builder agent are
-reviewed where they are written (a rejected one is replaced by the templated
-text), so those families are not reviewed again here.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Iterator
+from typing import Callable
 
 from taskforge.agents.artifact import SourceText, built_by
 from taskforge.agents.client import Agents
-from taskforge.agents.review import TaskReview, review_task
+from taskforge.agents.review import review_task
 from taskforge.schemas import Task, ValidationResult
+from taskforge.validators.base import skipped
 
-INPUT_CHARS = 20_000
-"""How much of each workflow input file the reviewer reads."""
+Sources = Callable[[Task], list[SourceText]]
 
 
-def _shown_in_prompt(task: Task) -> list[SourceText]:
+def shown_in_prompt(task: Task) -> list[SourceText]:
     """No separate sources: the task's prompt shows them (long-context documents)."""
     return []
 
 
-def _workflow_inputs(task: Task) -> list[SourceText]:
-    """A workflow package's input files, which the solver reads from its workspace."""
-    return [SourceText(source_id=path, text=text[:INPUT_CHARS])
-            for path, text in sorted(task.payload.get("inputs", {}).items())]
+class Reviewer:
+    """Asks the reviewer role about a task nothing else rejected; `sources` gives what it reads besides the task."""
 
+    name = "reviewer"
 
-REVIEWED_FAMILIES: dict[str, Callable[[Task], list[SourceText]]] = {
-    "long_context": _shown_in_prompt,
-    "workflow": _workflow_inputs,
-}
-"""Families reviewed here, each with what the reviewer reads besides the task."""
+    def __init__(self, agents: Agents | None, sources: Sources = shown_in_prompt):
+        self.agents = agents
+        self.sources = sources
 
+    def applies_to(self, task: Task) -> bool:
+        return True
 
-def review_accepted(tasks: Iterable[Task], agents: Agents) -> Iterator[Task]:
-    """Each task, with the reviewer's verdict added to accepted tasks of reviewed families."""
-    for task in tasks:
-        if task.status != "accepted" or task.family not in REVIEWED_FAMILIES:
-            yield task
-            continue
-        reply = review_task(agents, task, REVIEWED_FAMILIES[task.family](task), built_by=built_by(task))
-        yield with_review(task, reply.value, reply.call.call_id) if reply.ok else task
-
-
-def with_review(task: Task, review: TaskReview, call_id: str) -> Task:
-    """The task with the `review` check result; a `reject` verdict rejects it with the reviewer's issues."""
-    passed = review.verdict == "accept"
-    reason = None if passed else ("; ".join(review.issues) or "the reviewer rejected the task")
-    result = ValidationResult(check="review", passed=passed, reason=reason,
-                              detail={"call_id": call_id, **review.model_dump()})
-    update = {"validation": [*task.validation, result]}
-    if not passed:
-        update |= {"status": "rejected", "reasons": [*task.reasons, f"review: {reason}"]}
-    return task.model_copy(update=update)
+    def run(self, task: Task) -> ValidationResult:
+        rejected_by = [result.check for result in task.validation if not result.passed]
+        if rejected_by:
+            return skipped(self.name, f"skipped: not reviewed, already rejected by {', '.join(rejected_by)}")
+        if self.agents is None:
+            return skipped(self.name, "skipped: no LLM roles in this run (no reviewer endpoint)")
+        reply = review_task(self.agents, task, self.sources(task), built_by=built_by(task))
+        if reply.status == "skipped":
+            return skipped(self.name, f"skipped: {reply.reason}")
+        if not reply.ok:
+            return skipped(self.name, f"skipped: the reviewer's call failed ({reply.reason})")
+        review = reply.value
+        passed = review.verdict == "accept"
+        reason = None if passed else ("; ".join(review.issues) or "the reviewer rejected the task")
+        return ValidationResult(check=self.name, passed=passed, reason=reason,
+                                detail={"call_id": reply.call.call_id, **review.model_dump()})

@@ -1,4 +1,5 @@
-"""Workflow judge: compares an evolved task with its ancestor and rejects material defects.
+"""Workflow descendant check, the workflow `shortcut` strategy: compares an evolved task with its ancestor and
+rejects material defects (above all, a descendant its ancestor's answer would solve).
 
 A descendant is rejected when its reference workflow fails on the evolved
 inputs, when the axes it records are not the axes along which it actually
@@ -45,10 +46,10 @@ def judge(package: WorkflowPackage, reference: dict[str, str], run: dict) -> lis
     return defects
 
 
-class WorkflowJudgeCheck:
+class DescendantCheck:
     """Rejects an evolved workflow task with material defects relative to its ancestor."""
 
-    name = "workflow_judge"
+    name = "descendant"
 
     def applies_to(self, task: Task) -> bool:
         return task.family == "workflow" and bool(task.payload.get("evolution"))

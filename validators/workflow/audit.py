@@ -1,11 +1,12 @@
-"""Workflow reviewer: a deterministic audit of a workflow package as a whole, without its construction notes.
+"""Workflow package audit, a part of the workflow `reference` strategy: a deterministic audit of a package as
+a whole, without its construction notes.
 
 It checks that the statement and the grading agree (every deliverable, input
 file and parameter is stated; the grader grades exactly the stated
 deliverables, every column or field of them, with sane tolerances), that the
 reference is usable (present, non-empty), that tools and time are pinned, and
 that the reference workflow only imports the standard library and no network
-or process modules. An LLM reviewer can later add its verdict beside this one.
+or process modules.
 """
 
 from __future__ import annotations
@@ -140,10 +141,10 @@ def grading_problems(task: Task, package: WorkflowPackage) -> list[str]:
     return problems
 
 
-class WorkflowReviewCheck:
-    """Rejects a workflow package that the deterministic reviewer finds unsound."""
+class PackageAudit:
+    """Rejects a workflow package that the deterministic audit finds unsound."""
 
-    name = "workflow_review"
+    name = "package_audit"
 
     def applies_to(self, task: Task) -> bool:
         return task.family == "workflow"
