@@ -20,7 +20,7 @@ from prefect import task
 
 from taskforge.agents.client import Agents
 from taskforge.agents.session import using
-from taskforge.builders.base import BuildContext
+from taskforge.builders.base import BuildContext, emitted
 from taskforge.builders.registry import builder_for
 from taskforge.diagnosis.diagnose import diagnose
 from taskforge.diagnosis.llm import in_llm_scope, llm_diagnoses
@@ -151,7 +151,7 @@ def build_batch(item: dict[str, Any], context: dict[str, Any], out_path: str, ll
         quarantined: list[Quarantined] = []
         with Agents.open(llm_dir, context["cycle_id"], "build") as agents, using(agents):
             try:
-                for candidate in builder_for(plan_item.family).build(plan_item, BuildContext(**context)):
+                for candidate in emitted(builder_for(plan_item.family).build(plan_item, BuildContext(**context))):
                     (quarantined if isinstance(candidate, Quarantined) else built).append(candidate)
             except Exception as exc:  # a builder failing on its resource must not stop the cycle
                 if infrastructure_error(exc) is not None:

@@ -1,5 +1,5 @@
-"""No-op and reference strategies shared by every family whose grader names an in-process scorer
-(`grader["scorer"]`): doing nothing must score zero, and the known solution full marks every time."""
+"""No-op and reference strategy parts shared by every family whose grader names an in-process scorer (see
+`taskforge.graders.scorer_for`): doing nothing must score zero, and the known solution full marks every time."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ class ScorerNoOp:
     name = "scorer_noop"
 
     def applies_to(self, task: Task) -> bool:
-        return "scorer" in task.grader
+        return True
 
     def run(self, task: Task) -> ValidationResult:
         scorer = scorer_for(task.grader)
@@ -36,7 +36,7 @@ class ScorerReference:
         self.repeats = repeats
 
     def applies_to(self, task: Task) -> bool:
-        return "scorer" in task.grader
+        return True
 
     def run(self, task: Task) -> ValidationResult:
         scorer = scorer_for(task.grader)

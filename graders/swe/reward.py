@@ -13,6 +13,7 @@ from typing import Any
 from taskforge.graders.base import decoded
 from taskforge.graders.swe.grading import grade
 from taskforge.graders.swe.harness import TaskBed, grading_session
+from taskforge.schemas.swe import SwePayload, SweReference
 
 
 class SweSandboxScorer:
@@ -22,16 +23,17 @@ class SweSandboxScorer:
     def score(self, solution: str, reference: dict[str, Any], grader: dict[str, Any],
               extra_info: dict[str, Any]) -> float:
         payload = decoded(extra_info.get("payload"))
+        instance, test_patch = SwePayload.parse(payload, "swe"), SweReference.parse(reference, "swe").test_patch
         bed = TaskBed.of(payload, grader, decoded(extra_info.get("environment")))
-        patches = {"test": reference["test_patch"], **({"submission": solution} if solution.strip() else {})}
+        patches = {"test": test_patch, **({"submission": solution} if solution.strip() else {})}
         with grading_session(bed, patches, label="swe-reward") as live:
-            if not live.submit("test", reference["test_patch"], "submission" if "submission" in patches else None):
+            if not live.submit("test", test_patch, "submission" if "submission" in patches else None):
                 return 0.0
             run = live.run_tests()
-        return grade(run.statuses, payload["FAIL_TO_PASS"], payload["PASS_TO_PASS"]).score
+        return grade(run.statuses, instance.FAIL_TO_PASS, instance.PASS_TO_PASS).score
 
     def reference_submission(self, reference: dict[str, Any], grader: dict[str, Any]) -> str:
-        return reference["patch"]
+        return SweReference.parse(reference, "swe").patch
 
     def noop_submissions(self, grader: dict[str, Any]) -> list[str]:
         return [""]

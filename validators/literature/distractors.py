@@ -14,37 +14,39 @@ from taskforge.graders.literature.scorers import cell_value
 from taskforge.graders.literature.environment import environment_for
 from taskforge.graders.literature.papers import mentions, passages, supports
 from taskforge.schemas import Task, ValidationResult
+from taskforge.schemas.literature import (FulltextQaPayload, FulltextQaReference, SelectEvidencePayload,
+                                          SelectEvidenceReference)
 
 
 
 def _fulltext_qa_problems(task: Task) -> list[str]:
-    options = task.payload["options"]
-    answer = task.reference["answer"]
+    payload, reference = FulltextQaPayload.of(task), FulltextQaReference.of(task)
     problems = []
     seen: dict[str, str] = {}
-    for letter, text in options.items():
+    for letter, text in payload.options.items():
         key = cell_value(text)
         if key in seen:
             problems.append(f"options {seen[key]} and {letter} are the same ({text!r})")
         seen.setdefault(key, letter)
-        if letter != answer and letter != task.payload["insufficient_option"] and mentions(
-                task.reference["key_sentence"], text):
+        if letter != reference.answer and letter != payload.insufficient_option and mentions(
+                reference.key_sentence, text):
             problems.append(f"distractor {letter} ({text!r}) is stated in the key sentence")
     return problems
 
 
 def _select_evidence_problems(task: Task, data_dir: Path | None) -> list[str]:
-    candidates = [c["paper_id"] for c in task.payload["candidates"]]
+    reference = SelectEvidenceReference.of(task)
+    candidates = [c.paper_id for c in SelectEvidencePayload.of(task).candidates]
     twice = sorted({c for c in candidates if candidates.count(c) > 1})
     problems = [f"candidate {pid} is listed twice" for pid in twice]
     env = environment_for(task.environment, data_dir)
-    support = task.reference["support"]
-    for pid in task.reference["distractor_ids"]:
+    support = reference.support.model_dump()
+    for pid in reference.distractor_ids:
         paper = env.collection.by_id.get(pid)
         backing = [p for p, text in passages(paper).items() if supports(text, support)] if paper else []
         if backing:
             problems.append(f"distractor {pid} supports the claim as the gold does ({', '.join(backing)})")
-    if not task.reference["distractor_ids"]:
+    if not reference.distractor_ids:
         problems.append("no distractors among the candidates")
     return problems
 

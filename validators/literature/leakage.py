@@ -3,66 +3,71 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from taskforge.graders.paper_ids import arxiv_ids_in, dois_in
 from taskforge.graders.literature.papers import mentions
 from taskforge.schemas import Task
+from taskforge.schemas.literature import (FindPapersReference, FulltextQaPayload, FulltextQaReference,
+                                          LiteratureReference, PaperEntry, SelectEvidencePayload,
+                                          SelectEvidenceReference, TableSynthesisReference)
 
 
 def _occurrences(text: str, paper_id: str) -> int:
     return len(re.findall(rf"(?<![\w-]){re.escape(paper_id)}(?![\w-])", text, re.IGNORECASE))
 
 
-def _gold(reference: dict[str, Any]) -> list[dict[str, Any]]:
-    gold_ids = set(reference.get("gold_ids", []))
-    return [p for p in reference.get("papers", []) if p["paper_id"] in gold_ids]
+def _gold(reference: LiteratureReference) -> list[PaperEntry]:
+    gold_ids = set(reference.gold_ids)
+    return [p for p in reference.papers if p.paper_id in gold_ids]
 
 
 def _common_leaks(task: Task, visible: str) -> list[str]:
     """Leaks every kind is checked for: gold DOIs/arXiv ids and key passages in the prompt."""
     leaks = []
     dois, arxivs = dois_in(visible), arxiv_ids_in(visible)
-    for paper in _gold(task.reference):
-        if paper.get("doi") in dois or paper.get("arxiv_id") in arxivs:
-            leaks.append(f"the prompt gives the external id of gold paper {paper['paper_id']}")
-    for passage in task.reference.get("key_passages", []):
-        if passage["passage"] != "metadata" and passage["text"].casefold() in visible.casefold():
-            leaks.append(f"the prompt quotes key passage {passage['paper_id']} {passage['passage']}")
+    reference = LiteratureReference.of(task)
+    for paper in _gold(reference):
+        if paper.doi in dois or paper.arxiv_id in arxivs:
+            leaks.append(f"the prompt gives the external id of gold paper {paper.paper_id}")
+    for passage in reference.key_passages:
+        if passage.passage != "metadata" and passage.text.casefold() in visible.casefold():
+            leaks.append(f"the prompt quotes key passage {passage.paper_id} {passage.passage}")
     return leaks
 
 
 def _find_papers_leaks(task: Task, visible: str) -> list[str]:
     leaks = []
-    for paper in _gold(task.reference):
-        if _occurrences(visible, paper["paper_id"]):
-            leaks.append(f"the prompt names answer paper {paper['paper_id']}")
-        if paper["title"].casefold() in visible.casefold():
-            leaks.append(f"the question names answer paper {paper['paper_id']} by its title")
+    for paper in _gold(FindPapersReference.of(task)):
+        if _occurrences(visible, paper.paper_id):
+            leaks.append(f"the prompt names answer paper {paper.paper_id}")
+        if paper.title.casefold() in visible.casefold():
+            leaks.append(f"the question names answer paper {paper.paper_id} by its title")
     return leaks
 
 
 def _select_evidence_leaks(task: Task, visible: str) -> list[str]:
-    counts = {c["paper_id"]: _occurrences(visible, c["paper_id"]) for c in task.payload.get("candidates", [])}
-    baseline = min((n for pid, n in counts.items() if pid not in task.reference["gold_ids"]), default=1)
+    gold_ids = SelectEvidenceReference.of(task).gold_ids
+    counts = {c.paper_id: _occurrences(visible, c.paper_id) for c in SelectEvidencePayload.of(task).candidates}
+    baseline = min((n for pid, n in counts.items() if pid not in gold_ids), default=1)
     return [f"gold paper {pid} is singled out in the prompt ({counts.get(pid, 0)} mentions, other candidates "
-            f"{baseline})" for pid in task.reference["gold_ids"] if counts.get(pid, 0) != baseline]
+            f"{baseline})" for pid in gold_ids if counts.get(pid, 0) != baseline]
 
 
 def _fulltext_qa_leaks(task: Task, visible: str) -> list[str]:
-    listing = {f"{letter}. {text}" for letter, text in task.payload.get("options", {}).items()}
+    reference = FulltextQaReference.of(task)
+    listing = {f"{letter}. {text}" for letter, text in FulltextQaPayload.of(task).options.items()}
     outside = "\n".join(line for line in visible.splitlines() if line.strip() not in listing)
     leaks = []
-    if mentions(outside, task.reference["answer_text"]):
-        leaks.append(f"the answer {task.reference['answer_text']!r} appears in the prompt outside the options")
-    if task.reference.get("key_sentence", "").casefold() in visible.casefold():
+    if mentions(outside, reference.answer_text):
+        leaks.append(f"the answer {reference.answer_text!r} appears in the prompt outside the options")
+    if reference.key_sentence.casefold() in visible.casefold():
         leaks.append("the prompt quotes the key sentence with its number")
     return leaks
 
 
 def _table_synthesis_leaks(task: Task, visible: str) -> list[str]:
     return [f"the prompt gives the {column} of {row} ({value})"
-            for row, cells in task.reference["answer"].items() for column, value in cells.items()
+            for row, cells in TableSynthesisReference.of(task).answer.items() for column, value in cells.items()
             if str(value) not in ("yes", "no") and mentions(visible, str(value))]
 
 

@@ -18,6 +18,7 @@ from taskforge.graders.literature.bm25 import Analyzer
 from taskforge.graders.literature.environment import ENVIRONMENT_KIND, environment_for
 from taskforge.graders.literature.papers import mentions
 from taskforge.schemas import Task, ValidationResult
+from taskforge.schemas.literature import LiteratureReference
 
 
 def _strings(value: Any) -> Iterator[str]:
@@ -47,12 +48,13 @@ class ReachabilityCheck:
         env = environment_for(task.environment, self.data_dir)
         visible = "\n".join(m.content for m in task.prompt)
         prompt_terms = set(Analyzer().terms(visible))
-        gold = task.reference.get("gold_ids", [])
+        reference = LiteratureReference.of(task)
+        gold = reference.gold_ids
         problems = [f"gold paper {pid} is not in the index" for pid in gold if pid not in env.collection.by_id]
         seen_text, returned = visible, set()
-        for step, call in enumerate(task.reference.get("tool_path", []), start=1):
-            args = call["arguments"]
-            if call["tool"] == "search":
+        for step, call in enumerate(reference.tool_path, start=1):
+            args = call.arguments
+            if call.tool == "search":
                 unseen = sorted(set(Analyzer().terms(args["query"])) - prompt_terms)
                 if unseen:
                     problems.append(f"step {step}: the search uses words the prompt does not contain "
@@ -60,13 +62,13 @@ class ReachabilityCheck:
             elif not mentions(seen_text, args["paper_id"]):
                 problems.append(f"step {step}: reads {args['paper_id']}, which neither the prompt nor an earlier "
                                 f"result shows")
-            output = env.call(call["tool"], args)
+            output = env.call(call.tool, args)
             seen_text += "\n" + output
             returned.update(_strings(json.loads(output)))
         problems += [f"no step of the reference path reaches gold paper {pid}" for pid in gold
                      if pid in env.collection.by_id and pid not in returned]
-        problems += [f"key passage {p['paper_id']} {p['passage']} is not returned by the tools as recorded"
-                     for p in task.reference.get("key_passages", []) if p["text"] not in returned]
+        problems += [f"key passage {p.paper_id} {p.passage} is not returned by the tools as recorded"
+                     for p in reference.key_passages if p.text not in returned]
         return ValidationResult(check=self.name, passed=not problems, reason="; ".join(problems) or None,
-                                detail={"problems": problems, "steps": len(task.reference.get("tool_path", [])),
+                                detail={"problems": problems, "steps": len(reference.tool_path),
                                         "collection_version": env.collection.version})

@@ -15,13 +15,12 @@ def strategies(context: CheckContext) -> dict[str, Strategy]:
     """Question → strategy for literature tasks (reachability and distractors read the collection snapshots
     under the data dir)."""
     return {
-        "noop": answered_by(ScorerNoOp(), otherwise="the grader names no scorer"),
+        "noop": answered_by(ScorerNoOp()),
         "reference": answered_by(ScorerReference(), ReachabilityCheck(context.data_dir),
-                                 DistractorCheck(context.data_dir),
-                                 otherwise="no scorer and no search environment to check"),
+                                 DistractorCheck(context.data_dir)),
         "leakage": answered_by(FindsLeaks("literature_leaks", literature_leaks)),
-        "shortcut": absent("no shortcut solvers for literature yet"),
-        "determinism": absent("no determinism strategy for literature yet (its scorers are pure functions of "
+        "shortcut": absent("no shortcut solvers yet (cite-everything, BM25 top-k, title match are planned)"),
+        "determinism": absent("no determinism strategy yet (its scorers are pure functions of "
                               "the submission and the reference)"),
         "review": absent("the questions the builder agent writes are reviewed where they are written (a rejected "
                          "one is replaced by the templated text)"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from taskforge.graders.long_context.answerability import answerability_problems
 from taskforge.schemas import Task, ValidationResult
+from taskforge.schemas.long_context import LongContextPayload, LongContextReference
 
 
 class AnswerabilityCheck:
@@ -14,11 +15,13 @@ class AnswerabilityCheck:
     name = "answerability"
 
     def applies_to(self, task: Task) -> bool:
-        return task.family == "long_context" and {"facts", "query"} <= set(task.reference)
+        reference = LongContextReference.of(task)
+        return reference.facts is not None and reference.query is not None
 
     def run(self, task: Task) -> ValidationResult:
-        problems = answerability_problems(
-            task.payload["category"], task.reference["facts"], [e["fact_id"] for e in task.payload["evidence"]],
-            task.reference["query"], task.reference["answer"])
+        payload, reference = LongContextPayload.of(task), LongContextReference.of(task)
+        facts = [fact.model_dump(exclude_unset=True) for fact in reference.facts]
+        problems = answerability_problems(payload.category, facts, [span.fact_id for span in payload.evidence],
+                                          reference.query, reference.answer)
         return ValidationResult(check=self.name, passed=not problems, reason="; ".join(problems) or None,
                                 detail={"problems": problems})

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from taskforge.graders import scorer_for
 from taskforge.schemas import Task, ValidationResult
+from taskforge.schemas.long_context import LongContextReference
 
 REPEATS = 3
 
@@ -21,12 +22,12 @@ class DeterminismCheck:
     name = "determinism"
 
     def applies_to(self, task: Task) -> bool:
-        return task.family == "long_context" and "scorer" in task.grader
+        return task.family == "long_context"
 
     def run(self, task: Task) -> ValidationResult:
         scorer = scorer_for(task.grader)
         reference = scorer.reference_submission(task.reference, task.grader)
-        variants = dressed(task.reference.get("answer_text", ""))
+        variants = dressed(LongContextReference.of(task).answer_text)
         submissions = [reference, *variants, *scorer.noop_submissions(task.grader), "Answer: zz-unrelated-zz"]
         scores = {text: [scorer.score(text, task.reference, task.grader) for _ in range(REPEATS)]
                   for text in submissions}

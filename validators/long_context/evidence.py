@@ -8,15 +8,15 @@ check reads those back from the span's text with the shared value readers.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
 
 from taskforge.graders.long_context.values import dates_in, numbers_in, verbatim_in, versions_in
 from taskforge.schemas import Task, ValidationResult
+from taskforge.schemas.long_context import FactCheck, LongContextPayload, LongContextReference
 
 
-def _supports(text: str, check: dict[str, Any]) -> bool:
+def _supports(text: str, check: FactCheck) -> bool:
     """Whether a span's text contains what one check of its fact asks for."""
-    kind, value = check["type"], check["value"]
+    kind, value = check.type, check.value
     if kind == "date":
         return dt.date.fromisoformat(value) in dates_in(text)
     if kind == "number":
@@ -28,28 +28,28 @@ def _supports(text: str, check: dict[str, Any]) -> bool:
 
 def span_problems(task: Task) -> list[str]:
     """Every evidence span that is out of bounds, names no known fact, or does not state its fact."""
-    payload: dict[str, Any] = task.payload
-    documents = {d["doc_id"]: d["text"] for d in payload.get("documents", [])}
-    facts = {f["fact_id"]: f for f in task.reference.get("facts", [])}
+    payload, reference = LongContextPayload.of(task), LongContextReference.of(task)
+    documents = {d.doc_id: d.text for d in payload.documents}
+    facts = {f.fact_id: f for f in reference.facts or []}
     problems = []
-    for span in payload.get("evidence", []):
-        text = documents.get(span["doc_id"])
-        where = f"evidence {span.get('fact_id', '?')} in {span['doc_id']}"
+    for span in payload.evidence:
+        text = documents.get(span.doc_id)
+        where = f"evidence {span.fact_id} in {span.doc_id}"
         if text is None:
             problems.append(f"{where}: no such document")
             continue
-        if not 0 <= span["start"] < span["end"] <= len(text):
-            problems.append(f"{where}: offsets {span['start']}..{span['end']} outside the document")
+        if not 0 <= span.start < span.end <= len(text):
+            problems.append(f"{where}: offsets {span.start}..{span.end} outside the document")
             continue
-        fact = facts.get(span.get("fact_id"))
+        fact = facts.get(span.fact_id)
         if fact is None:
             problems.append(f"{where}: names no fact of the world model")
             continue
-        stated = text[span["start"]:span["end"]]
-        missing = [f"{c['type']} {c['value']}" for c in fact.get("checks", []) if not _supports(stated, c)]
+        stated = text[span.start:span.end]
+        missing = [f"{c.type} {c.value}" for c in fact.checks if not _supports(stated, c)]
         if missing:
             problems.append(f"{where}: the span does not state {', '.join(missing)}")
-    if not payload.get("evidence"):
+    if not payload.evidence:
         problems.append("no evidence recorded")
     return problems
 
@@ -60,7 +60,7 @@ class EvidenceCheck:
     name = "evidence"
 
     def applies_to(self, task: Task) -> bool:
-        return "evidence" in task.payload
+        return task.family == "long_context"
 
     def run(self, task: Task) -> ValidationResult:
         problems = span_problems(task)

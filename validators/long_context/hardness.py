@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from taskforge.graders.long_context.solvers import HARD_POOL_THRESHOLD, estimate_success
 from taskforge.schemas import Task, ValidationResult
+from taskforge.schemas.long_context import LongContextPayload
 
 
 class HardnessCheck:
@@ -21,18 +22,18 @@ class HardnessCheck:
     name = "hardness"
 
     def applies_to(self, task: Task) -> bool:
-        return task.family == "long_context" and "evolution" in task.payload
+        return task.family == "long_context" and LongContextPayload.of(task).evolution is not None
 
     def run(self, task: Task) -> ValidationResult:
-        evolution = task.payload["evolution"]
-        recorded = dict(evolution.get("solver_scores", {}))
+        evolution = LongContextPayload.of(task).evolution
+        recorded = dict(evolution.solver_scores)
         found = estimate_success(task)["solver_scores"]
         problems = [f"the {name} shortcut scores {score}, the task records {recorded.get(name)}"
                     for name, score in found.items() if recorded.get(name) != score]
         scores = {**recorded, **found}
         estimate = max(scores.values())
-        if evolution.get("estimate") != estimate:
-            problems.append(f"the task records an estimate of {evolution.get('estimate')}, its solvers give {estimate}")
+        if evolution.estimate != estimate:
+            problems.append(f"the task records an estimate of {evolution.estimate}, its solvers give {estimate}")
         if estimate > HARD_POOL_THRESHOLD:
             best = max(scores, key=scores.get)
             problems.append(f"too easy: the {best} shortcut scores {estimate}, above {HARD_POOL_THRESHOLD} "

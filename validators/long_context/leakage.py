@@ -6,6 +6,7 @@ import re
 
 from taskforge.graders.long_context.values import verbatim_in
 from taskforge.schemas import Task
+from taskforge.schemas.long_context import LongContextPayload, LongContextReference
 
 
 def _mask_spans(text: str, spans: list[tuple[int, int]]) -> str:
@@ -31,19 +32,18 @@ def long_context_leaks(task: Task) -> list[str]:
     """The answer verbatim in the question (as recorded and as shown), an ordering answer verbatim anywhere
     in the prompt outside its evidence, or the question listing items already in the answer's order."""
     leaks = []
-    payload, reference = task.payload, task.reference
-    answer = reference.get("answer")
-    answer_text = reference.get("answer_text", "")
-    for where, question in (("question", payload.get("question", "")), ("question shown", _shown_question(task))):
+    payload, reference = LongContextPayload.of(task), LongContextReference.of(task)
+    answer, answer_text = reference.answer, reference.answer_text
+    for where, question in (("question", payload.question), ("question shown", _shown_question(task))):
         if answer_text and verbatim_in(answer_text, question):
             leaks.append(f"the answer {answer_text!r} appears verbatim in the {where}")
-    if payload.get("answer_type") == "ordered_labels" and isinstance(answer, list) and len(answer) > 1:
+    if payload.answer_type == "ordered_labels" and isinstance(answer, list) and len(answer) > 1:
         visible = "\n".join(m.content for m in task.prompt)
-        for doc in payload.get("documents", []):
-            spans = [(e["start"], e["end"]) for e in payload.get("evidence", []) if e["doc_id"] == doc["doc_id"]]
-            visible = visible.replace(doc["text"], _mask_spans(doc["text"], spans))
+        for doc in payload.documents:
+            spans = [(e.start, e.end) for e in payload.evidence if e.doc_id == doc.doc_id]
+            visible = visible.replace(doc.text, _mask_spans(doc.text, spans))
         if _sequence_pattern(answer).search(visible):
             leaks.append(f"the answer sequence {answer_text!r} appears verbatim in the prompt")
-        if list(payload.get("items", {})) == answer:
+        if list(payload.items) == answer:
             leaks.append("the question lists the items already in the answer's order")
     return leaks

@@ -18,11 +18,10 @@ from taskforge.validators.scored import ScorerNoOp, ScorerReference
 def strategies(context: CheckContext) -> dict[str, Strategy]:
     """Question → strategy for long-context tasks."""
     return {
-        "noop": answered_by(ScorerNoOp(), otherwise="the grader names no scorer"),
-        "reference": answered_by(ScorerReference(), EvidenceCheck(), AnswerabilityCheck(),
-                                 otherwise="no scorer, evidence or world-model facts to check"),
+        "noop": answered_by(ScorerNoOp()),
+        "reference": answered_by(ScorerReference(), EvidenceCheck(), AnswerabilityCheck()),
         "leakage": answered_by(FindsLeaks("long_context_leaks", long_context_leaks)),
         "shortcut": answered_by(HardnessCheck(), otherwise="the task records no evolution (no shortcut solvers ran)"),
-        "determinism": answered_by(DeterminismCheck(), otherwise="the grader names no scorer"),
+        "determinism": answered_by(DeterminismCheck()),
         "review": answered_by(EvolutionJudgeCheck(), Reviewer(context.agents)),
     }

@@ -6,6 +6,7 @@ import random
 
 from taskforge.graders.mle.grading import frame_from_csv, grade
 from taskforge.schemas import Task, ValidationResult
+from taskforge.schemas.mle import MlePayload, MleReference
 
 REPEATS = 3
 
@@ -29,8 +30,8 @@ class GraderDeterminismCheck:
     def run(self, task: Task) -> ValidationResult:
         problems = []
         scores = {}
-        for label, submission in (("best baseline", task.reference["best_submission"]),
-                                  ("sample submission", task.payload["files"]["sample_submission.csv"])):
+        for label, submission in (("best baseline", MleReference.of(task).best_submission),
+                                  ("sample submission", MlePayload.of(task).files.sample_submission)):
             reports = [grade(submission, task.reference, task.grader).to_dict() for _ in range(REPEATS)]
             reports += [grade(_reordered(submission, seed), task.reference, task.grader).to_dict()
                         for seed in range(REPEATS)]

@@ -19,6 +19,7 @@ import polars as pl
 
 from taskforge.graders.mle.grading import frame_from_csv
 from taskforge.schemas import Task
+from taskforge.schemas.mle import MleGrader, MlePayload, MleReference
 
 ANSWER_AGREEMENT = 0.99
 """A public column agreeing with this share of the answers reproduces them."""
@@ -172,11 +173,11 @@ def _single_feature_leaks(train: pl.DataFrame, test: pl.DataFrame, answers: pl.D
 
 def mle_leaks(task: Task) -> list[str]:
     """Every way found to read the private answers off the public files."""
-    files, grader = task.payload["files"], task.grader
-    id_column, target = grader["id_column"], grader["target_column"]
-    answers = frame_from_csv(task.reference["answers"], "answers")
-    train = frame_from_csv(files["train.csv"], "train.csv")
-    test = frame_from_csv(files["test.csv"], "test.csv")
+    files, grader = MlePayload.of(task).files, MleGrader.of(task)
+    id_column, target = grader.id_column, grader.target_column
+    answers = frame_from_csv(MleReference.of(task).answers, "answers")
+    train = frame_from_csv(files.train, "train.csv")
+    test = frame_from_csv(files.test, "test.csv")
     leaks = []
     if target in test.columns:
         leaks.append(f"the public test.csv holds the label column {target!r}")
@@ -184,8 +185,8 @@ def mle_leaks(task: Task) -> list[str]:
     shared = train_ids & set(answers[id_column].to_list())
     if shared:
         leaks.append(f"{len(shared)} test ids also occur in the public train.csv, with their labels")
-    for name in ("test.csv", "sample_submission.csv"):
-        leaks += _reproduced_answers(name, frame_from_csv(files[name], name), answers, id_column, target)
-    regression = not grader.get("classes")
+    for name, text in (("test.csv", files.test), ("sample_submission.csv", files.sample_submission)):
+        leaks += _reproduced_answers(name, frame_from_csv(text, name), answers, id_column, target)
+    regression = not grader.classes
     leaks += _single_feature_leaks(train, test, answers, id_column, target, regression)
     return leaks

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from taskforge.graders.mle.grading import grade
 from taskforge.schemas import Task, ValidationResult
+from taskforge.schemas.mle import MlePayload
 
 
 class MleNoOpCheck:
@@ -15,7 +16,7 @@ class MleNoOpCheck:
         return task.family == "mle"
 
     def run(self, task: Task) -> ValidationResult:
-        report = grade(task.payload["files"]["sample_submission.csv"], task.reference, task.grader)
+        report = grade(MlePayload.of(task).files.sample_submission, task.reference, task.grader)
         if not report.valid_submission:
             reason = f"the sample submission is not a valid submission: {report.message}"
         elif report.any_medal:

@@ -18,7 +18,7 @@ def strategies(context: CheckContext) -> dict[str, Strategy]:
         "noop": answered_by(ScorerNoOp(), MleNoOpCheck()),
         "reference": answered_by(ScorerReference(), MleReferenceCheck()),
         "leakage": answered_by(FindsLeaks("mle_leaks", mle_leaks)),
-        "shortcut": absent("no shortcut baselines for MLE yet (constant, majority class, best single feature)"),
+        "shortcut": absent("no shortcut baselines yet (constant, majority class, best single feature)"),
         "determinism": answered_by(GraderDeterminismCheck()),
         "review": absent("the descriptions the builder agent writes are reviewed where they are written (a "
                          "rejected one is replaced by the templated text)"),

@@ -16,6 +16,7 @@ from typing import Any
 from taskforge.graders.swe.grading import Verdict, grade
 from taskforge.graders.swe.harness import Outcomes, TaskBed, run_empty_and_solution
 from taskforge.schemas import Task, ValidationResult, canonical_json
+from taskforge.schemas.swe import SwePayload, SweReference
 
 REFERENCE_REPEATS = 2
 
@@ -25,8 +26,8 @@ def _outcomes(task_json: str) -> Outcomes:
     """One session's runs for a task (memoised on the task's content, so the two checks share it)."""
     task = Task.model_validate_json(task_json)
     bed = TaskBed.of(task.payload, task.grader, task.environment)
-    return run_empty_and_solution(bed, task.reference["patch"], task.reference["test_patch"], REFERENCE_REPEATS,
-                                  label="swe-validate")
+    reference = SweReference.of(task)
+    return run_empty_and_solution(bed, reference.patch, reference.test_patch, REFERENCE_REPEATS, label="swe-validate")
 
 
 def outcomes_for(task: Task) -> Outcomes:
@@ -35,7 +36,8 @@ def outcomes_for(task: Task) -> Outcomes:
 
 
 def _verdicts(task: Task, outcomes: Outcomes) -> tuple[Verdict, list[Verdict]]:
-    f2p, p2p = task.payload["FAIL_TO_PASS"], task.payload["PASS_TO_PASS"]
+    payload = SwePayload.of(task)
+    f2p, p2p = payload.FAIL_TO_PASS, payload.PASS_TO_PASS
     return grade(outcomes.empty.statuses, f2p, p2p), [grade(run.statuses, f2p, p2p) for run in outcomes.solution]
 
 
@@ -53,7 +55,7 @@ class SweNoOpCheck:
         detail: dict[str, Any] = {"verdict": verdict.summary(), "run": outcomes.empty.summary()}
         if verdict.resolved:
             why = ("there is no FAIL_TO_PASS test: the held-out tests already pass at the base commit"
-                   if not task.payload["FAIL_TO_PASS"] else "the empty patch passes every FAIL_TO_PASS test")
+                   if not SwePayload.of(task).FAIL_TO_PASS else "the empty patch passes every FAIL_TO_PASS test")
             return ValidationResult(check=self.name, passed=False, score=1.0,
                                     reason=f"the empty patch resolves the task ({why})", detail=detail)
         return ValidationResult(check=self.name, passed=True, score=0.0, detail=detail)

@@ -16,6 +16,7 @@ from taskforge.graders.swe.safe_git import git_in
 from taskforge.graders.swe.harness import cache_root
 from taskforge.graders.swe.patch import post_image_blobs, quoted_lines
 from taskforge.schemas import Task
+from taskforge.schemas.swe import SwePayload, SweReference
 
 LEFTOVER_FILES = ("FETCH_HEAD", "ORIG_HEAD", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "objects/info/alternates",
                   "objects/info/http-alternates")
@@ -56,13 +57,13 @@ def audit_snapshot(snapshot: Path, base_commit: str, fix_commit: str, forbidden_
 
 def swe_leaks(task: Task) -> list[str]:
     """Leaks of a SWE task: through its snapshot, or through its prompt quoting the solution or the tests."""
-    reference = task.reference
-    leaks = audit_snapshot(cache_root() / task.environment["snapshot"], task.payload["base_commit"],
-                           reference["fix_commit"],
-                           post_image_blobs(reference["patch"]) + post_image_blobs(reference["test_patch"]))
+    reference = SweReference.of(task)
+    leaks = audit_snapshot(cache_root() / task.environment["snapshot"], SwePayload.of(task).base_commit,
+                           reference.fix_commit,
+                           post_image_blobs(reference.patch) + post_image_blobs(reference.test_patch))
     visible = "\n".join(message.content for message in task.prompt)
-    for name in ("patch", "test_patch"):
-        quoted = quoted_lines(visible, reference[name])
+    for name, diff in (("patch", reference.patch), ("test patch", reference.test_patch)):
+        quoted = quoted_lines(visible, diff)
         if quoted:
-            leaks.append(f"the prompt quotes {len(quoted)} line(s) of the {name.replace('_', ' ')}")
+            leaks.append(f"the prompt quotes {len(quoted)} line(s) of the {name}")
     return leaks

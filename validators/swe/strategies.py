@@ -15,9 +15,9 @@ def strategies(context: CheckContext) -> dict[str, Strategy]:
         "noop": answered_by(SweNoOpCheck()),
         "reference": answered_by(SweReferenceCheck()),
         "leakage": answered_by(FindsLeaks("swe_leaks", swe_leaks)),
-        "shortcut": absent("no shortcut patches for SWE yet (the empty patch is the no-op)"),
+        "shortcut": absent("no shortcut patches yet (the empty patch is the no-op)"),
         "determinism": absent("grading is SWE-bench's pure function of test statuses, and the reference check "
                               "runs the solution's tests repeatedly, so flaky tests fail there"),
-        "review": absent("no reviewer strategy for SWE yet (the statement the builder agent writes is checked for "
+        "review": absent("no reviewer strategy yet (the statement the builder agent writes is checked for "
                          "quotes of the fix where it is written)"),
     }

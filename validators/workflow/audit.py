@@ -20,11 +20,9 @@ import statistics
 import sys
 from typing import Any
 
-from pydantic import ValidationError
-
 from taskforge.graders.workflow.deliverables import parse_number
 from taskforge.schemas import Task, ValidationResult
-from taskforge.schemas.workflow import WorkflowPackage
+from taskforge.schemas.workflow import GradingSpec, WorkflowGrader, WorkflowPackage, WorkflowReference
 
 FORBIDDEN_IMPORTS = frozenset({"socket", "ssl", "http", "urllib", "ftplib", "smtplib", "subprocess", "ctypes",
                                "multiprocessing", "asyncio", "shutil", "webbrowser", "xmlrpc"})
@@ -73,16 +71,16 @@ def statement_problems(package: WorkflowPackage, prompt: str) -> list[str]:
     return problems
 
 
-def _values(text: str, spec: dict[str, Any]) -> dict[str, list[Any]]:
+def _values(text: str, spec: GradingSpec) -> dict[str, list[Any]]:
     """Reference values per graded column (CSV) or field (JSON)."""
-    if spec["format"] == "text":
+    if spec.format == "text":
         return {}
-    if spec["format"] == "csv":
+    if spec.format == "csv":
         rows = list(csv.DictReader(io.StringIO(text)))
-        return {name: [row.get(name, "") for row in rows] for name in spec.get("columns", {})}
+        return {name: [row.get(name, "") for row in rows] for name in spec.columns}
     document = json.loads(text)
     values = {}
-    for path in spec.get("fields", {}):
+    for path in spec.fields:
         node = document
         for part in path.split("."):
             node = node[int(part)] if isinstance(node, list) else node.get(part) if isinstance(node, dict) else None
@@ -108,33 +106,32 @@ def _tolerance_problems(where: str, rule: dict[str, Any], values: list[Any]) -> 
 
 def grading_problems(task: Task, package: WorkflowPackage) -> list[str]:
     """Disagreements between the stated deliverables, the grader and the reference, and unsafe tolerances."""
-    specs = task.grader.get("deliverables", [])
+    grader = WorkflowGrader.of(task)
     problems = []
-    if specs != [d.grading() for d in package.deliverables]:
+    if grader.specs() != [d.grading() for d in package.deliverables]:
         problems.append("the grader's deliverables differ from the stated ones")
-    program = task.grader.get("program", {})
-    if hashlib.sha256(program.get("source", "").encode()).hexdigest() != program.get("sha256"):
+    if hashlib.sha256(grader.program.source.encode()).hexdigest() != grader.program.sha256:
         problems.append("the grader program does not match its pinned hash")
-    reference = task.reference.get("deliverables", {})
-    for spec in specs:
-        path, text = spec["path"], reference.get(spec["path"])
+    reference = WorkflowReference.of(task).deliverables
+    for spec in grader.deliverables:
+        path, text = spec.path, reference.get(spec.path)
         if text is None or not text.strip():
             problems.append(f"{path}: no reference content")
             continue
         try:
             values = _values(text, spec)
         except (ValueError, AttributeError, IndexError, TypeError):
-            problems.append(f"{path}: the reference is not valid {spec['format']}")
+            problems.append(f"{path}: the reference is not valid {spec.format}")
             continue
-        if spec["format"] == "csv":
+        if spec.format == "csv":
             header, *rows = [line for line in csv.reader(io.StringIO(text)) if line]
-            graded = set(spec.get("key", [])) | set(spec.get("columns", {}))
+            graded = set(spec.key) | set(spec.columns)
             problems += [f"{path}: column {c} is not graded" for c in header if c not in graded]
             problems += [f"{path}: graded column {c} is not in the reference" for c in sorted(graded - set(header))]
             if not rows:
                 problems.append(f"{path}: the reference has no rows")
-        rules = spec.get("columns", {}) or spec.get("fields", {})
-        if spec["format"] != "text" and not rules:
+        rules = spec.columns or spec.fields
+        if spec.format != "text" and not rules:
             problems.append(f"{path}: no column or field is compared")
         for name, rule in rules.items():
             problems += _tolerance_problems(f"{path}:{name}", rule, values.get(name, []))
@@ -150,13 +147,10 @@ class PackageAudit:
         return task.family == "workflow"
 
     def run(self, task: Task) -> ValidationResult:
-        try:
-            package = WorkflowPackage.model_validate(task.payload)
-        except ValidationError as exc:
-            return ValidationResult(check=self.name, passed=False, reason=f"the payload is not a workflow package: {exc.errors()[0]['msg']}")
+        package = WorkflowPackage.of(task)
         prompt = "\n".join(m.content for m in task.prompt)
         problems = statement_problems(package, prompt) + grading_problems(task, package)
-        problems += workflow_problems(task.reference.get("workflow", {}))
+        problems += workflow_problems(WorkflowReference.of(task).workflow)
         if not package.tools.get("python", "").startswith("3."):
             problems.append("the Python version is not pinned")
         if not TIME_BUDGET_S[0] <= package.time_budget_s <= TIME_BUDGET_S[1]:

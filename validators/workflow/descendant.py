@@ -9,25 +9,23 @@ asks for exactly the ancestor's answer, or when evolution gutted its data.
 
 from __future__ import annotations
 
-from pydantic import ValidationError
-
 from taskforge.schemas import Task, ValidationResult
-from taskforge.schemas.workflow import WorkflowPackage, changed_axes, summarize
+from taskforge.schemas.workflow import WorkflowPackage, WorkflowReference, changed_axes, summarize
 
 MIN_AXES = 2
 MIN_ROW_SHARE = 0.5
 MIN_ROWS = 3
 
 
-def judge(package: WorkflowPackage, reference: dict[str, str], run: dict) -> list[str]:
+def judge(package: WorkflowPackage, reference: WorkflowReference) -> list[str]:
     """The material defects of a descendant relative to the ancestor its evolution record names."""
-    evolution = package.evolution
+    evolution, run = package.evolution, reference.run
     if evolution is None:
         return []
-    if not run.get("ok"):
-        return [f"the reference workflow fails on the evolved inputs (exit {run.get('exit_code')}): "
-                f"{run.get('stderr_tail', '').strip()[-300:]}"]
-    parent, child = evolution.parent, summarize(package, reference)
+    if not run.ok:
+        return [f"the reference workflow fails on the evolved inputs (exit {run.exit_code}): "
+                f"{run.stderr_tail.strip()[-300:]}"]
+    parent, child = evolution.parent, summarize(package, reference.deliverables)
     defects = []
     actual, recorded = changed_axes(parent, child), set(evolution.axes)
     if actual != recorded:
@@ -52,14 +50,11 @@ class DescendantCheck:
     name = "descendant"
 
     def applies_to(self, task: Task) -> bool:
-        return task.family == "workflow" and bool(task.payload.get("evolution"))
+        return task.family == "workflow" and WorkflowPackage.of(task).evolution is not None
 
     def run(self, task: Task) -> ValidationResult:
-        try:
-            package = WorkflowPackage.model_validate(task.payload)
-        except ValidationError as exc:
-            return ValidationResult(check=self.name, passed=False, reason=f"the payload is not a workflow package: {exc.errors()[0]['msg']}")
-        defects = judge(package, task.reference.get("deliverables", {}), task.reference.get("run", {}))
+        package = WorkflowPackage.of(task)
+        defects = judge(package, WorkflowReference.of(task))
         axes = sorted(package.evolution.axes) if package.evolution else []
         return ValidationResult(check=self.name, passed=not defects, reason="; ".join(defects) or None,
                                 detail={"defects": defects, "axes": axes,

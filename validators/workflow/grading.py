@@ -14,7 +14,7 @@ from typing import Any
 from taskforge import sandbox
 from taskforge.graders.workflow.deliverables import read_tree, write_tree
 from taskforge.schemas import InfrastructureError, Task, TaskforgeError
-from taskforge.schemas.workflow import OUTPUTS
+from taskforge.schemas.workflow import OUTPUTS, WorkflowGrader, WorkflowPackage, WorkflowReference
 
 SOLVER_TIMEOUT_S = 60.0
 GRADE_TIMEOUT_S = 60.0
@@ -34,7 +34,7 @@ def _run(job: sandbox.Job, collected: Path) -> sandbox.Result:
 
 def solver_workspace(task: Task) -> dict[str, str]:
     """The files a solver starts with: the public inputs and nothing else."""
-    return dict(task.payload["inputs"])
+    return dict(WorkflowPackage.of(task).inputs)
 
 
 def run_solver(task: Task, command: tuple[str, ...]) -> dict[str, str]:
@@ -51,16 +51,17 @@ def run_solver(task: Task, command: tuple[str, ...]) -> dict[str, str]:
 def grade(task: Task, submissions: dict[str, dict[str, str]]) -> dict[str, dict[str, Any]]:
     """Grade each named submission with the task's grader program in one grading sandbox run."""
     names = {name: f"s{i}" for i, name in enumerate(submissions)}
-    program = task.grader["program"]
-    files = {program["name"]: program["source"], "spec.json": json.dumps({"deliverables": task.grader["deliverables"]})}
-    files.update({f"reference/{p}": t for p, t in task.reference.get("deliverables", {}).items()})
+    grader = WorkflowGrader.of(task)
+    program = grader.program
+    files = {program.name: program.source, "spec.json": json.dumps({"deliverables": grader.specs()})}
+    files.update({f"reference/{p}": t for p, t in WorkflowReference.of(task).deliverables.items()})
     for name, submission in submissions.items():
         files.update({f"submissions/{names[name]}/{p}": t for p, t in submission.items()})
     with tempfile.TemporaryDirectory(prefix="taskforge-grade-") as tmp:
         workspace, collected = Path(tmp) / "workspace", Path(tmp) / "collected"
         write_tree(str(workspace), files)
         (workspace / "reference").mkdir(exist_ok=True)
-        command = ("python3", program["name"], "spec.json", "reference", "result.json",
+        command = ("python3", program.name, "spec.json", "reference", "result.json",
                    *(f"submissions/{alias}" for alias in names.values()))
         result = _run(sandbox.Job(command=command, workspace=workspace, network=False, timeout_s=GRADE_TIMEOUT_S,
                                   collect=("result.json",), label=f"workflow-grade:{task.task_id}"), collected)

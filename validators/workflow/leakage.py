@@ -15,7 +15,7 @@ import json
 import re
 
 from taskforge.schemas import Task
-from taskforge.schemas.workflow import OUTPUTS
+from taskforge.schemas.workflow import OUTPUTS, WorkflowGrader, WorkflowPackage, WorkflowReference
 
 HIDDEN_NAMES = frozenset({"reference.py", "wfio.py", "grade.py", "params.json", "spec.json"})
 MIN_CONTENT_CHARS = 40
@@ -71,10 +71,11 @@ def reference_numbers(path: str, text: str) -> set[str]:
 
 def workflow_leaks(task: Task) -> list[str]:
     """Everything in the solver's view that gives the reference away."""
-    public = dict(task.payload.get("inputs", {}))
+    package, hidden_part = WorkflowPackage.of(task), WorkflowReference.of(task)
+    public = dict(package.inputs)
     prompt = "\n".join(m.content for m in task.prompt)
-    reference = task.reference.get("deliverables", {})
-    hidden = {**task.reference.get("workflow", {}), "grade.py": task.grader.get("program", {}).get("source", "")}
+    reference = hidden_part.deliverables
+    hidden = {**hidden_part.workflow, "grade.py": WorkflowGrader.of(task).program.source}
     leaks = [f"{path} is a hidden file in the workspace" for path in public
              if path.rsplit("/", 1)[-1] in HIDDEN_NAMES or path.startswith(f"{OUTPUTS}/") or f"/{OUTPUTS}/" in path]
     views = {**public, "the prompt": prompt}
@@ -88,7 +89,7 @@ def workflow_leaks(task: Task) -> list[str]:
         leaks += [f"the reference {path} is contained in {where}" for where, view in normal_views.items()
                   if len(body) >= MIN_CONTENT_CHARS and body in view]
     in_inputs = set().union(*(numbers_in(t) for t in public.values())) if public else set()
-    params = set().union(*(numbers_in(v) for v in task.payload.get("params", {}).values())) if task.payload.get("params") else set()
+    params = set().union(*(numbers_in(v) for v in package.params.values()))
     stated = numbers_in(prompt) - in_inputs - params
     for path, text in reference.items():
         computed = sorted(reference_numbers(path, text) & stated)

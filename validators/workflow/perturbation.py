@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterator
 
 from taskforge.graders.workflow.deliverables import parse_number, tolerance
 from taskforge.schemas import Task, ValidationResult
+from taskforge.schemas.workflow import WorkflowGrader, WorkflowReference
 from taskforge.validators.workflow.grading import grade
 
 KINDS = ("changed_value", "missing_row", "swapped_columns", "wrong_unit", "truncated_file")
@@ -217,16 +218,16 @@ class WorkflowPerturbationCheck:
     name = "workflow_perturbation"
 
     def applies_to(self, task: Task) -> bool:
-        return task.family == "workflow" and bool(task.reference.get("deliverables"))
+        return task.family == "workflow" and bool(WorkflowReference.of(task).deliverables)
 
     def run(self, task: Task) -> ValidationResult:
-        reference = task.reference["deliverables"]
-        suite = perturbations(reference, task.grader["deliverables"])
+        reference, grader = WorkflowReference.of(task).deliverables, WorkflowGrader.of(task)
+        suite = perturbations(reference, grader.specs())
         results = grade(task, {p.label: {**reference, p.path: p.text} for p in suite}) if suite else {}
         scores = {label: result["score"] for label, result in results.items()}
         accepted = sorted(label for label, score in scores.items() if score >= 1.0)
-        thin = [d["path"] for d in task.grader["deliverables"]
-                if sum(1 for p in suite if p.path == d["path"]) < MIN_PER_DELIVERABLE]
+        thin = [spec.path for spec in grader.deliverables
+                if sum(1 for p in suite if p.path == spec.path) < MIN_PER_DELIVERABLE]
         problems = [f"the grader scores 1.0 for {', '.join(accepted)}"] if accepted else []
         problems += [f"fewer than {MIN_PER_DELIVERABLE} perturbations apply to {', '.join(thin)}"] if thin else []
         return ValidationResult(

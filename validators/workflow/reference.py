@@ -4,6 +4,7 @@ task's grader program, in separate grading runs (a grader that is not determinis
 from __future__ import annotations
 
 from taskforge.schemas import Task, ValidationResult
+from taskforge.schemas.workflow import WorkflowGrader, WorkflowReference
 from taskforge.validators.workflow.grading import grade
 
 
@@ -19,19 +20,21 @@ class WorkflowReferenceCheck:
         return task.family == "workflow"
 
     def run(self, task: Task) -> ValidationResult:
-        run = task.reference.get("run", {})
-        required = [d["path"] for d in task.grader["deliverables"]]
-        missing = [p for p in required if p not in task.reference.get("deliverables", {})]
-        if not run.get("ok") or missing:
-            why = f"exit {run.get('exit_code')}: {run.get('stderr_tail', '').strip()[-300:]}" if not run.get("ok") \
+        reference = WorkflowReference.of(task)
+        run = reference.run
+        required = [spec.path for spec in WorkflowGrader.of(task).deliverables]
+        missing = [p for p in required if p not in reference.deliverables]
+        recorded = run.model_dump(exclude_unset=True)
+        if not run.ok or missing:
+            why = f"exit {run.exit_code}: {run.stderr_tail.strip()[-300:]}" if not run.ok \
                 else f"it did not write {', '.join(missing)}"
             return ValidationResult(check=self.name, passed=False, score=0.0,
-                                    reason=f"the reference workflow failed ({why})", detail={"run": run})
-        submission = dict(task.reference["deliverables"])
+                                    reason=f"the reference workflow failed ({why})", detail={"run": recorded})
+        submission = dict(reference.deliverables)
         scores = [grade(task, {"reference": submission})["reference"]["score"] for _ in range(self.repeats)]
         passed = all(score == 1.0 for score in scores)
         return ValidationResult(
             check=self.name, passed=passed, score=min(scores),
             reason=None if passed else f"the reference deliverables score {scores}, not 1.0",
-            detail={"scores": scores, "run": run},
+            detail={"scores": scores, "run": recorded},
         )

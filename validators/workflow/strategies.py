@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from taskforge.agents.artifact import SourceText
 from taskforge.schemas import Task
+from taskforge.schemas.workflow import WorkflowPackage
 from taskforge.validators.base import CheckContext
 from taskforge.validators.evolution_judge import EvolutionJudgeCheck
 from taskforge.validators.leakage import FindsLeaks
@@ -24,7 +25,7 @@ INPUT_CHARS = 20_000
 def workflow_inputs(task: Task) -> list[SourceText]:
     """A workflow package's input files, which the solver reads from its workspace (the reviewer's sources)."""
     return [SourceText(source_id=path, text=text[:INPUT_CHARS])
-            for path, text in sorted(task.payload.get("inputs", {}).items())]
+            for path, text in sorted(WorkflowPackage.of(task).inputs.items())]
 
 
 def strategies(context: CheckContext) -> dict[str, Strategy]:
