@@ -48,7 +48,8 @@ def absent(why: str) -> Strategy:
 
 def combined(question: str, results: list[ValidationResult]) -> ValidationResult:
     """The question's result from its parts' results: passed when every part passed. The detail names the
-    parts that ran (`strategy`); one part's detail is kept as it is, several go under `parts`."""
+    parts that ran (`strategy`); one part's detail is kept as it is, several go under `parts` (without
+    their timings: a rerun records the same detail)."""
     names = [result.check for result in results]
     if len(results) == 1:
         (only,) = results
@@ -58,8 +59,7 @@ def combined(question: str, results: list[ValidationResult]) -> ValidationResult
         check=question, passed=not failed, score=results[0].score,
         reason="; ".join(f"{result.check}: {result.reason}" for result in failed) or None,
         detail={"strategy": names,
-                "parts": {r.check: r.model_dump(include={"passed", "score", "reason", "detail", "duration_s"})
-                          for r in results}},
+                "parts": {r.check: r.model_dump(include={"passed", "score", "reason", "detail"}) for r in results}},
         infrastructure_error=any(result.infrastructure_error for result in results))
 
 
