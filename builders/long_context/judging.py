@@ -2,7 +2,7 @@
 
 `JudgeModelSolver` answers a candidate as its solver would (through the
 agents layer); its score joins the shallow solvers' in the success estimate,
-and the hardness check keeps it as recorded. `judge_child` asks the judge to
+and the `shortcut` check keeps it as recorded. `judge_child` asks the judge to
 compare a child with its parent; both are shown with their documents cut down
 to the evidence passages the reference rests on (two full contexts of up to
 128K tokens would not fit a judge's window), with their difficulty axes.

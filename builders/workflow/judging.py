@@ -3,8 +3,8 @@
 The deterministic judge (`taskforge.validators.workflow.judge`) compares summaries;
 this one reads both tasks (statement, reference deliverables, workflow) and
 their input files, and its verdict is kept in the descendant's provenance for
-the `evolution_judge` check. A descendant whose reference run failed is left
-to the deterministic judge (there is nothing for the model to add), and one
+the `review` check (its `evolution_judge` part). A descendant whose reference run failed is left
+to the descendant check (there is nothing for the model to add), and one
 the judge cannot be asked about (no endpoint, failed call) is not judged.
 """
 
