@@ -47,7 +47,7 @@ from taskforge.validators.decontamination import DecontaminationCheck, task_fiel
 from taskforge.validators.evalsets import EvalItem, EvalSet, registry_dir  # noqa: E402
 from taskforge.validators.near_duplicates import asked_text, signatures  # noqa: E402
 
-CHECKS = ("noop", "reference", "leakage", "evidence", "determinism", "answerability", "hardness", "decontamination")
+CHECKS = ("noop", "reference", "leakage", "shortcut", "determinism", "decontamination", "review")
 
 
 def text(rng: random.Random, vocabulary: list[str], n: int) -> str:

@@ -31,11 +31,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from figures import emit  # noqa: E402
 from taskforge.builders.base import BuildContext  # noqa: E402
 from taskforge.builders.swe import SweBuilder  # noqa: E402
-from taskforge.graders.swe_harness import cache_root  # noqa: E402
+from taskforge.graders.swe.harness import cache_root  # noqa: E402
 from taskforge.sandbox import default_sandbox  # noqa: E402
 from taskforge.schemas import PlanItem, Task  # noqa: E402
 from taskforge.validators.runner import validate  # noqa: E402
-from taskforge.validators.swe import outcomes_for  # noqa: E402
+from taskforge.validators.swe.execution import outcomes_for  # noqa: E402
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "samples" / "swe" / "tomlkit.bundle"
 GOAL_RATIO = 1.3

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pyarrow.parquet as pq
 
 from factories import literature_tasks, paper_collection
-from taskforge.graders.papers import SNAPSHOT_FOLDER, load_snapshot
+from taskforge.graders.literature.papers import SNAPSHOT_FOLDER, load_snapshot
 
 WRITE_DELAY_S = 0.3
 

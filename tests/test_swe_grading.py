@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from taskforge.graders.swe import FAILED, PASSED, SKIPPED, XFAIL, grade, harvest, parse_pytest_log, unapplied
-from taskforge.graders.swe_harness import failure_sections
-from taskforge.graders.swe_patch import (is_test_path, post_image_blobs, quoted_lines, runnable_test_files, split_diff,
+from taskforge.graders.swe.grading import FAILED, PASSED, SKIPPED, XFAIL, grade, harvest, parse_pytest_log, unapplied
+from taskforge.graders.swe.harness import failure_sections
+from taskforge.graders.swe.patch import (is_test_path, post_image_blobs, quoted_lines, runnable_test_files, split_diff,
                                          held_out_targets)
-from taskforge.graders.swe_statement import names_the_fix, new_interface, unstated_interface
+from taskforge.graders.swe.statement import names_the_fix, new_interface, unstated_interface
 
 LOG = """============================= test session starts ==============================
 collected 6 items

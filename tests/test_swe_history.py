@@ -21,10 +21,10 @@ from taskforge.builders.swe.source import clone_bundle, materialize_sample, open
 from taskforge.builders.swe.versioning import major_minor, version_at
 from conftest import SAMPLES
 from llm_server import ChatServer
-from taskforge.graders.swe_patch import post_image_blobs
+from taskforge.graders.swe.patch import post_image_blobs
 from taskforge.schemas import InputError
 from test_agents import make_agents
-from taskforge.validators.swe_leakage import audit_snapshot
+from taskforge.validators.swe.leakage import audit_snapshot
 
 OFFLINE = Agents.offline("no endpoint configured")
 

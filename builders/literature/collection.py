@@ -26,8 +26,8 @@ import pyarrow.parquet as pq
 
 from taskforge.builders.literature.readers import XML_SUFFIXES, json_record, json_records, xml_records
 from taskforge.graders.paper_ids import normalise_arxiv, normalise_doi
-from taskforge.graders.papers import ABSTRACT, Paper, PaperCollection, Section
-from taskforge.graders.literature_env import CITED_BY, METADATA, REFERENCES
+from taskforge.graders.literature.papers import ABSTRACT, Paper, PaperCollection, Section
+from taskforge.graders.literature.environment import CITED_BY, METADATA, REFERENCES
 from taskforge.schemas import InputError, Quarantined
 
 SUFFIXES = (".jsonl", ".json", ".parquet", *XML_SUFFIXES)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from taskforge.builders.mle.source import DatasetSpec
-from taskforge.graders.mle_metrics import METRICS, default_metric
+from taskforge.graders.mle.metrics import METRICS, default_metric
 from taskforge.schemas import InputError
 
 TARGET_NAMES = ("target", "label", "labels", "class", "y", "outcome", "response")

@@ -35,11 +35,11 @@ from taskforge.builders.swe.repair import TASK_RULES, repair
 from taskforge.builders.swe.snapshot import make_snapshot
 from taskforge.builders.swe.source import SourceRepository, open_source
 from taskforge.builders.swe.versioning import version_at
-from taskforge.graders.swe import harvest
-from taskforge.graders.swe_git import GitError, line_counts, names_in_tree
-from taskforge.graders.swe_harness import BedError, InstallFailed, Outcomes, TaskBed, cache_root, cached_runs
-from taskforge.graders.swe_patch import held_out_targets, split_files
-from taskforge.graders.swe_statement import interface_specs, new_interface, patch_names
+from taskforge.graders.swe.grading import harvest
+from taskforge.graders.swe.safe_git import GitError, line_counts, names_in_tree
+from taskforge.graders.swe.harness import BedError, InstallFailed, Outcomes, TaskBed, cache_root, cached_runs
+from taskforge.graders.swe.patch import held_out_targets, split_files
+from taskforge.graders.swe.statement import interface_specs, new_interface, patch_names
 from taskforge.schemas import InputError, Lineage, PlanItem, Quarantined, Task, content_id, task_id_for
 
 ISSUES_FILE = "issues.jsonl"

@@ -6,7 +6,7 @@ from typing import Any
 
 from taskforge.builders.swe.mining import Candidate
 from taskforge.builders.swe.problem import Statement
-from taskforge.graders.swe import Harvest
+from taskforge.graders.swe.grading import Harvest
 from taskforge.schemas import Message
 
 KIND = "issue_repair"

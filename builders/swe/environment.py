@@ -31,7 +31,7 @@ from taskforge import sandbox
 from taskforge.sandbox.filelock import locked
 from taskforge.builders.swe.recipe import Recipe
 from taskforge.builders.swe.repair import repair
-from taskforge.graders.swe_harness import (ENV_DIR, SANDBOX_PYTHON, BedError, TaskBed, cache_root, grading_session,
+from taskforge.graders.swe.harness import (ENV_DIR, SANDBOX_PYTHON, BedError, TaskBed, cache_root, grading_session,
                                  python_env, scrub, tail)
 from taskforge.sandbox import Job
 from taskforge.schemas import InfrastructureError, TaskforgeError, content_id

@@ -35,7 +35,7 @@ import git
 from taskforge.builders.swe.functions import touched_functions
 from taskforge.builders.swe.problem import linked_issues, pull_request_number
 from taskforge.builders.swe.versioning import file_at
-from taskforge.graders.swe_patch import SplitDiff, is_test_path, runnable_test_files, split_diff, split_files
+from taskforge.graders.swe.patch import SplitDiff, is_test_path, runnable_test_files, split_diff, split_files
 
 
 @dataclass(frozen=True)

@@ -26,8 +26,8 @@ from pathlib import Path
 
 from taskforge.agents.client import Agents
 from taskforge.agents.swe import rewrite_problem_statement
-from taskforge.graders.swe_patch import is_test_path
-from taskforge.graders.swe_statement import mentions
+from taskforge.graders.swe.patch import is_test_path
+from taskforge.graders.swe.statement import mentions
 from taskforge.schemas import InputError
 
 LINK_KEYWORDS = ("close", "closes", "closed", "fix", "fixes", "fixed", "resolve", "resolves", "resolved")

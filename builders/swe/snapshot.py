@@ -13,7 +13,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from taskforge.graders.swe_git import git_in
+from taskforge.graders.swe.safe_git import git_in
 
 SNAPSHOT_BRANCH = "main"
 
