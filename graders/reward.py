@@ -27,6 +27,9 @@ from taskforge.graders.swe.reward import SweSandboxScorer
 from taskforge.schemas import Task, TaskforgeError, canonical_json
 
 DATA_SOURCE_PREFIX = "taskforge/"
+WORKSPACE_FAMILIES = ("swe", "mle", "workflow")
+"""Families whose solver works in a sandboxed workspace. In verl's tool agent loop their reward is the one the
+`submit` tool computed (`taskforge.tools.verl_tools`), which verl passes on as `extra_info["tool_rewards"]`."""
 
 
 class UnknownRewardError(TaskforgeError):
@@ -96,11 +99,23 @@ def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_
 
     `ground_truth` is the task's reference (a JSON string or a mapping) and
     `extra_info["grader"]` its grader; verl's extra keyword arguments (sandbox
-    URL, semaphores) are accepted and not used.
+    URL, semaphores) are accepted and not used. A workspace family's row run in
+    verl's tool agent loop (`extra_info["tool_rewards"]` present) scores what
+    its `submit` tool graded.
     """
     info = dict(extra_info or {})
-    entry = reward_entry(family_of(data_source, info))
+    family = family_of(data_source, info)
+    if family in WORKSPACE_FAMILIES and "tool_rewards" in info:
+        return submitted_reward(info["tool_rewards"])
+    entry = reward_entry(family)
     return entry.score(solution_str or "", decoded(ground_truth), decoded(info.get("grader")), info)
+
+
+def submitted_reward(tool_rewards: Any) -> float:
+    """A workspace trajectory's reward in verl's tool agent loop: what its `submit` graded (taskforge's tools
+    give no other reward; verl adds 0 for a call it refused), 0 when it never submitted."""
+    rewards = [float(r) for r in (list(tool_rewards) if tool_rewards is not None else [])]
+    return max(rewards, default=0.0)
 
 
 def task_info(task: Task) -> dict[str, Any]:

@@ -29,7 +29,7 @@ import pyarrow.parquet as pq
 
 from taskforge.graders.literature.environment import ENVIRONMENT_KIND as LITERATURE_ENVIRONMENT, environment_files
 from taskforge.schemas import Task, TaskforgeError, ValidationResult, to_table
-from taskforge.schemas.locations import Location, exists, join, normalize, open_file, read_text, readable, remove
+from taskforge.schemas.locations import Location, exists, join, normalize, open_file, read_text, remove
 from taskforge.store.batches import iter_batch
 from taskforge.store.card import release_card
 from taskforge.store.catalog import Catalog
@@ -182,13 +182,6 @@ def _ship(data: DataDir, relative: str, out_dir: Location) -> Location:
     return target
 
 
-def _environments(data: DataDir, shard_paths: Iterable[str]) -> Iterable[dict[str, Any]]:
-    """The `environment` of every task in the given shards."""
-    for path in shard_paths:
-        with readable(join(data.shards, path)) as source:
-            yield from map(json.loads, pq.read_table(source, columns=["environment"])[0].to_pylist())
-
-
 def export_release(catalog: Catalog, data: DataDir, version: str, out_dir: Location,
                    screen: ReleaseScreen | None = None) -> ReleaseResult:
     """Write the release folder (see the module docstring; a local path or an fsspec URL) and return what it holds."""
@@ -199,7 +192,7 @@ def export_release(catalog: Catalog, data: DataDir, version: str, out_dir: Locat
     by_family: dict[str, list[str]] = defaultdict(list)
     for shard in shards:
         by_family[shard.family].append(shard.path)
-    tools = tool_names(_environments(data, (shard.path for shard in shards)))
+    tools = tool_names(by_family)
     rows: dict[str, int] = {}
     removed: list[dict[str, Any]] = []
     written: list[Location] = []

@@ -84,7 +84,8 @@ def test_tool_tasks_carry_verl_tool_kwargs_and_their_tools_work_from_the_release
     row = literature[0]
     info = row["extra_info"]
     assert row["agent_name"] == "tool_agent" and info["need_tools_kwargs"] is True
-    assert set(info["tools_kwargs"]) == {"read", "search"}
+    assert {name for name, kwargs in info["tools_kwargs"].items() if kwargs} == {"read", "search"}
+    assert info["tool_selection"] == ["search", "read"]
     create = info["tools_kwargs"]["search"]["create_kwargs"]
     assert create["task_id"] == info["task_id"] and info["interaction_kwargs"]["name"] == "literature_search"
     env = environment_for(json.loads(create["environment"]), out)
@@ -96,6 +97,8 @@ def test_tool_tasks_carry_verl_tool_kwargs_and_their_tools_work_from_the_release
                for r in long_context)
     workflow = datasets.load_dataset(str(out), "workflow", split="train", cache_dir=str(built["root"] / "hf"))
     assert {r["extra_info"]["interaction_kwargs"]["name"] for r in workflow} == {"workflow"}
+    assert {r["agent_name"] for r in workflow} == {"tool_agent"}
+    assert workflow[0]["extra_info"]["tool_selection"] == ["run", "read_file", "write_file", "submit"]
     assert json.loads(workflow[0]["extra_info"]["environment"])["network"] is False
     envelopes = datasets.load_dataset(str(out), "literature_envelope", split="train",
                                      cache_dir=str(built["root"] / "hf"))

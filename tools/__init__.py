@@ -19,14 +19,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from taskforge.graders.reward import WORKSPACE_FAMILIES
 from taskforge.schemas import Task
 from taskforge.schemas.locations import Location
 from taskforge.tools.answers import AnswerEnvironment, literature_environment
 from taskforge.tools.base import SUBMIT, ToolEnvironment, ToolEnvironmentError
 from taskforge.tools.workspace import COMMAND_TIMEOUT_S
 from taskforge.tools.workspaces import MleWorkspace, SweWorkspace, WorkflowWorkspace
-
-WORKSPACE_FAMILIES = ("swe", "mle", "workflow")
 
 
 def open_tools(family: str, payload: dict[str, Any], environment: dict[str, Any], data_dir: Location | None = None,

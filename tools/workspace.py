@@ -30,21 +30,23 @@ COMMAND_TIMEOUT_S = 120.0
 SETUP_TIMEOUT_S = 300.0
 MAX_READ_BYTES = 4_000_000
 WORKDIR_MISSING = 97
+ANY_WORKDIR = f"the working folder ({WORKSPACE}/repo for a repository task, else {WORKSPACE})"
 
 
-def workspace_tools(workdir: str) -> list[dict[str, Any]]:
-    """The workspace tools, relative paths meaning `workdir` (under /workspace), `submit` last."""
-    where = f"{WORKSPACE}/{workdir}".rstrip("/.") if workdir not in ("", ".") else WORKSPACE
-    path = {"type": "string", "description": f"a file path, relative to {where} or absolute under {WORKSPACE}"}
+def workspace_tools(where: str = ANY_WORKDIR) -> list[dict[str, Any]]:
+    """The workspace tools, `where` naming the working folder (where commands start and relative paths point),
+    `submit` last."""
+    def path() -> dict[str, str]:
+        return {"type": "string", "description": f"a file path, relative to {where} or absolute under {WORKSPACE}"}
     return [
         function(RUN, f"Run a bash command in {where} (no network) and see its exit code and output (standard "
                       "error merged in; long output shows its head and tail). Each command starts afresh in that "
                       "folder: chain steps with && or ;.",
                  {"command": {"type": "string", "description": "the bash command line to run"}}, ["command"]),
         function(READ_FILE, "Read a text file of the workspace (a long file shows its head and tail: use run with "
-                            "sed -n or grep for the middle).", {"path": path}, ["path"]),
+                            "sed -n or grep for the middle).", {"path": path()}, ["path"]),
         function(WRITE_FILE, "Write a text file of the workspace, creating its folders; replaces the whole file.",
-                 {"path": path, "content": {"type": "string", "description": "the file's complete new text"}},
+                 {"path": path(), "content": {"type": "string", "description": "the file's complete new text"}},
                  ["path", "content"]),
         WORKSPACE_SUBMIT,
     ]
@@ -98,7 +100,7 @@ class WorkspaceEnvironment:
 
     @property
     def tools(self) -> list[dict[str, Any]]:
-        return workspace_tools(self.workdir)
+        return workspace_tools(str(PurePosixPath(WORKSPACE, self.workdir)))
 
     def call(self, name: str, arguments: dict[str, Any] | str) -> str:
         try:
