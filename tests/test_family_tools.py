@@ -4,23 +4,31 @@ what it submits is graded by the task's own reward (the reference scores 1, the 
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+from pathlib import Path
 
 import pytest
+import yaml
 
 from taskforge import sandbox
 from taskforge.builders.base import BuildContext
 from taskforge.builders.mle import MleBuilder
 from taskforge.builders.swe import SweBuilder
 from taskforge.builders.swe.source import materialize_sample
-from taskforge.graders.reward import reward_entry, score_task
+from taskforge.builders.workflow import WorkflowBuilder
+from taskforge.flows.screening import release_screen
+from taskforge.graders.reward import compute_score, reward_entry, score_task
 from taskforge.graders.swe.harness import cache_root
 from taskforge.graders.swe.patch import split_files
 from taskforge.schemas import PlanItem, Task
 from taskforge.store.layout import DataDir
+from taskforge.store.release import export_release
 from taskforge.tools import ToolEnvironmentError, open_tools, task_tools
-from conftest import SAMPLES
-from factories import literature_tasks, paper_collection
+from taskforge.tools.verl_config import TOOL_CONFIG, row_tools, tool_config
+from conftest import REPO, SAMPLES
+from factories import land_validated, literature_tasks, long_context_tasks, paper_collection
 from mle_data import generated_frame, write_dataset
 
 NO_NETWORK = "python3 -c \"import urllib.request as u; u.urlopen('http://93.184.216.34', timeout=5)\""
@@ -123,3 +131,71 @@ def test_literature_tools_search_and_read_the_collection_and_submit_an_answer(tm
     answer = reward_entry("literature").reference_submission(task.reference, task.grader)
     tools.call("submit", {"answer": answer})
     assert tools.submitted and score_task(task, tools.submission()) == 1.0
+
+
+VERL_PYTHON = REPO / ".venv-verl" / "bin" / "python"
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory, swe_task, mle_task) -> Path:
+    """A release of one task of every family, landed after every check, as a trainer downloads it."""
+    root = tmp_path_factory.mktemp("verl")
+    data = DataDir(root / "data")
+    source = paper_collection(root / "papers.jsonl", count=120, seed=3)
+    item = PlanItem(family="workflow", capability="verification", quota=1, gap_ids=["gap-w"], priority=1.0)
+    workflow = next(iter(WorkflowBuilder().build(item, BuildContext(
+        cycle_id="test-cycle", options={"source": str(SAMPLES / "workflow_seeds")}))))
+    tasks = [*literature_tasks(source, data.root, ["find_papers"]), *long_context_tasks(1, target_tokens=2048),
+             workflow, mle_task, swe_task]
+    landed = land_validated(data, tasks)
+    assert [t.status for t in landed] == ["accepted"] * len(tasks), [t.reasons for t in landed]
+    with data.open_catalog() as catalog:
+        export_release(catalog, data, "1.0.0", root / "release", release_screen(catalog, data, "1.0.0"))
+    return root / "release"
+
+
+def test_verl_loads_the_release_and_runs_every_family_through_its_own_tool_dispatch(release, tmp_path):
+    if not VERL_PYTHON.exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI needs verl: `make verl-venv` builds .venv-verl")
+        pytest.skip("verl is not installed here (`make verl-venv`)")
+    out = tmp_path / "verl.json"
+    env = {**os.environ, "TASKFORGE_RELEASE": str(release)}
+    done = subprocess.run([str(VERL_PYTHON), str(REPO / "tests" / "verl_driver.py"), str(release), str(out)],
+                          env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(out.read_text())
+    assert report["tools"] == ["read", "read_file", "run", "search", "submit", "write_file"]
+    families = report["families"]
+    assert sorted(families) == ["literature", "long_context", "mle", "swe", "workflow"]
+    for family, rows in families.items():
+        for row in rows:
+            rewards = {name: played["reward"] for name, played in row["policies"].items()}
+            assert rewards["solves"] == 1.0 and rewards["idle"] == 0.0, (family, rewards)
+            assert rewards.get("cheats", 0.0) == 0.0, (family, rewards)
+            assert row["agent_name"] == ("single_turn_agent" if family == "long_context" else "tool_agent")
+            assert row["raw_prompt_roles"][0] == "system"
+    workflow = families["workflow"][0]
+    assert workflow["tool_selection"] == ["run", "read_file", "write_file", "submit"]
+    solved = workflow["policies"]["solves"]["calls"]
+    assert solved[-1] == {"tool": "submit", "reward": 1.0, "text": "submitted"}
+    assert all(call["reward"] is None for call in solved[:-1])
+    cheat = [call["text"] for call in workflow["policies"]["cheats"]["calls"]]
+    assert "leaves /workspace" in cheat[0] and "No such file" in cheat[1] and "exit code 0" not in cheat[1]
+    assert families["literature"][0]["tool_selection"] == ["search", "read"]
+    assert '"results"' in families["literature"][0]["policies"]["solves"]["calls"][0]["text"]
+    assert report["open_trajectories"] == 0, "every trajectory's workspace is closed when verl drops its agent data"
+
+
+def test_the_shipped_verl_tool_config_is_the_generated_one_and_names_every_tool():
+    shipped = yaml.safe_load(TOOL_CONFIG.read_text())
+    assert shipped == tool_config()
+    assert [t["tool_schema"]["function"]["name"] for t in shipped["tools"]] == [
+        "search", "read", "run", "read_file", "write_file", "submit"]
+    assert {t["class_name"] for t in shipped["tools"]} == {"taskforge.tools.verl_tools.TaskforgeTool"}
+    assert row_tools("long_context") == [] and row_tools("mle") == row_tools("swe") == row_tools("workflow")
+
+
+def test_a_workspace_trajectory_in_verl_scores_what_its_submit_graded():
+    assert compute_score("taskforge/swe", "any reply", "{}", {"tool_rewards": [0.0, 0.5]}) == 0.5
+    assert compute_score("taskforge/workflow", "any reply", "{}", {"tool_rewards": []}) == 0.0

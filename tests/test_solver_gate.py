@@ -147,3 +147,15 @@ def test_gate_settings_come_from_the_environment():
     assert (settings.solver.attempts, settings.ceiling, settings.solver.max_steps) == (8, 0.5, 30)
     with pytest.raises(GateSettingsError, match="TASKFORGE_SOLVER_STEPS must be a number"):
         GateSettings.from_environment({"TASKFORGE_SOLVER_STEPS": "many"})
+
+
+def test_a_conversation_longer_than_the_solvers_window_is_never_sent_and_counts_as_unsolved(tmp_path):
+    (task,) = long_context_tasks(1, target_tokens=4096)
+    with ChatServer(serve(answers(lambda seed: "Answer: x"))) as server:
+        agents = solver_agents(server, tmp_path, TASKFORGE_SOLVER_MAX_CONTEXT_TOKENS="3000",
+                               TASKFORGE_SOLVER_MAX_TOKENS="512")
+        result = SolverGate(agents, None, True, SETTINGS).run(task)
+        calls = agents.take_calls()
+    assert not server.requests and {a["outcome"] for a in result.detail["attempts"]} == {"too_long"}
+    assert result.passed and result.score == 0.0 and result.detail["reference_score"] == 1.0
+    assert {c.status for c in calls} == {"too_long"} and "the conversation takes" in calls[0].error

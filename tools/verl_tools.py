@@ -86,6 +86,10 @@ class Trajectories:
         if trajectory is not None:
             trajectory.tools.close()
 
+    def __len__(self) -> int:
+        """How many trajectories are open."""
+        return len(self._open)
+
     def close_all(self) -> None:
         for key in list(self._open):
             self.close(key)
