@@ -217,7 +217,8 @@ class Agents:
         return "too_long", None, f"{TOO_LONG}: the server refused every view down to about {target} tokens"
 
     def _rounds(self, endpoint: RoleEndpoint, conversation: list[dict[str, str]], model: type[M],
-                check: Check | None, tally: "_Tally", seed: int | None = None) -> tuple[CallStatus, M | None, str | None]:
+                check: Check | None, tally: "_Tally",
+                seed: int | None = None) -> tuple[CallStatus, M | None, str | None]:
         """Request and validate, sending each problem back for another attempt, up to the role's repairs."""
         problem: str | None = None
         for round_ in range(endpoint.repairs + 1):

@@ -8,8 +8,8 @@ the reply the task's own reward grades (`taskforge.graders.reward.score_task` /
 
 | family | tools | workspace | submission |
 |---|---|---|---|
-| swe | run, read_file, write_file, submit | sandbox: `repo/` at the base commit, `env/` | diff against the base commit |
-| mle | run, read_file, write_file, submit | sandbox: public files in `data/`, science env | `submission/submission.csv` |
+| swe | run, read_file, write_file, submit | sandbox: `repo/` at the base commit, `env/` | diff against the base |
+| mle | run, read_file, write_file, submit | sandbox: public `data/`, science env | `submission/submission.csv` |
 | workflow | run, read_file, write_file, submit | sandbox: `inputs/`, empty `outputs/` | `outputs/*` as JSON |
 | literature | search, read, submit(answer) | the collection snapshot under the data dir | the answer |
 | long_context | submit(answer) | none (the documents are in the prompt) | the answer |
