@@ -26,7 +26,7 @@ from taskforge.builders.workflow.execute import run_reference
 from taskforge.builders.workflow.judging import judged
 from taskforge.builders.workflow.operators import OPERATORS
 from taskforge.builders.workflow.package import to_task
-from taskforge.builders.workflow.seeds import WorkflowSeed, load_seed, seed_folders
+from taskforge.builders.workflow.seeds import WorkflowSeed, load_seed, seed_folders, seed_from_task
 from taskforge.schemas import InputError, Lineage, PlanItem, Quarantined, Task, content_id
 from taskforge.schemas.workflow import summarize
 
@@ -58,17 +58,30 @@ class WorkflowBuilder:
                 yield parent
                 continue
             rng_seed = derive_seed(context.cycle_id, context.seed, seed.package.seed_id, attempt)
-            summary = summarize(seed.package, parent.reference["deliverables"])
-            author = RecordAuthor(current_agents())
-            try:
-                child = evolve(seed, summary, parent.task_id, rng_seed, (author.operator(), *OPERATORS))
-            except NotEvolvableError as exc:
-                yield Quarantined.from_error(exc, "build", f"workflow-seed:{seed.package.seed_id}#{attempt}")
-                continue
-            task = self._task(child, item, context, parent_task_id=parent.task_id, rng_seed=rng_seed)
-            if AUTHOR in child.package.evolution.operators:
-                task = with_provenance(task, built_by=author.calls)
-            yield judged(parent, task, author.agents)
+            yield self._descendant(seed, parent, item, context, rng_seed, f"{seed.package.seed_id}#{attempt}")
+
+    def harder(self, task: Task, context: BuildContext) -> Task | Quarantined:
+        """A descendant of a task the solver gate found too easy (its package varied along two or three
+        axes, its reference run again), for the gate to try again."""
+        seed = seed_from_task(task)
+        item = PlanItem(family=self.family, capability=task.capability, quota=1, gap_ids=task.lineage.gap_ids,
+                        priority=1.0)
+        rng_seed = derive_seed(context.cycle_id, context.seed, task.task_id, "harder")
+        return self._descendant(seed, task, item, context, rng_seed, f"{seed.package.seed_id}:harder")
+
+    def _descendant(self, seed: WorkflowSeed, parent: Task, item: PlanItem, context: BuildContext, rng_seed: int,
+                    where: str) -> Task | Quarantined:
+        """A descendant of `parent` (built from `seed`), judged against it where a judge is configured."""
+        summary = summarize(seed.package, parent.reference["deliverables"])
+        author = RecordAuthor(current_agents())
+        try:
+            child = evolve(seed, summary, parent.task_id, rng_seed, (author.operator(), *OPERATORS))
+        except NotEvolvableError as exc:
+            return Quarantined.from_error(exc, "build", f"workflow-seed:{where}")
+        task = self._task(child, item, context, parent_task_id=parent.task_id, rng_seed=rng_seed)
+        if AUTHOR in child.package.evolution.operators:
+            task = with_provenance(task, built_by=author.calls)
+        return judged(parent, task, author.agents)
 
     def _task(self, seed: WorkflowSeed, item: PlanItem, context: BuildContext, parent_task_id: str | None,
               rng_seed: int | None) -> Task:
