@@ -8,9 +8,10 @@ rate (`score`), the mean score and every attempt (`detail`), so the pass rate
 is kept on the task. A task is rejected when
 
 - its pass rate is above the ceiling (too easy: it teaches nothing). In a
-  family with an evolution loop (long-context, workflow) the result says so
-  and carries `detail.evolve`: the candidate is handed back to be made harder
-  and tried again, as the seeds' loops do;
+  family whose builder makes harder variants of a built task (workflow) the
+  result says so and carries `detail.evolve`: the validate stage hands the
+  candidate back to be made harder and tries the variant again
+  (`taskforge.flows.evolution`), as the seeds' loops do;
 - no attempt solved it and its own reference does not score full marks
   through the same reward (a broken task, not a hard one).
 
@@ -39,8 +40,8 @@ from taskforge.schemas.locations import Location
 from taskforge.validators.base import CheckContext, skipped
 from taskforge.validators.questions import Strategy, answered_by
 
-EVOLVING_FAMILIES = ("long_context", "workflow")
-"""Families whose builders evolve a too-easy candidate into harder variants."""
+EVOLVING_FAMILIES = ("workflow",)
+"""Families whose builders make a harder variant of a built task (`taskforge.builders.base.Evolving`)."""
 DEFAULT_CEILING = 0.75
 
 
