@@ -1,5 +1,6 @@
 """The solver gate (`difficulty`) against the local protocol server with scripted policies in place of a model:
-a policy that always solves gets the task rejected as too easy (and handed back for evolution), one that solves
+a policy that always solves gets the task rejected as too easy (and handed back for evolution: the validate stage
+decides a harder variant after it), one that solves
 sometimes keeps it with its pass rate recorded, one that fails keeps it (its reference works), one that cheats
 finds nothing hidden and no network; a task never solved whose reference is broken is rejected; without a solver
 endpoint the gate says it was skipped and why. Workflow tasks run in the real process sandbox."""
@@ -15,6 +16,7 @@ from taskforge.agents.client import Agents
 from taskforge.agents.config import AgentsConfig
 from taskforge.builders.base import BuildContext
 from taskforge.builders.workflow import WorkflowBuilder
+from taskforge.flows.evolution import validate_evolving
 from taskforge.schemas import PlanItem, Task, ValidationResult
 from taskforge.validators.base import CheckContext
 from taskforge.validators.difficulty import GateSettings, GateSettingsError, SolverGate
@@ -46,8 +48,8 @@ def workflow_task(process_sandbox) -> Task:
 
 
 def solver_agents(server: ChatServer, folder, **extra: str) -> Agents:
-    """Roles pointed at the local server, with a solver model named."""
-    env = endpoint_env(server, folder, TASKFORGE_SOLVER_MODEL="policy-model",
+    """The solver role pointed at the local server (no other role has a model)."""
+    env = endpoint_env(server, folder, TASKFORGE_SOLVER_MODEL="policy-model", TASKFORGE_LLM_MODEL="",
                        TASKFORGE_LLM_CONFIG=str(write_prices(folder / "prices", "policy-model")), **extra)
     return Agents(AgentsConfig.load(env), folder / "llm", "cycle-t", "validate")
 
@@ -136,7 +138,7 @@ def test_every_family_answers_difficulty_and_validate_records_it(workflow_task):
     checks = question_checks(CheckContext())
     difficulty = next(check for check in checks if check.name == "difficulty")
     assert {family: [part.evolves for part in strategy.parts] for family, strategy in difficulty.strategies.items()
-            } == {"literature": [False], "swe": [False], "mle": [False], "long_context": [True], "workflow": [True]}
+            } == {"literature": [False], "swe": [False], "mle": [False], "long_context": [False], "workflow": [True]}
     decided = validate(workflow_task, checks)
     gate_result = next(r for r in decided.validation if r.check == "difficulty")
     assert gate_result.passed and gate_result.detail["strategy"] == ["solver_gate"]
@@ -159,3 +161,24 @@ def test_a_conversation_longer_than_the_solvers_window_is_never_sent_and_counts_
     assert not server.requests and {a["outcome"] for a in result.detail["attempts"]} == {"too_long"}
     assert result.passed and result.score == 0.0 and result.detail["reference_score"] == 1.0
     assert {c.status for c in calls} == {"too_long"} and "the conversation takes" in calls[0].error
+
+
+def test_a_too_easy_workflow_task_is_handed_back_and_its_harder_variant_is_tried_again(workflow_task, tmp_path,
+                                                                                        monkeypatch):
+    monkeypatch.setenv("TASKFORGE_SOLVER_ATTEMPTS", "2")
+    parent_prompt = workflow_task.prompt[-1].content
+
+    def only_the_parent(body):
+        shown = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        return runs_the_reference(workflow_task) if shown == parent_prompt else guesses(workflow_task)
+
+    with ChatServer(serve(only_the_parent)) as server:
+        checks = question_checks(CheckContext(agents=solver_agents(server, tmp_path)))
+        parent, child = validate_evolving([workflow_task], checks, BuildContext(cycle_id="test-cycle"))
+    gate_of = {task.task_id: next(r for r in task.validation if r.check == "difficulty") for task in (parent, child)}
+    assert parent.status == "rejected" and gate_of[parent.task_id].score == 1.0
+    assert gate_of[parent.task_id].detail["evolved_into"] == child.task_id
+    assert child.lineage.parent_task_id == parent.task_id and child.payload["generation"] == 1
+    assert gate_of[child.task_id].passed and gate_of[child.task_id].score == 0.0
+    assert {next(m["content"] for m in r["messages"] if m["role"] == "user") for r in server.requests} == {
+        parent_prompt, child.prompt[-1].content}
