@@ -142,6 +142,7 @@ def test_every_family_answers_difficulty_and_validate_records_it(workflow_task):
     decided = validate(workflow_task, checks)
     gate_result = next(r for r in decided.validation if r.check == "difficulty")
     assert gate_result.passed and gate_result.detail["strategy"] == ["solver_gate"]
+    assert gate_result.score is None and "no solver endpoint" in gate_result.detail["skipped"]
 
 
 def test_gate_settings_come_from_the_environment():
