@@ -30,7 +30,8 @@ CHECK_ACTION = re.compile(r"pytest|unittest|runtests|\btest|python3? \S+\.py|pyt
                           re.I)
 CODE_TOOL = re.compile(r"python|ipython|jupyter|run|exec|bash|shell|code|script|\bsh\b", re.I)
 SHELL_TOOL = re.compile(r"bash|shell|\bsh\b|terminal|execute_command|run_command", re.I)
-PROGRAM_RUN = re.compile(r"\bpython[\d.]*\b|\bpytest\b|runtests|\bRscript\b|\bnode\b|\bjulia\b|\./\S+", re.I)
+PROGRAM_RUN = re.compile(r"\bpython[\d.]*\b|\bpytest\b|runtests|\bRscript\b|\bnode\b|\bjulia\b|\bmvn\b|\bgradlew?\b|"
+                         r"\bjava\b|\./\S+", re.I)
 END_MARKERS = {"TERMINATE", "TERMINATE.", "DONE"}
 """Turns that only end a group chat: the answer is the turn before."""
 FULL_TRACEBACK = "Traceback (most recent call last)"
@@ -69,6 +70,11 @@ STOPWORDS = frozenset(
     "this that with from have what which when where their there about into your will would could should "
     "then than them they these those been being were does done make made find give show using used each "
     "only also more most some such very just like over after before under between answer please task".split())
+PATCH_FILE = re.compile(r"^diff --git a/(\S+) b/", re.M)
+PYTEST_ID = re.compile(r"^([\w./-]+?)(?:\.py)?::(?:\w+::)*(\w+)")
+UNITTEST_ID = re.compile(r"^(\w+) \(([\w.]+)\.\w+\)")
+"""`test_name (app.module.Class)`: Django's and unittest's way of naming a test."""
+JAVA_TEST_ID = re.compile(r"(?:^|[:.])([A-Z]\w*Tests?)\b")
 _ARGUMENT_KEYS = ("query", "q", "search", "keywords", "term", "command", "cmd", "code", "url", "path", "id")
 
 
@@ -228,6 +234,47 @@ def code_runs(episode: Episode) -> list[Call]:
 def changes(episode: Episode) -> list[Call]:
     """Calls that changed a file, in order."""
     return [c for c in calls(episode) if c.is_change]
+
+
+@per_episode
+def submitted_files(episode: Episode) -> list[str]:
+    """The files the submitted patch touches (from `metadata.submission`), in order."""
+    return PATCH_FILE.findall(str(episode.metadata.get("submission") or ""))
+
+
+@per_episode
+def solution_changes(episode: Episode) -> list[Call]:
+    """Changes to files the submitted patch touches (a scratch script written and deleted is not part of the
+    solution); every change when the trace recorded no patch."""
+    names = {path.rsplit("/", 1)[-1] for path in submitted_files(episode)}
+    made = changes(episode)
+    if not names:
+        return made
+    return [c for c in made if any(name in c.text for name in names)]
+
+
+def test_locators(name: str) -> frozenset[str]:
+    """What a command running a test would name: its file's stem and its function (`tests/test_x.py::test_y`),
+    its module and app (`test_y (app.tests.Class)`), or its Java class; nothing for a test named by a sentence."""
+    name = name.strip()
+    if match := PYTEST_ID.match(name):
+        return frozenset({match.group(1).rsplit("/", 1)[-1], match.group(2)})
+    if match := UNITTEST_ID.match(name):
+        module = match.group(2)
+        return frozenset({match.group(1), module, module.split(".", 1)[0]} - {"tests", "test"})
+    if match := JAVA_TEST_ID.search(name):
+        return frozenset({match.group(1)})
+    return frozenset({name}) if re.fullmatch(r"test_\w+", name) else frozenset()
+
+
+def runs_of_tests(episode: Episode, names: list[str], after: int = -1) -> list[Call]:
+    """Program runs after step `after` (submission left out) whose command names one of the tests (see
+    `test_locators`): a `grep` for a test's name is not a run of it."""
+    locators = set().union(*map(test_locators, names)) if names else set()
+    if not locators:
+        return []
+    return [c for c in calls(episode) if c.step > after and not c.is_submit and c.runs_program
+            and any(locator in c.text for locator in locators)]
 
 
 def actor_of(episode: Episode, index: int) -> str | None:
