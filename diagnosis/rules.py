@@ -16,8 +16,9 @@ from functools import lru_cache
 from typing import Callable
 
 from taskforge.diagnosis.finding import Finding
-from taskforge.diagnosis.signals import (FULL_TRACEBACK, TEST_FAILURE, WARNING_SIGN, Call, assistant_after, calls,
-                                        code_runs, evidence_text, expected_answer, failed, final_answer,
+from taskforge.diagnosis.signals import (FULL_TRACEBACK, TEST_FAILURE, WARNING_HINTS, WARNING_SIGN, Call, assistant_after,
+                                        assistant_text, calls, code_runs, evidence_text, expected_answer, failed,
+                                        final_answer, mentions, observations_lowered, observations_text,
                                         changes, first_executed_turn, first_statement, has_traceback,
                                         near_identical_groups, reads, runs_of_tests, searches, solution_changes,
                                         source_ids, step_text, task_text, test_locators,
@@ -81,6 +82,9 @@ ASSUMPTIONS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
      re.compile(r"accuracy_score", re.I)),
 )
 ANY_VIOLATION = re.compile("|".join(f"(?:{violation.pattern})" for _, violation, _ in ASSUMPTIONS), re.I)
+VIOLATION_HINTS = ("normal", "skew", "stationar", "unit root", "adf", "autocorrelat", "durbin", "imbalanc",
+                   "minority class")
+"""What every violation above holds (lower-cased); see `mentions`."""
 ANY_METHOD = re.compile("|".join(f"(?:{method.pattern})" for _, _, method in ASSUMPTIONS), re.I)
 
 
@@ -155,6 +159,8 @@ def insufficient_exploration(episode: Episode) -> Finding | None:
 
 def premature_discard(episode: Episode) -> Finding | None:
     """A retrieved source dismissed as irrelevant and never cited, though it was the evidence needed."""
+    if not DISMISSAL.search(assistant_text(episode)):
+        return None
     answer = final_answer(episode)
     cited = source_ids(answer.text) if answer else set()
     gold = {str(g).lower() for g in episode.metadata.get("gold_sources", [])}
@@ -227,9 +233,12 @@ def stuck_exploring(episode: Episode) -> Finding | None:
 def method_outside_assumptions(episode: Episode) -> Finding | None:
     """Output showed an assumption violated (non-normal, non-stationary …), then a method relying on it was run.
 
-    Each step is searched once for any violation (and each call once for any method); only a hit is looked at
-    assumption by assumption.
+    The observations are searched once for any violation; only then each step (and each call once for any
+    method), and only a hit is looked at assumption by assumption.
     """
+    if not mentions(observations_lowered(episode), VIOLATION_HINTS) \
+            or not ANY_VIOLATION.search(observations_text(episode)):
+        return None
     violated: dict[str, int] = {}
     for step in episode.steps:
         if step.role == "tool" and len(violated) < len(ASSUMPTIONS) and ANY_VIOLATION.search(step.content):
@@ -256,6 +265,8 @@ def method_outside_assumptions(episode: Episode) -> Finding | None:
 def ignored_warning_sign(episode: Episode) -> Finding | None:
     """A run of the agent's code printed a sign the result is wrong (NaN, non-convergence …) and no later step
     took it up. Harness notices, installer output and denials ("No divide by zero warnings!") are not signs."""
+    if not mentions(observations_lowered(episode), WARNING_HINTS) or not WARNING_SIGN.search(observations_text(episode)):
+        return None
     for call in code_runs(episode):
         obs = call.observation
         if failed(obs) or not call.runs_program or not WARNING_SIGN.search(obs.content):
@@ -350,6 +361,8 @@ def dismissed_failing_test(episode: Episode) -> Finding | None:
     harness found one of the dismissed tests failing after the patch (then it is confident); a dismissal of
     tests the harness found passing, or never checked, was not the failure.
     """
+    if not DISMISSED_TEST.search(assistant_text(episode)):
+        return None
     tests = episode.outcome.tests
     steps = episode.steps
     for position, step in enumerate(steps):
@@ -543,7 +556,7 @@ def lost_objective(episode: Episode) -> Finding | None:
 def ignored_intermediate_finding(episode: Episode) -> Finding | None:
     """An observation stated a result (`total = 42`) that no later step ever used (answers only: a SWE run
     submits a patch, not a value)."""
-    if final_answer(episode) is None or episode.family == "swe":
+    if final_answer(episode) is None or episode.family == "swe" or not FINDING.search(observations_text(episode)):
         return None
     observations = [s for s in episode.steps if s.role == "tool" and not failed(s)]
     for step in observations:

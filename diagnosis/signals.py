@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import cached_property, lru_cache, wraps
+from functools import lru_cache, wraps
 from typing import Any, Callable, TypeVar
 
 from taskforge.schemas import Episode, Step
@@ -25,6 +25,9 @@ CHANGE_ACTION = re.compile(r"\b(?:str_replace|insert|apply_patch|create|write_fi
                            r"\bpatch -p\d|(?<![0-9&])>>?\s*(?!/dev/)[\w./-]+\.\w+|cat <<|\btee \S+\.\w+", re.I)
 """An action that changes a file: an editor command, an in-place edit, a redirect into a file, a patch applied
 (a bare `patch` word, as in `cat patch.txt`, is not a change)."""
+CHANGE_HINTS = ("str_replace", "insert", "apply_patch", "create", "write_file", "edit_file", "sed -i", "git apply",
+                "patch -p", ">", "<<", "tee ")
+"""What every change action holds (lower-cased): a text without any is no change, and the regex is not run."""
 EDIT_TOOL = re.compile(r"edit|write|create|insert|apply_patch", re.I)
 CHECK_ACTION = re.compile(r"pytest|unittest|runtests|\btest|python3? \S+\.py|python3? -c|verify|check|assert|reproduc",
                           re.I)
@@ -46,6 +49,9 @@ WARNING_SIGN = re.compile(
     re.I)
 """Signs that a result is numerically wrong. Deprecation, future, user and syntax warnings are about the code's
 age or style, not its result: they are not signs."""
+WARNING_HINTS = ("warning", "nan", "inf", "overflow", "divide by zero", "converge", "singular", "ill-conditioned",
+                 "separation", "precision")
+"""What every warning sign holds (lower-cased); see `mentions`."""
 BOILERPLATE = re.compile(
     r"WARNING: Running pip as the 'root' user[^\n]*(?:\n[^\n]*venv[^\n]*)?|\[notice\][^\n]*|"
     r"DEPRECATION: [^\n]*|<warning>.*?</warning>|The output of your last command was too long[^\n]*|"
@@ -78,6 +84,20 @@ JAVA_TEST_ID = re.compile(r"(?:^|[:.])([A-Z]\w*Tests?)\b")
 _ARGUMENT_KEYS = ("query", "q", "search", "keywords", "term", "command", "cmd", "code", "url", "path", "id")
 
 
+class once:
+    """A property computed on first access and kept on the instance (`functools.cached_property` without its
+    lock, which Python 3.11 takes on every first access: a call is read by one thread)."""
+
+    def __init__(self, method: Callable[[Any], Any]) -> None:
+        self.method, self.name, self.__doc__ = method, method.__name__, method.__doc__
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.method(instance)
+        return value
+
+
 @dataclass(frozen=True)
 class Call:
     """One tool call with the step that made it and the observation that answered it (if any).
@@ -91,27 +111,27 @@ class Call:
     text: str
     observation: Step | None
 
-    @cached_property
+    @once
     def is_submit(self) -> bool:
         """Whether it hands the work in (a submit tool, or a command carrying the harness's submit marker)."""
         return bool(SUBMIT_COMMAND.search(self.text)) or (bool(SUBMIT_TOOL.search(self.name))
                                                            and not CODE_TOOL.search(self.name))
 
-    @cached_property
+    @once
     def is_change(self) -> bool:
         """Whether it changes a file: a changing command, or an edit tool used for anything but viewing."""
         if self.is_submit:
             return False
-        if CHANGE_ACTION.search(self.text):
+        if mentions(self.text.lower(), CHANGE_HINTS) and CHANGE_ACTION.search(self.text):
             return True
         return bool(EDIT_TOOL.search(self.name)) and not re.match(r"\s*view\b", self.text)
 
-    @cached_property
+    @once
     def is_check(self) -> bool:
         """Whether it runs a test, a script or a check (and changes nothing)."""
         return not self.is_submit and not self.is_change and bool(CHECK_ACTION.search(self.text))
 
-    @cached_property
+    @once
     def runs_program(self) -> bool:
         """Whether it executes the agent's code: a code tool, or a shell command that runs a program (not one
         that only lists, prints or searches files)."""
@@ -151,6 +171,30 @@ def per_episode(measure: Callable[[Episode], T]) -> Callable[[Episode], T]:
         return last[1]
 
     return cached
+
+
+def mentions(lowered: str, hints: tuple[str, ...]) -> bool:
+    """Whether a lower-cased text holds any of the hints: a substring test, far cheaper than the case-insensitive
+    regular expression it guards (a text without any hint cannot match it)."""
+    return any(hint in lowered for hint in hints)
+
+
+@per_episode
+def observations_text(episode: Episode) -> str:
+    """Every tool step's output in one text: one search tells a rule whether any step is worth a closer look."""
+    return "\n".join(s.content for s in episode.steps if s.role == "tool")
+
+
+@per_episode
+def observations_lowered(episode: Episode) -> str:
+    """`observations_text` lower-cased, for `mentions`."""
+    return observations_text(episode).lower()
+
+
+@per_episode
+def assistant_text(episode: Episode) -> str:
+    """Every assistant step's content in one text (see `observations_text`)."""
+    return "\n".join(s.content for s in episode.steps if s.role == "assistant")
 
 
 @per_episode

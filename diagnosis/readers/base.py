@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterator, NamedTuple, Protocol
 
 import orjson
 
-from taskforge.schemas import Episode, InputError, Segment, ToolCall
+from taskforge.schemas import Episode, InputError
 
 HEAD_BYTES = 64 * 1024
 TAIL_BYTES = 1024
@@ -193,15 +193,19 @@ def _reason(error: orjson.JSONDecodeError) -> str:
     return str(error).split(": line ", 1)[0]
 
 
-def command_call(tool: str, command: str, call_id: str) -> ToolCall:
+RawToolCall = dict[str, str]
+"""A tool call's fields (`id`, `name`, `arguments`), validated as a `ToolCall` with its episode in one call."""
+
+
+def command_call(tool: str, command: str, call_id: str) -> RawToolCall:
     """A tool call for a shell-style command; text-based agents get their command as `{"command": ...}`."""
-    return ToolCall(id=call_id, name=tool, arguments=json.dumps({"command": command}))
+    return {"id": call_id, "name": tool, "arguments": json.dumps({"command": command})}
 
 
-def openai_tool_calls(calls: list[dict[str, Any]] | None) -> list[ToolCall]:
+def openai_tool_calls(calls: list[dict[str, Any]] | None) -> list[RawToolCall]:
     """Tool calls in the OpenAI chat format (`{"id", "function": {"name", "arguments"}}`)."""
-    return [ToolCall(id=str(call.get("id", "")), name=call["function"]["name"],
-                     arguments=json_arguments(call["function"].get("arguments", "{}"))) for call in calls or []]
+    return [{"id": str(call.get("id", "")), "name": call["function"]["name"],
+             "arguments": json_arguments(call["function"].get("arguments", "{}"))} for call in calls or []]
 
 
 def json_arguments(arguments: Any) -> str:
@@ -209,11 +213,13 @@ def json_arguments(arguments: Any) -> str:
     return arguments if isinstance(arguments, str) else json.dumps(arguments, sort_keys=True)
 
 
-def segments_from_starts(starts: list[int], n_steps: int, summaries: dict[int, str] | None = None) -> list[Segment]:
-    """Segments from the first step of each context window (0 first); a compacted history has several."""
+def segments_from_starts(starts: list[int], n_steps: int,
+                         summaries: dict[int, str] | None = None) -> list[dict[str, Any]]:
+    """Segments' fields from the first step of each context window (0 first); a compacted history has several
+    (validated as `Segment`s with their episode)."""
     bounds = sorted(set([0, *starts]))
     ends = [b - 1 for b in bounds[1:]] + [max(n_steps - 1, 0)]
-    return [Segment(index=i, start_step=start, end_step=end, summary=(summaries or {}).get(start))
+    return [{"index": i, "start_step": start, "end_step": end, "summary": (summaries or {}).get(start)}
             for i, (start, end) in enumerate(zip(bounds, ends))]
 
 
