@@ -8,7 +8,7 @@ side: episodes per second and peak resident memory for the bare cost (plain
 readers make (`Episode.model_validate` of their fields, prepared beforehand: the
 least any reader that hands out validated episodes pays), streaming reads,
 reading everything into a list, reading + diagnosing, the diagnoser alone, and
-the flow's batch task (read → diagnose → Parquet).
+the flow's batch task (read → diagnose → Parquet, into a fresh folder each round).
 
 The machine is shared: every stage runs `--repeat` times (rounds taking turns, so
 load falls on all stages alike) and its best time is kept.
@@ -173,11 +173,15 @@ def run_stage(stage: str, root: Path) -> dict:
         from taskforge.flows.tasks import diagnose_batch
 
         sources = [(str(s.path), s.name) for s in discover([root])]
+        out = Path(tempfile.mkdtemp(prefix="batch-", dir=root.parent))
         started = time.perf_counter()
-        paths = diagnose_batch.fn(sources, str(root.parent / "batch-out"), "bench", str(root.parent / "llm"), "bench")
+        paths = diagnose_batch.fn(sources, str(out / "batch-out"), "bench", str(out / "llm"), "bench")
+        seconds = time.perf_counter() - started
         import pyarrow.parquet as pq
 
-        return _result(pq.ParquetFile(paths["episodes"]).metadata.num_rows, time.perf_counter() - started)
+        rows = pq.ParquetFile(paths["episodes"]).metadata.num_rows
+        shutil.rmtree(out, ignore_errors=True)
+        return _result(rows, seconds)
     started, count, diagnosing = time.perf_counter(), 0, 0.0
     if stage == "read-list":
         count = sum(1 for item in list(read_traces(discover([root]))) if isinstance(item, Episode))

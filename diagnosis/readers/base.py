@@ -27,6 +27,8 @@ class Cut:
 
 
 CUT = Cut()
+NOT_ONE_DOCUMENT = object()
+"""Stands for a file that is not one JSON document read whole from its head."""
 
 
 @dataclass(frozen=True)
@@ -54,8 +56,25 @@ class SourceFile:
 
     @cached_property
     def parsed_head(self) -> dict[str, Any] | list[Any] | None:
-        """The first JSON value of the head (see `json_head`), parsed once for every reader's sniff."""
+        """The first JSON value of the head (see `json_head`), parsed once for every reader's sniff: the whole
+        document when the head held all of it."""
+        whole = self.whole_document
+        if isinstance(whole, (dict, list)):
+            return whole
         return json_head(self.head())
+
+    @cached_property
+    def whole_document(self) -> Any:
+        """The file parsed as one JSON document when the head held all of it (`NOT_ONE_DOCUMENT` when it did not,
+        or the bytes are not one JSON document, e.g. JSON lines): a small file is parsed once, for the sniff and
+        the read alike."""
+        head = self.head()
+        if len(head) >= HEAD_BYTES:
+            return NOT_ONE_DOCUMENT
+        try:
+            return orjson.loads(head)
+        except orjson.JSONDecodeError:
+            return NOT_ONE_DOCUMENT
 
     def tail(self) -> bytes:
         """The last bytes of the file (formats that write their marker at the end)."""
@@ -150,7 +169,7 @@ def load_json(source: SourceFile) -> JsonDocument:
     """A whole JSON document; a broken one raises an InputError naming the file and the problem."""
     raw = source.content()
     try:
-        data = orjson.loads(raw)
+        data = source.whole_document if source.whole_document is not NOT_ONE_DOCUMENT else orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         raise InputError(source.name, f"not valid JSON ({_reason(exc)}); truncated or corrupt file") from exc
     return JsonDocument(data, hashlib.sha256(raw).hexdigest()[:12])
