@@ -66,7 +66,8 @@ def _respond(body: dict) -> Canned:
         return Canned(content=_rewrite(body))
     if schema == "LLMDiagnosisReply":
         step = int(re.search(r"^\[(\d+)\] assistant", user, re.M).group(1))
-        return Canned(content=json.dumps({"findings": [{"decisive_step": step,
+        return Canned(content=json.dumps({"analysis": f"From step {step} on the evidence drifts.",
+                                          "findings": [{"decisive_step": step,
                                                         "failure_mode": "literature.poor_evidence_selection",
                                                         "evidence_steps": [step], "confidence": 0.6,
                                                         "explanation": f"step {step} drifts"}]}))
