@@ -21,5 +21,8 @@ run: venv
 test: venv
 	$(BIN)/python -m pytest -q
 
+bench: venv
+	$(BIN)/python bench/all.py
+
 clean:
 	rm -rf data/out .pytest_cache

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from taskforge.schemas import content_id
+from taskforge.store.files import atomic_open
 
 log = logging.getLogger("taskforge.agents")
 RELIST_S = 10.0
@@ -47,7 +48,6 @@ class ReplayCache:
 
     def __init__(self, root: Path):
         self.root = Path(root)
-        self._folders: set[Path] = set()
         self._listed: dict[Path, tuple[float, set[str]]] = {}
         self._root: tuple[float, set[str]] = (float("-inf"), set())
         self._pending: dict[str, dict[str, Any]] = {}
@@ -139,26 +139,12 @@ class ReplayCache:
                 self._queue.task_done()
 
     def _write(self, key: str, data: bytes) -> None:
-        """One entry's JSON: a temporary file of this process, then renamed into place (atomic)."""
+        """One entry's JSON, written through the project's atomic writer (temporary file, then rename)."""
         final = self._path(key)
-        if final.parent not in self._folders:
-            final.parent.mkdir(parents=True, exist_ok=True)
-            self._folders.add(final.parent)
-        tmp = final.parent / f".{key}.{os.getpid()}.tmp"
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-            try:
-                rest = memoryview(data)
-                while rest:
-                    rest = rest[os.write(fd, rest):]
-            finally:
-                os.close(fd)
-            os.replace(tmp, final)
-            with self._lock:
-                self._listed.setdefault(final.parent, (time.monotonic(), set()))[1].add(key)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+        with atomic_open(final) as handle:
+            handle.write(data)
+        with self._lock:
+            self._listed.setdefault(final.parent, (time.monotonic(), set()))[1].add(key)
 
 
 @atexit.register

@@ -14,7 +14,7 @@ not used.
 from __future__ import annotations
 
 import re
-from typing import Collection
+from typing import Collection, Sequence
 
 from pydantic import BaseModel, Field
 
@@ -93,11 +93,18 @@ def fix_leaks(text: str, fix: str, tests: str = "") -> list[str]:
     return problems
 
 
-def _material(commit_message: str, fix: str, tests: str, issue_text: str | None) -> list[Part]:
+def _material(commit_message: str, fix: str, tests: str, issue_text: str | None, symptoms: str | None = None,
+              required_names: Sequence[str] = ()) -> list[Part]:
     """The commit, the fix and its tests, as the writer and the reviewer read them (the diffs cut first)."""
     parts = [Part(f"# Commit message\n\n{commit_message}", keep=True)]
     if issue_text:
         parts.append(Part(f"# Linked issue text\n\n{issue_text}", keep=True))
+    if symptoms:
+        parts.append(Part("# What the failing tests printed before the fix (describe these symptoms)\n\n"
+                          f"{symptoms}", unit="lines"))
+    if required_names:
+        parts.append(Part("# Names the statement must give (the tests call them and the fix adds them)\n\n"
+                          + ", ".join(required_names), keep=True))
     parts.append(Part(f"# The fix (for understanding only; never reveal it)\n\n```diff\n{fix}\n```", unit="lines"))
     parts.append(Part("# The tests added with the fix (the behaviour to state exactly; never quote them)\n\n"
                       f"```diff\n{tests or '(no test files in this diff)'}\n```", unit="lines"))
@@ -105,16 +112,20 @@ def _material(commit_message: str, fix: str, tests: str, issue_text: str | None)
 
 
 def write_problem_statement(agents: Agents, *, repo: str, fix: str, tests: str, commit_message: str, subject: str,
-                            issue_text: str | None = None) -> Reply[ProblemStatement]:
+                            issue_text: str | None = None, symptoms: str | None = None,
+                            required_names: Sequence[str] = ()) -> Reply[ProblemStatement]:
     """Ask the builder for the issue of the fix in `fix`, stating exactly what `tests` check."""
-    shown = parts_fit([Part(f"Repository: {repo}", keep=True), *_material(commit_message, fix, tests, issue_text)],
+    shown = parts_fit([Part(f"Repository: {repo}", keep=True),
+                       *_material(commit_message, fix, tests, issue_text, symptoms, required_names)],
                       view="the diffs cut to their first and last lines")
 
     def check(reply: ProblemStatement) -> None:
-        """The statement must not give the fix away."""
-        problems = fix_leaks(f"{reply.title}\n{reply.statement}", fix, tests)
+        """The statement must not give the fix away, and must name the interface the tests call."""
+        text = f"{reply.title}\n{reply.statement}"
+        problems = fix_leaks(text, fix, tests)
+        problems += [f"it never names {name!r}" for name in required_names if name not in text]
         if problems:
-            raise ValueError("the statement gives the fix away: " + "; ".join(problems))
+            raise ValueError("the statement cannot be used: " + "; ".join(problems))
 
     return agents.ask("builder", WRITER_SYSTEM, shown, ProblemStatement, purpose="swe_problem_statement",
                       family="swe", subject=subject, check=check)
@@ -132,10 +143,12 @@ def review_problem_statement(agents: Agents, statement: ProblemStatement, *, fix
 
 
 def rewrite_problem_statement(agents: Agents, *, repo: str, diff: str, commit_message: str, subject: str,
-                              issue_text: str | None = None) -> Reply[ProblemStatement]:
+                              issue_text: str | None = None, symptoms: str | None = None,
+                              required_names: Sequence[str] = ()) -> Reply[ProblemStatement]:
     """The builder's problem statement of the fix in `diff` (the whole commit diff, tests included: they are
     split apart here), used only once the reviewer accepts it. `subject` is the instance id; `issue_text`, when
-    the history links an issue, is given as material to rewrite. On `skipped` (no builder, or no reviewer to
+    the history links an issue, is given as material to rewrite; `symptoms` is what the failing tests printed
+    before the fix; `required_names` must each appear in the statement (the interface the hidden tests call). On `skipped` (no builder, or no reviewer to
     check a rewrite) or `failed` (a reply that keeps quoting the fix, a rejected or failed review) the builder
     keeps its deterministic statement."""
     reason = agents.skip_reason("builder") or agents.skip_reason("reviewer")
@@ -143,7 +156,8 @@ def rewrite_problem_statement(agents: Agents, *, repo: str, diff: str, commit_me
         return Reply(status="skipped", reason=reason)
     fix, tests = split_diff(diff)
     written = write_problem_statement(agents, repo=repo, fix=fix, tests=tests, commit_message=commit_message,
-                                      subject=subject, issue_text=issue_text)
+                                      subject=subject, issue_text=issue_text, symptoms=symptoms,
+                                      required_names=required_names)
     if not written.ok:
         return written
     review = review_problem_statement(agents, written.value, fix=fix, tests=tests, commit_message=commit_message,

@@ -27,9 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from taskforge.builders.literature.collection import load_collection  # noqa: E402
 from taskforge.builders.literature.synthetic import generate_records, write_jsonl  # noqa: E402
-from taskforge.graders.bm25 import Analyzer, BM25Index  # noqa: E402
-from taskforge.graders.literature_env import SearchEnvironment, indexed_text  # noqa: E402
-from taskforge.graders.papers import load_snapshot, save_snapshot  # noqa: E402
+from taskforge.graders.literature.bm25 import Analyzer, BM25Index  # noqa: E402
+from taskforge.graders.literature.environment import SearchEnvironment, indexed_text  # noqa: E402
+from taskforge.graders.literature.papers import load_snapshot, save_snapshot  # noqa: E402
 
 
 def timed(work):

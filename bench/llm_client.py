@@ -32,6 +32,8 @@ from typing import Callable
 import openai
 from pydantic import BaseModel
 
+from figures import emit
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
@@ -123,6 +125,11 @@ def main() -> None:
           f"{statistics.median(o / m for o, m in zip(rounds['ours'], rounds['minimal'])):>12.2f}x"
           f"   {cpu['floor']:.2f}, {cpu['minimal']:.2f}, {cpu['ours']:.2f}")
     print(f"ours/floor per round (same load within a round): min {min(ratios):.2f}x, max {max(ratios):.2f}x")
+    emit("LLM client (bench/llm_client.py)", median["ours"], median["floor"], "calls/s", ">= 0.9x",
+         "bare openai client, same request")
+    emit("LLM client vs a minimal request", median["ours"], median["minimal"], "calls/s", ">= 0.9x",
+         "bare openai client, minimal request")
+
 
 if __name__ == "__main__":
     main()

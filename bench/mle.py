@@ -39,8 +39,8 @@ from taskforge.builders.mle.leaderboard import baseline_plan, baseline_workspace
 from taskforge.builders.mle.prepare import prepare  # noqa: E402
 from taskforge.builders.mle.source import dataset_spec, load_table  # noqa: E402
 from taskforge.builders.mle.task import Timings, competition_task  # noqa: E402
-from taskforge.graders.mle import frame_from_csv  # noqa: E402
-from taskforge.graders.mle_metrics import METRICS, Truth  # noqa: E402
+from taskforge.graders.mle.grading import frame_from_csv  # noqa: E402
+from taskforge.graders.mle.metrics import METRICS, Truth  # noqa: E402
 from taskforge.sandbox import get_sandbox  # noqa: E402
 from taskforge.validators.runner import validate  # noqa: E402
 

@@ -199,8 +199,8 @@ def collect_samples(work: Path) -> dict[str, Any]:
     from taskforge.builders.workflow import WorkflowBuilder
     from taskforge.builders.workflow.seeds import load_seed
     from taskforge.diagnosis.readers import discover, read_traces
-    from taskforge.graders.literature_env import open_environment
-    from taskforge.graders.papers import save_snapshot
+    from taskforge.graders.literature.environment import open_environment
+    from taskforge.graders.literature.papers import save_snapshot
     from taskforge.schemas import PlanItem
 
     data = REPO / "data" / "samples"

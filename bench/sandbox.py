@@ -11,6 +11,7 @@ to its deletion), in a fresh container (from create to removal), and as one
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -25,6 +26,7 @@ sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Pa
 from taskforge.sandbox.api import Job
 from taskforge.sandbox.choose import probe_engine
 from taskforge.sandbox.container import DockerSandbox
+from taskforge.sandbox.launchers import Bubblewrap, Unshare
 from taskforge.sandbox.process import ProcessSandbox
 
 TRIVIAL = ("true",)
@@ -55,7 +57,9 @@ def main() -> None:
     job = Job(command=TRIVIAL)
     rows: list[tuple[str, list[float] | None]] = [
         ("bare on the host (subprocess.run)", timed(lambda: subprocess.run(TRIVIAL, check=True), runs)),
-        ("process backend (bubblewrap)", timed(lambda: checked(ProcessSandbox().run(job)), runs)),
+        ("process backend (bubblewrap)", timed(lambda: checked(ProcessSandbox(launcher=Bubblewrap()).run(job)), runs)),
+        ("process backend (util-linux unshare)",
+         timed(lambda: checked(ProcessSandbox(launcher=Unshare(as_root=os.geteuid() == 0)).run(job)), runs)),
     ]
     client, finding = probe_engine()
     if client is None:

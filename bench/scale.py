@@ -1,6 +1,6 @@
 """How a cycle scales: N vs 10×N tasks, 1 vs 2 Dask workers, and what Prefect itself costs.
 
-    .venv/bin/python bench/scale.py [--tasks N]
+    .venv/bin/python bench/scale.py [--tasks N] [--overhead-tasks 1000] [--rounds 2] [--only-overhead]
 
 Prints, side by side:
 - wall time and peak RSS of `taskforge cycle` (thread pool) building N and 10×N
@@ -8,9 +8,10 @@ Prints, side by side:
   stages the peak grows with the batch size, not with the number of tasks;
 - wall time of the same 2×N-task cycle on a local Dask cluster of 1 and of 2
   worker processes (the cycle reaches it with `--runner-address`);
-- Prefect's overhead: the N-task cycle's stages run as a Prefect flow (one
-  task-run thread) against the same stage code submitting the plain batch
-  functions to one thread (bare), each on a fresh data dir, best of three rounds.
+- Prefect's overhead: a cycle of `--overhead-tasks` tasks (1,000 by default, where
+  the goal is stated) run as a Prefect flow (one task-run thread) against the same
+  stage code submitting the plain batch functions to one thread (bare), each on a
+  fresh data dir, best of `--rounds` rounds; printed as a `BENCH` line too.
 
 Every cycle reports to one Prefect API server the bench starts (its start-up is
 not counted). Figures depend on the machine: say how many cores it has.
@@ -30,6 +31,8 @@ import warnings
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
+
+from figures import emit
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
@@ -125,11 +128,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tasks", type=int, default=24,
                         help="N: tasks of the small cycle (24 fills the default thread pool with 6 batches)")
-    n = parser.parse_args().tasks
+    parser.add_argument("--overhead-tasks", type=int, default=1000,
+                        help="tasks of the cycle whose Prefect share is measured (the goal is stated at 1,000)")
+    parser.add_argument("--rounds", type=int, default=2, help="rounds of the Prefect-share measurement")
+    parser.add_argument("--only-overhead", action="store_true", help="measure the Prefect share alone")
+    args = parser.parse_args()
+    n = args.tasks
     logging.getLogger("distributed").setLevel(logging.ERROR)
     warnings.filterwarnings("ignore", message="Artifact creation outside of a flow", category=FutureWarning)
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "ERROR")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
     os.environ.setdefault("PREFECT_HOME", tempfile.mkdtemp(prefix="taskforge-bench-prefect-"))
     from taskforge.flows.runners import share_api_with_workers
 
@@ -138,19 +147,28 @@ def main() -> None:
     print(f"machine: {cores} cores (shared with other work while measuring); long-context tasks, 4096 tokens")
     with tempfile.TemporaryDirectory(prefix="taskforge-bench-scale-") as tmp:
         root = Path(tmp)
-        small = cycle_process(root / "n", n)
-        large = cycle_process(root / "10n", 10 * n)
-        print(f"\ncycle on the thread pool         {n:>5} tasks   {10 * n:>5} tasks   ratio")
-        print(f"  wall time (s)                  {small[0]:>11.1f} {large[0]:>11.1f}   {large[0] / small[0]:.2f}")
-        print(f"  peak RSS (MiB)                 {small[1]:>11.0f} {large[1]:>11.0f}   {large[1] / small[1]:.2f}")
-        one = dask_cycle(root / "dask-1", 2 * n, 1)
-        two = dask_cycle(root / "dask-2", 2 * n, 2)
-        print(f"\ncycle of {2 * n} tasks on Dask       1 worker   2 workers   speed-up")
-        print(f"  wall time (s)                  {one:>11.1f} {two:>11.1f}   {one / two:.2f}")
-        with_prefect, bare = overhead_rounds(n, root / "overhead", rounds=3)
-        print(f"\ncycle of {n} tasks, one thread     Prefect flow   bare calls   Prefect share")
-        print(f"  wall time (s)                  {with_prefect:>11.1f} {bare:>11.1f}   "
-              f"{(with_prefect - bare) / with_prefect:.1%}")
+        if not args.only_overhead:
+            scaling(root, n)
+        m = args.overhead_tasks
+        with_prefect, bare = overhead_rounds(m, root / "overhead", rounds=args.rounds)
+        share = (with_prefect - bare) / with_prefect
+        print(f"\ncycle of {m} tasks, one thread     Prefect flow   bare calls   Prefect share")
+        print(f"  wall time (s)                  {with_prefect:>11.1f} {bare:>11.1f}   {share:.1%}")
+        emit(f"Prefect share of a {m}-task cycle's wall (bench/scale.py)", 100 * share, None, "%", "<= 5 %",
+             f"Prefect flow {with_prefect:.1f} s vs the same stages as bare calls {bare:.1f} s")
+
+
+def scaling(root: Path, n: int) -> None:
+    """Wall time and peak RSS of N vs 10×N tasks, and 1 vs 2 Dask workers."""
+    small = cycle_process(root / "n", n)
+    large = cycle_process(root / "10n", 10 * n)
+    print(f"\ncycle on the thread pool         {n:>5} tasks   {10 * n:>5} tasks   ratio")
+    print(f"  wall time (s)                  {small[0]:>11.1f} {large[0]:>11.1f}   {large[0] / small[0]:.2f}")
+    print(f"  peak RSS (MiB)                 {small[1]:>11.0f} {large[1]:>11.0f}   {large[1] / small[1]:.2f}")
+    one = dask_cycle(root / "dask-1", 2 * n, 1)
+    two = dask_cycle(root / "dask-2", 2 * n, 2)
+    print(f"\ncycle of {2 * n} tasks on Dask       1 worker   2 workers   speed-up")
+    print(f"  wall time (s)                  {one:>11.1f} {two:>11.1f}   {one / two:.2f}")
 
 
 if __name__ == "__main__":

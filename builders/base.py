@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Protocol
+from typing import Any, Iterable, Iterator, Protocol
 
 from taskforge.schemas import PlanItem, Quarantined, Task
+from taskforge.schemas.contracts import conforming
+from taskforge.schemas.family import ContractError
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,19 @@ class Builder(Protocol):
     default_source: str | None
 
     def build(self, item: PlanItem, context: BuildContext) -> Iterator[Task | Quarantined]: ...
+
+
+def emitted(candidates: Iterable[Task | Quarantined]) -> Iterator[Task | Quarantined]:
+    """What a builder emits, each task checked against its family's contract (`taskforge.schemas.contracts`):
+    a task that breaks it is quarantined, naming the part and the field, and the build goes on."""
+    for candidate in candidates:
+        if isinstance(candidate, Quarantined):
+            yield candidate
+            continue
+        try:
+            yield conforming(candidate)
+        except ContractError as exc:
+            yield Quarantined.from_error(exc, "build", f"{candidate.family}:{candidate.task_id}")
 
 
 def derive_seed(*parts: object) -> int:

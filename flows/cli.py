@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
-import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,12 +14,32 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from taskforge.flows.runners import TASK_RUNNERS
+from taskforge.flows.startup import TemporaryAPI, prefect_api, prepare_prefect, quiet_infrastructure_tracebacks
 from taskforge.schemas import FAMILIES
 from taskforge.schemas.locations import join, normalize
 from taskforge.store.layout import DEFAULT_DATA_DIR, SAMPLES_DIR, DataDir
 
 err = Console(stderr=True)
 out = Console()
+FLOW_MODULES = {"cycle": "cycle", "diagnose": "diagnose", "build": "build_family", "release": "release_export",
+                "sft": "sft_export"}
+FLOW_COMMANDS = tuple(FLOW_MODULES)
+
+
+def _import_flow(command: str) -> None:
+    """Import a command's flow module (while the API server boots)."""
+    importlib.import_module(f"taskforge.flows.{FLOW_MODULES[command]}")
+
+
+def incomplete_reason(result: dict[str, Any]) -> str | None:
+    """One line saying why a run ended incomplete (batches whose infrastructure failed every attempt), or None."""
+    failures = result.get("infrastructure_failures") or []
+    if not failures:
+        return None
+    first = (failures[0]["reason"] or "").strip().splitlines()[0:1] or ["no reason recorded"]
+    run = " ".join(str(part) for part in (result.get("kind", "run"), result.get("cycle_id")) if part)
+    return (f"{run} ended incomplete: {len(failures)} batch(es) failed on infrastructure on every attempt "
+            f"(first: {first[0]}); run the same command again to resume")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -59,6 +79,11 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--count", type=int, default=4, help="how many tasks to build")
     build.add_argument("--capability", default="general", help="the capability the tasks train")
     build.add_argument("--source", help="the resource to build from (a repository, dataset, folder …)")
+    build.add_argument("--target", metavar="COLUMN",
+                       help="mle: the label column of the source's datasets (overrides their settings files)")
+    build.add_argument("--since", metavar="DATE",
+                       help="swe: mine changes committed on or after DATE (the trained model's knowledge cutoff; "
+                            "default 2025-01-01; '' for the whole history)")
     build.add_argument("--export-jsonl", type=Path, metavar="FILE",
                        help="swe: also write the accepted tasks as SWE-bench instances (JSON lines) to FILE")
     validate = commands.add_parser("validate", parents=[common], help="run every check on task Parquet files")
@@ -80,12 +105,15 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--html", nargs="?", const="", type=str, metavar="DIR",
                         help="also write an HTML report with PNG charts (default DIR: <data-dir>/reports/<cycle>)")
     decontam = commands.add_parser("decontam", parents=[common],
-                                   help="register evaluation sets that no task may overlap (ids, 13-grams, canaries)")
+                                   help="register evaluation sets that no task may overlap (ids, canaries, 13-grams, "
+                                        "paraphrases); the shipped defaults are always registered")
     decontam.add_argument("action", choices=("add", "list"))
     decontam.add_argument("file", nargs="?", type=Path,
                           help="records (JSONL/JSON/Parquet), a list of ids, one a line, or an earlier release "
                                "folder whose tasks new ones must not nearly duplicate (for add)")
     decontam.add_argument("--name", help="the set's name (default: the file's stem)")
+    decontam.add_argument("--version", default="", help="the set's version, shown wherever the set is named")
+    decontam.add_argument("--licence", default="", help="the licence the set's content is under")
     return parser
 
 
@@ -134,8 +162,13 @@ def _sources(pairs: list[str]) -> dict[str, str]:
     return sources
 
 
-def _run(args: argparse.Namespace) -> dict[str, Any]:
+def _run(args: argparse.Namespace, api: TemporaryAPI | None) -> dict[str, Any]:
     data = DataDir.at(args.data_dir, args.catalog)
+    if args.command in FLOW_COMMANDS:
+        _import_flow(args.command)
+        quiet_infrastructure_tracebacks()
+        if api is not None:
+            api.wait()
     catalog_path = str(data.catalog) if data.remote or data.catalog_file else None
     if args.command == "cycle":
         from taskforge.flows.cycle import cycle
@@ -158,6 +191,10 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
         options: dict[str, Any] = {"target_tokens": args.target_tokens}
         if args.source:
             options["source"] = str(Path(args.source).resolve()) if Path(args.source).exists() else args.source
+        if args.target:
+            options["target"] = args.target
+        if args.since is not None:
+            options["since"] = args.since
         built = _with_paths(build_family(family=args.family, count=args.count, capability=args.capability,
                                          data_dir=str(data.root), seed=args.seed, options=options,
                                          task_runner=args.task_runner, runner_address=args.runner_address,
@@ -179,7 +216,7 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
             return list_evalsets(data)
         if args.file is None:
             raise SystemExit("taskforge: error: decontam add needs a FILE")
-        return add_evalset(args.file, data, args.name)
+        return add_evalset(args.file, data, args.name, args.version, args.licence)
     if args.command == "sft":
         from taskforge.flows.sft_export import sft_export
 
@@ -223,7 +260,8 @@ def _print(args: argparse.Namespace, result: dict[str, Any]) -> None:
     elif args.command == "validate":
         out.print(table("validation", result["tasks"], ["source", "task_id", "family", "status", "reasons"]))
     elif args.command == "decontam":
-        out.print(table("evaluation sets", result["sets"], ["name", "source", "items", "ids", "texts", "canaries"]))
+        out.print(table("evaluation sets", result["sets"],
+                        ["name", "version", "licence", "items", "ids", "texts", "canaries"]))
         if result["releases"]:
             out.print(table("earlier releases", result["releases"], ["name", "tasks"]))
     elif args.command == "sft":
@@ -240,31 +278,36 @@ def _print(args: argparse.Namespace, result: dict[str, Any]) -> None:
             out.print(f"catalog: {result['catalog']}")
 
 
+def _error(message: str) -> int:
+    """Print the CLI's one-line error and return its exit code."""
+    err.print(f"taskforge: error: {message}", markup=False, highlight=False, soft_wrap=True)
+    return 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point: run one subcommand; on error print a one-line cause and exit non-zero."""
+    """Entry point: run one subcommand; on error, or when a run ends incomplete, print a one-line cause and exit
+    non-zero."""
     args = _parser().parse_args(argv)
-    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    prepare_prefect(json_output=getattr(args, "json", False))
     if args.command == "serve":
         from taskforge.flows.serve import serve
 
         return serve(args.host, args.port, args.database_url)
-    if args.json:
-        os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
     try:
-        with _progress(enabled=not args.json and err.is_terminal):
-            result = _run(args)
+        with prefect_api(needed=args.command in FLOW_COMMANDS) as api, \
+                _progress(enabled=not args.json and err.is_terminal):
+            result = _run(args, api)
     except KeyboardInterrupt:
         err.print("taskforge: interrupted")
         return 130
     except Exception as exc:  # the CLI's contract: one line, non-zero exit
-        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        err.print(f"taskforge: error: {message}", markup=False, highlight=False, soft_wrap=True)
-        return 1
+        return _error(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
     if args.json:
         sys.stdout.write(json.dumps(result, default=str, sort_keys=True) + "\n")
     else:
         _print(args, result)
-    return 0
+    incomplete = incomplete_reason(result)
+    return _error(incomplete) if incomplete else 0
 
 
 if __name__ == "__main__":

@@ -14,10 +14,11 @@ from taskforge.validators.evalsets import load_registry, read_evalset, registry_
 from taskforge.validators.near_duplicates import release_signatures, release_signatures_path, release_summaries
 
 
-def add_evalset(path: Path, data: DataDir, name: str | None = None) -> dict[str, Any]:
-    """Register an evaluation set file (replacing a set of the same name), or an earlier release folder whose
-    tasks later tasks must not nearly duplicate; every later landing and release in this data dir checks
-    tasks against it."""
+def add_evalset(path: Path, data: DataDir, name: str | None = None, version: str = "",
+                licence: str = "") -> dict[str, Any]:
+    """Register an evaluation set file (replacing a set of the same name, a default one included) with its
+    version and licence, or an earlier release folder whose tasks later tasks must not nearly duplicate; every
+    later validation, landing and release in this data dir checks tasks against it."""
     if Path(path).is_dir():
         name = name or Path(path).name
         table = release_signatures(Path(path))
@@ -26,6 +27,7 @@ def add_evalset(path: Path, data: DataDir, name: str | None = None) -> dict[str,
         return {"kind": "decontam", "added": {"name": name, "source": Path(path).name, "release_tasks": table.num_rows},
                 **list_evalsets(data)}
     evalset = read_evalset(path, name)
+    evalset.version, evalset.licence = version, licence
     write_text_atomic(join(registry_dir(data.root), f"{evalset.name}.json"), evalset.to_json())
     return {"kind": "decontam", "added": evalset.summary(), **list_evalsets(data)}
 

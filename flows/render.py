@@ -7,6 +7,8 @@ from typing import Any, Iterable
 from rich.console import Console
 from rich.table import Table
 
+from taskforge.store.report import check_cell
+
 
 GAP_COLUMNS = ["family", "capability", "failure_mode", "count", "share", "priority"]
 TREND_COLUMNS = ["family", "failure_mode", "previous_count", "count", "previous_rate", "rate", "trend"]
@@ -88,8 +90,7 @@ def print_report(console: Console, report: dict[str, Any]) -> None:
     console.print(table("gaps", report["gaps"], GAP_COLUMNS))
     print_trends(console, report.get("trends", []))
     console.print(table("plan", report["plan"], ["family", "capability", "quota"]))
-    funnel_rows = [{**row, **{c["check"]: f"{c['passed']}/{c['passed'] + c['failed']}" for c in row["checks"]}}
-                   for row in report["funnel"]]
+    funnel_rows = [{**row, **{c["check"]: check_cell(c) for c in row["checks"]}} for row in report["funnel"]]
     check_names = list(dict.fromkeys(c["check"] for row in report["funnel"] for c in row["checks"]))
     console.print(table("funnel", funnel_rows, ["family", "candidates", *check_names, "accepted", "rejected"]))
     if report["quarantine"]:

@@ -20,7 +20,7 @@ from prefect import task
 
 from taskforge.agents.client import Agents
 from taskforge.agents.session import using
-from taskforge.builders.base import BuildContext
+from taskforge.builders.base import BuildContext, emitted
 from taskforge.builders.registry import builder_for
 from taskforge.diagnosis.diagnose import diagnose
 from taskforge.diagnosis.llm import in_llm_scope, llm_diagnoses
@@ -29,7 +29,6 @@ from taskforge.diagnosis.verdicts import graded_by, load_verdicts
 from taskforge.schemas import Diagnosis, Episode, InfrastructureError, LLMCall, PlanItem, Quarantined, Task
 from taskforge.schemas.locations import Location, exists, join, name_of
 from taskforge.store.batches import iter_batch, write_batch
-from taskforge.validators.review import review_accepted
 from taskforge.validators.runner import default_checks, validate_all
 
 
@@ -176,7 +175,7 @@ def build_batch(item: dict[str, Any], context: dict[str, Any], out_path: str, ll
         quarantined: list[Quarantined] = []
         with Agents.open(llm_dir, context["cycle_id"], "build") as agents, using(agents):
             try:
-                for candidate in builder_for(plan_item.family).build(plan_item, BuildContext(**context)):
+                for candidate in emitted(builder_for(plan_item.family).build(plan_item, BuildContext(**context))):
                     (quarantined if isinstance(candidate, Quarantined) else built).append(candidate)
             except Exception as exc:  # a builder failing on its resource must not stop the cycle
                 if infrastructure_error(exc) is not None:
@@ -203,8 +202,7 @@ def validate_batch(built: dict[str, Any], out_path: str, data_dir: str, llm_dir:
 
     def decide() -> None:
         with Agents.open(llm_dir, cycle_id, "validate") as agents:
-            checks = default_checks(data_dir)
-            decided = list(review_accepted(validate_all(iter_batch(candidates, Task), checks), agents))
+            decided = list(validate_all(iter_batch(candidates, Task), default_checks(data_dir, agents)))
             write_batch(calls_path(out_path), agents.take_calls(), LLMCall)
         write_batch(out_path, decided, Task, crash_at="validate")
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 from taskforge.graders.base import Scorer
-from taskforge.graders.literature import SCORERS as LITERATURE_SCORERS
+from taskforge.graders.literature.scorers import SCORERS as LITERATURE_SCORERS
 from taskforge.graders.long_context import LONG_CONTEXT_SCORERS
-from taskforge.graders.mle import CompetitionScorer
-from taskforge.graders.workflow import WorkflowDeliverables
+from taskforge.graders.mle.grading import CompetitionScorer
+from taskforge.graders.workflow.deliverables import WorkflowDeliverables
 from taskforge.schemas import TaskforgeError
 
 SCORERS: dict[str, Scorer] = {scorer.name: scorer for scorer in (*LONG_CONTEXT_SCORERS, *LITERATURE_SCORERS,

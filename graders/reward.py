@@ -12,7 +12,7 @@ workflow, whose installed scorer grades a JSON mapping of deliverable files with
 the same code its sandboxed grader program runs, and mle, whose scorer grades a
 submission CSV against the private answers with the competition's metric. swe, whose grading must run
 task code in `sandbox/` (held-out tests of a repository), has its own entry with
-the same three methods (`taskforge.graders.swe_reward`). Every entry
+the same three methods (`taskforge.graders.swe.reward`). Every entry
 names its reference and no-op submissions, so each row can be checked to score
 1 for its reference and 0 for doing nothing.
 """
@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 from taskforge.graders import scorer_for
 from taskforge.graders.base import decoded
-from taskforge.graders.swe_reward import SweSandboxScorer
+from taskforge.graders.swe.reward import SweSandboxScorer
 from taskforge.schemas import Task, TaskforgeError, canonical_json
 
 DATA_SOURCE_PREFIX = "taskforge/"

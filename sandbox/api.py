@@ -31,6 +31,8 @@ class Job:
     `python_env` names a recipe of `taskforge.sandbox.images.recipe.PYTHON_ENVS` (e.g. `science`): its virtual
     environment comes first on PATH at /opt/venv — the recipe's derived image in a container, a host
     environment built from the same recipe and bound read-only in the process backend.
+    `mounts` are (host folder, absolute sandbox path) pairs bound read-only instead of copied (a large folder
+    many jobs share, such as a prepared environment); the engine must see the host's folders.
     """
 
     command: tuple[str, ...]
@@ -46,6 +48,7 @@ class Job:
     collect: tuple[str, ...] = ()
     label: str = "job"
     python_env: str | None = None
+    mounts: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""Choosing a backend: docker where an engine answers and the base image is there, else the process backend.
+"""Choosing a backend: docker where an engine answers and the base image is there, else the process backend
+(bubblewrap where it works, else util-linux unshare: `taskforge.sandbox.launchers`).
 
 With `TASKFORGE_DOCKER_HOSTS` set, every listed engine is probed and jobs spread
 over those that answer with the base image (`taskforge.sandbox.engines`).
@@ -16,6 +17,7 @@ import docker
 from taskforge.sandbox.api import BASE_IMAGE, Sandbox
 from taskforge.sandbox.container import ENGINE_ERRORS, DockerSandbox
 from taskforge.sandbox.engines import SpreadDockerSandbox, endpoints_from, jobs_per_engine
+from taskforge.sandbox.launchers import find_launcher
 from taskforge.sandbox.orphans import sweep_orphans
 from taskforge.sandbox.process import ProcessSandbox
 from taskforge.schemas.errors import InfrastructureError
@@ -50,7 +52,7 @@ def get_sandbox(kind: str | None = None, temp_root: Path | None = None, build_ne
     if kind not in KINDS:
         raise ValueError(f"unknown sandbox kind {kind!r}: one of {', '.join(KINDS)}")
     if kind == "process":
-        sandbox: Sandbox = ProcessSandbox(reason="process backend asked for", temp_root=temp_root)
+        sandbox: Sandbox = _process_sandbox("process backend asked for", temp_root)
     elif endpoints_from():
         sandbox = _spread_sandbox(kind, endpoints_from(), temp_root, build_network)
     else:
@@ -62,7 +64,7 @@ def get_sandbox(kind: str | None = None, temp_root: Path | None = None, build_ne
         elif kind == "docker":
             raise InfrastructureError(f"docker backend asked for, but {finding}")
         else:
-            sandbox = ProcessSandbox(reason=f"auto: {finding}; using the process backend", temp_root=temp_root)
+            sandbox = _process_sandbox(f"auto: {finding}; using the process backend", temp_root)
     log.info("sandbox backend %s (%s)", sandbox.backend, sandbox.reason)
     return sandbox
 
@@ -85,7 +87,16 @@ def _spread_sandbox(kind: str, endpoints: list[str], temp_root: Path | None, bui
                                    build_network=build_network, temp_root=temp_root)
     if kind == "docker":
         raise InfrastructureError(f"docker backend asked for, but {finding}")
-    return ProcessSandbox(reason=f"auto: {finding}; using the process backend", temp_root=temp_root)
+    return _process_sandbox(f"auto: {finding}; using the process backend", temp_root)
+
+
+def _process_sandbox(reason: str, temp_root: Path | None) -> ProcessSandbox:
+    """The process backend with the launcher this host can use, named in the reason; InfrastructureError (saying
+    what is missing) when none can run here."""
+    launcher, finding = find_launcher()
+    if launcher is None:
+        raise InfrastructureError(f"{reason}, but no sandbox can run here: {finding}")
+    return ProcessSandbox(reason=f"{reason} ({finding})", temp_root=temp_root, launcher=launcher)
 
 
 @cache

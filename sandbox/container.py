@@ -197,8 +197,11 @@ class DockerSandbox:
             "init": True,
             "log_config": LOG_CONFIG,
         }
+        volumes = {host: {"bind": target, "mode": "ro"} for host, target in job.mounts}
         if job.network and self.ca_bundle is not None:
-            options["volumes"] = {str(self.ca_bundle): {"bind": CA_BUNDLE, "mode": "ro"}}
+            volumes[str(self.ca_bundle)] = {"bind": CA_BUNDLE, "mode": "ro"}
+        if volumes:
+            options["volumes"] = volumes
         return options
 
     def _create(self, job: Job, command: list[str]) -> DockerSession:

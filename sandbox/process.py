@@ -1,4 +1,5 @@
-"""The process backend: jobs run under bubblewrap in fresh namespaces, as a throwaway uid, with rlimits.
+"""The process backend: jobs run in fresh namespaces (bubblewrap, else util-linux unshare), as a throwaway uid,
+with rlimits.
 
 Each session gets a temporary folder (workspace + tmp) owned by a uid picked for
 it alone, so the process limit (RLIMIT_NPROC, counted per uid) counts only the
@@ -7,8 +8,9 @@ job's own processes. Inside, the host's system folders are mounted read-only,
 home folders, `/run` (the Docker socket) and the project tree are not there,
 and there is no network unless the job is a build step. The job is pid 1 of
 its own pid namespace: a timeout kills it, which takes every process it started
-with it (the process group is killed if that fails), and bubblewrap is always
-waited for, so nothing is left running or unreaped.
+with it (the process group is killed if that fails), and the launcher is always
+waited for, so nothing is left running or unreaped. `taskforge.sandbox.launchers`
+says how each launcher builds the sandbox.
 """
 
 from __future__ import annotations
@@ -32,32 +34,22 @@ from taskforge.sandbox.environment import SANDBOX_PATH, job_environment
 from taskforge.sandbox.images.build import ImageBuildError
 from taskforge.sandbox.images.host_env import ensure_host_env
 from taskforge.sandbox.images.recipe import PYTHON_ENVS, VENV
+from taskforge.sandbox.launchers import SETUP_DONE, Launcher, Mounts, find_launcher
 from taskforge.sandbox.output import TailBuffer, drain_in_background
 from taskforge.sandbox.transfer import collect_outputs, extract_into_sandbox, extract_plain, pack, relative_inside, resolve_inside
 from taskforge.schemas.errors import InfrastructureError
 
 log = logging.getLogger(__name__)
 
-SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "var")
 SANDBOX_UIDS = range(200_000, 300_000)
 JOB_DIR_PREFIX = "taskforge-sbx-"
 DRAIN_GRACE_S = 5.0
 KILL_GRACE_S = 2.0
 MIB = 1024 * 1024
 MISSING_EXECUTABLE = "bwrap: execvp"
+CHILDREN = "/proc/{pid}/task/{pid}/children"
 EXIT_NOT_FOUND = 127
 
-
-def system_mounts() -> list[str]:
-    """bubblewrap arguments exposing the host's system folders read-only (symlinks such as /bin stay symlinks)."""
-    args: list[str] = []
-    for name in SYSTEM_DIRS:
-        path = Path("/") / name
-        if path.is_symlink():
-            args += ["--symlink", os.readlink(path), str(path)]
-        elif path.is_dir():
-            args += ["--ro-bind", str(path), str(path)]
-    return args
 
 
 def limit_arguments(job: Job, timeout_s: float) -> list[str]:
@@ -71,6 +63,15 @@ def limit_arguments(job: Job, timeout_s: float) -> list[str]:
         "--core=0",
         "--",
     ]
+
+
+def _first_child(pid: int) -> int | None:
+    """The first child of a process (a launcher's pid 1 of the new pid namespace), if it has one."""
+    try:
+        children = Path(CHILDREN.format(pid=pid)).read_text().split()
+    except OSError:
+        return None
+    return int(children[0]) if children else None
 
 
 def exit_code_of(returncode: int) -> int:
@@ -120,7 +121,7 @@ def host_env_of(job: Job) -> Path | None:
 
 
 class ProcessSession:
-    """A temporary workspace and a uid of its own; every `exec` is a fresh bubblewrap sandbox over that workspace."""
+    """A temporary workspace and a uid of its own; every `exec` is a fresh sandbox over that workspace."""
 
     def __init__(self, sandbox: ProcessSandbox, job: Job):
         started = time.monotonic()
@@ -147,23 +148,15 @@ class ProcessSession:
                 extract_into_sandbox(archive, self.root)
         self.workspace.mkdir(exist_ok=True)
         self.tmp.mkdir()
+        (self.root / "root").mkdir()  # where the unshare launcher mounts the job's root
         for path in (self.root, self.workspace, self.tmp):
             os.chown(path, self.uid, self.uid)
 
     def _argv(self, command: tuple[str, ...], status_fd: int, timeout_s: float) -> list[str]:
-        """The full command line: prlimit, then bubblewrap with its mounts and namespaces, then the job."""
-        isolation = ["--unshare-pid", "--as-pid-1", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-                     "--die-with-parent"]
-        if not self.job.network:
-            isolation.append("--unshare-net")
-        venv = ["--ro-bind", str(self.python_env), VENV] if self.python_env else []
-        mounts = system_mounts() + venv + [
-            "--ro-bind", "/sys", "/sys", "--proc", "/proc", "--dev", "/dev",
-            "--bind", str(self.workspace), WORKSPACE, "--bind", str(self.tmp), "/tmp",
-            "--remount-ro", "/", "--chdir", WORKSPACE, "--hostname", "sandbox",
-        ]
-        return [*limit_arguments(self.job, timeout_s), self.sandbox.bwrap, *isolation, *mounts,
-                "--json-status-fd", str(status_fd), "--", *command]
+        """The full command line: prlimit, then the launcher with its mounts and namespaces, then the job."""
+        mounts = Mounts(root=self.root, workspace=self.workspace, tmp=self.tmp, python_env=self.python_env,
+                        network=self.job.network, uid=self.uid, shared=self.job.mounts)
+        return [*limit_arguments(self.job, timeout_s), *self.sandbox.launcher.argv(mounts, command, status_fd)]
 
     def exec(self, command: tuple[str, ...], timeout_s: float | None = None,
              env: tuple[tuple[str, str], ...] = ()) -> Result:
@@ -174,13 +167,15 @@ class ProcessSession:
         status_read, status_write = os.pipe()
         started = time.monotonic()
         try:
+            on_stdin = self.sandbox.launcher.status_on_stdin
             process = subprocess.Popen(
-                self._argv(command, status_write, timeout), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, pass_fds=(status_write,), process_group=0, env=environment, cwd=self.root,
-                **self._identity())
+                self._argv(command, status_write, timeout), stdin=status_write if on_stdin else subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=() if on_stdin else (status_write,),
+                process_group=0, env=environment, cwd=self.root, **self._identity())
         except OSError as error:
             os.close(status_read)
-            return self.sandbox.failed(self.job, command, f"could not start bubblewrap: {error.strerror}")
+            return self.sandbox.failed(self.job, command,
+                                       f"could not start {self.sandbox.launcher.name}: {error.strerror}")
         finally:
             os.close(status_write)
         status = BwrapStatus(status_read)
@@ -201,22 +196,25 @@ class ProcessSession:
         reported = status.close()
         if timed_out:
             return result
-        if "exit-code" in reported:
+        if "exit-code" in reported or SETUP_DONE in reported:
             result.exit_code = exit_code_of(process.returncode)
         elif result.stderr.startswith(MISSING_EXECUTABLE):
             result.exit_code = EXIT_NOT_FOUND
         else:
             problem = result.stderr.strip().replace(str(self.root), "<sandbox>")
-            result.infrastructure_error = f"bubblewrap could not set up the sandbox: {problem[-500:]}"
+            result.infrastructure_error = f"{self.sandbox.launcher.name} could not set up the sandbox: {problem[-500:]}"
         return result
 
     def _identity(self) -> dict:
-        """Popen arguments that switch to the session's uid (only root can; others run jobs as themselves)."""
-        return {"user": self.uid, "group": self.uid, "extra_groups": []} if self.as_root else {}
+        """Popen arguments that switch to the session's uid (only root can; others run jobs as themselves), unless
+        the launcher switches after its own setup."""
+        if not self.as_root or self.sandbox.launcher.switches_uid:
+            return {}
+        return {"user": self.uid, "group": self.uid, "extra_groups": []}
 
     def _kill(self, process: subprocess.Popen, status: BwrapStatus) -> None:
-        """Kill the job: its pid namespace first (bubblewrap then reaps it and exits), else the process group."""
-        child = status.poll().get("child-pid")
+        """Kill the job: its pid namespace first (the launcher then reaps it and exits), else the process group."""
+        child = status.poll().get("child-pid") or _first_child(process.pid)
         if child is not None:
             self._kill_namespace(child)
         try:
@@ -277,22 +275,26 @@ class ProcessSession:
 
 
 class ProcessSandbox:
-    """Runs jobs under bubblewrap on this host; the fallback where no Docker engine answers.
+    """Runs jobs in fresh namespaces on this host; the fallback where no Docker engine answers.
 
-    `temp_root` holds each session's folder; the throwaway uids must be able to
-    traverse it (like /tmp, the default). `uids` is the range they are drawn from
-    (when running as root; otherwise jobs run as the caller).
+    `launcher` enters the namespaces (default: bubblewrap where it works, else util-linux unshare;
+    `taskforge.sandbox.launchers.find_launcher`). `temp_root` holds each session's folder; the throwaway uids
+    must be able to traverse it (like /tmp, the default). `uids` is the range they are drawn from (when running
+    as root; otherwise jobs run as the caller).
     """
 
     backend: Backend = "process"
 
     def __init__(self, reason: str = "process backend asked for", temp_root: Path | None = None,
-                 bwrap: str = "bwrap", uids: range = SANDBOX_UIDS):
+                 launcher: Launcher | None = None, uids: range = SANDBOX_UIDS):
+        if launcher is None:
+            launcher, finding = find_launcher()
+            if launcher is None:
+                raise InfrastructureError(f"no sandbox can run here: {finding}")
         self.reason = reason
         self.temp_root = Path(temp_root) if temp_root is not None else Path(tempfile.gettempdir())
-        self.bwrap = bwrap
+        self.launcher = launcher
         self.uids = uids
-
     def failed(self, job: Job, command: tuple[str, ...], problem: str) -> Result:
         """A result for a job the sandbox itself could not run."""
         log.warning("sandbox %s: %s", job.label, problem)

@@ -9,11 +9,12 @@ from taskforge.schemas.gap import BuildPlan, Gap, PlanItem
 from taskforge.schemas.llm import LLMCall
 from taskforge.schemas.quarantine import Quarantined, without_credentials, without_host_paths
 from taskforge.schemas.resource import Resource
-from taskforge.schemas.task import FAMILIES, Lineage, Message, Task, ValidationResult, task_id_for
+from taskforge.schemas.task import (FAMILIES, NOT_APPLICABLE, SKIPPED, Lineage, Message, Task, ValidationResult,
+                                    task_id_for)
 from taskforge.schemas.version import SCHEMA_VERSION
 
 __all__ = [
-    "CAPABILITIES", "FAMILIES", "SCHEMA_VERSION", "TAXONOMY_VERSION",
+    "CAPABILITIES", "FAMILIES", "NOT_APPLICABLE", "SCHEMA_VERSION", "SKIPPED", "TAXONOMY_VERSION",
     "BuildPlan", "Diagnosis", "Episode", "FailureMode", "Gap", "InfrastructureError", "InputError",
     "HarnessTests", "JsonDict", "LLMCall", "Lineage", "Message", "Outcome", "PlanItem", "Quarantined", "Record", "Resource",
     "Segment", "Step", "Task", "TaskforgeError", "TokenRecord", "ToolCall", "UnknownFormatError",

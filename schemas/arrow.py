@@ -124,29 +124,37 @@ def _encode_value(item: Any, kind: pa.DataType) -> Any:
 
 def _decode(row: dict[str, Any], model: type[BaseModel]) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for (name, _, _, is_json), info in zip(_fields(model), model.model_fields.values()):
+    for name, is_json, decoder in _decoding_plan(model):
         if name not in row:
             continue
         item = row[name]
         if is_json:
             out[name] = None if item is None else json.loads(item)
         else:
-            out[name] = _decode_value(item, info.annotation)
+            out[name] = item if decoder is None or item is None else decoder(item)
     return out
 
 
-def _decode_value(item: Any, annotation: Any) -> Any:
-    if item is None:
-        return None
+@cache
+def _decoding_plan(model: type[BaseModel]) -> tuple[tuple[str, bool, Any], ...]:
+    """(name, is_json, decoder or None) for each field of a model, worked out once per model."""
+    return tuple((name, is_json, _decoder(info.annotation))
+                 for (name, _, _, is_json), info in zip(_fields(model), model.model_fields.values()))
+
+
+@cache
+def _decoder(annotation: Any) -> Any:
+    """How to rebuild a stored value of this annotation (nested models and lists of them); None when the
+    stored value is the value."""
     annotation, _ = _unwrap_optional(annotation)
     if typing.get_origin(annotation) is typing.Annotated:
         annotation = typing.get_args(annotation)[0]
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return _decode(item, annotation)
+        return lambda item: _decode(item, annotation)
     if typing.get_origin(annotation) is list:
-        (inner,) = typing.get_args(annotation)
-        return [_decode_value(x, inner) for x in item]
-    return item
+        inner = _decoder(typing.get_args(annotation)[0])
+        return None if inner is None else (lambda items: [None if x is None else inner(x) for x in items])
+    return None
 
 
 def to_row(record: BaseModel) -> dict[str, Any]:

@@ -46,6 +46,14 @@ class ValidationResult(Record):
     duration_s: float = 0.0
 
 
+NOT_APPLICABLE = "not_applicable"
+"""Detail key of a passing result whose check did not judge the task: its family has no strategy for the
+question, or the strategy has nothing to judge in it. The value says why."""
+SKIPPED = "skipped"
+"""Detail key of a passing result whose strategy applies but could not run here (no endpoint, already
+rejected). The value says why."""
+
+
 class Task(Record):
     """A training task of any family, with what the solver sees and what stays hidden."""
 

@@ -1,4 +1,5 @@
-"""The workflow package: what a workflow task is made of, shared by its builder and its validators.
+"""The workflow family's contract: the package (payload), the reference run (reference) and the grader
+program with its deliverable specs (grader), shared by its builder and its validators.
 
 A package is the public part of a workflow task (instructions, parameters,
 input files, deliverable and grading specs, how it may evolve, pinned tools,
@@ -18,6 +19,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from taskforge.schemas.base import Record, canonical_json
+from taskforge.schemas.family import FamilyGrader, FamilyPayload, FamilyReference
 
 Axis = Literal["object", "data", "operations", "dependencies", "deliverables", "grading"]
 AXES: tuple[str, ...] = ("object", "data", "operations", "dependencies", "deliverables", "grading")
@@ -83,6 +85,12 @@ class DeliverableSpec(Record):
         return self.model_dump(exclude={"describe"})
 
 
+class GradingSpec(DeliverableSpec):
+    """A deliverable as the task's grader holds it: the package's spec without its description."""
+
+    describe: str = Field(default="", exclude=True)
+
+
 class PackageSummary(Record):
     """The figures of a package and its reference that a judge compares across generations."""
 
@@ -110,7 +118,7 @@ class Evolution(Record):
     seed: int
 
 
-class WorkflowPackage(Record):
+class WorkflowPackage(FamilyPayload):
     """The public definition of a workflow task (its payload)."""
 
     seed_id: str
@@ -138,6 +146,46 @@ class WorkflowPackage(Record):
     def rendered_instructions(self) -> str:
         """The instructions with the parameters filled in."""
         return self.instructions.format_map(self.params)
+
+
+class ReferenceRunRecord(Record):
+    """How the reference workflow's run went, in the sandbox."""
+
+    ok: bool
+    backend: str | None = None
+    exit_code: int | None = None
+    timed_out: bool = False
+    oom_killed: bool = False
+    stderr_tail: str = ""
+
+
+class WorkflowReference(FamilyReference):
+    """The hidden part: the required deliverables as the reference workflow wrote them (path → text), the
+    workflow's files, and its run."""
+
+    deliverables: dict[str, str]
+    workflow: dict[str, str]
+    run: ReferenceRunRecord
+
+
+class GraderProgram(Record):
+    """The grader program every workflow task carries, pinned by the sha256 of its source."""
+
+    name: str
+    sha256: str
+    source: str
+
+
+class WorkflowGrader(FamilyGrader):
+    """The in-process scorer, the deliverables as the grader program reads them, and the program."""
+
+    scorer: str
+    deliverables: list[GradingSpec]
+    program: GraderProgram
+
+    def specs(self) -> list[dict[str, Any]]:
+        """The deliverable specs as the grader program reads them (JSON)."""
+        return [spec.model_dump() for spec in self.deliverables]
 
 
 def table_rows(package: WorkflowPackage, name: str) -> list[dict[str, str]]:

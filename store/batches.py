@@ -5,6 +5,7 @@ from __future__ import annotations
 from itertools import islice
 from typing import Iterable, Iterator, TypeVar
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 from pydantic import BaseModel
 
@@ -33,16 +34,21 @@ def write_batch(path: Location, records: Iterable[BaseModel], model: type[BaseMo
     return path
 
 
-def iter_batch(path: Location, model: type[M], rows_per_read: int = 256) -> Iterator[M]:
-    """Stream the records of a batch file (local or an fsspec URL) without loading it whole."""
+def iter_record_batches(path: Location, rows_per_read: int = 256) -> Iterator[pa.RecordBatch]:
+    """Stream the rows of a batch file (local or an fsspec URL) as Arrow record batches."""
     with readable(path) as source:
         try:
             parquet = pq.ParquetFile(source)
         except Exception as exc:  # pyarrow raises several types for corrupt files
             raise InputError(name_of(path), f"unreadable Parquet batch ({exc})") from exc
-        for batch in parquet.iter_batches(batch_size=rows_per_read):
-            for row in batch.to_pylist():
-                yield from_row(row, model)
+        yield from parquet.iter_batches(batch_size=rows_per_read)
+
+
+def iter_batch(path: Location, model: type[M], rows_per_read: int = 256) -> Iterator[M]:
+    """Stream the records of a batch file (local or an fsspec URL) without loading it whole."""
+    for batch in iter_record_batches(path, rows_per_read):
+        for row in batch.to_pylist():
+            yield from_row(row, model)
 
 
 def read_batch(path: Location, model: type[M]) -> list[M]:

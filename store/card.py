@@ -7,6 +7,7 @@ from collections import Counter
 from typing import Any
 
 from taskforge.schemas import SCHEMA_VERSION
+from taskforge.store.report import check_cell
 
 SHOWN_REMOVALS = 50
 SHOWN_RESOURCES = 3
@@ -57,9 +58,9 @@ def _funnel_section(funnel: list[dict[str, Any]], released: dict[str, int], remo
     """Per family: candidates, each check, accepted at landing, removed by the release, released."""
     removed = Counter(family for family, _ in {(r["family"], r["task_id"]) for r in removals
                                                  if r["stage"] == "release"})
-    rows = [[f["family"], f["candidates"], ", ".join(f"{c['check']} {c['passed']}/{c['failed']}" for c in f["checks"]),
+    rows = [[f["family"], f["candidates"], ", ".join(f"{c['check']} {check_cell(c)}" for c in f["checks"]),
              f["accepted"], removed[f["family"]], released.get(f["family"], 0)] for f in funnel]
-    return _table(["family", "candidates", "checks (passed/failed)", "accepted at landing", "removed by this release",
+    return _table(["family", "candidates", "checks (passed/judged)", "accepted at landing", "removed by this release",
                    "released"], rows)
 
 
@@ -67,9 +68,10 @@ def _decontamination_section(references: dict[str, list[dict[str, Any]]], remova
     """What tasks were checked against, and every task left out with what it matched."""
     sets = references.get("evaluation_sets", [])
     releases = references.get("earlier_releases", [])
-    lines = ["Evaluation sets checked (exact ids, 13-grams of normalised words, canary strings):", "",
-             _table(["set", "source", "items", "ids", "texts", "canaries"],
-                    [[s["name"], s["source"], s["items"], s["ids"], s["texts"], s["canaries"]] for s in sets])
+    lines = ["Evaluation sets checked (exact ids, canary strings, 13-grams of normalised words, paraphrases):", "",
+             _table(["set", "version", "source", "licence", "items", "ids", "texts", "canaries"],
+                    [[s["name"], s["version"], s["source"], s["licence"], s["items"], s["ids"], s["texts"],
+                      s["canaries"]] for s in sets])
              if sets else "none registered.", "",
              "Earlier releases checked for near-duplicates (MinHash, Jaccard ≥ 0.8):", "",
              _table(["release", "tasks"], [[r["name"], r["tasks"]] for r in releases]) if releases
@@ -121,8 +123,8 @@ def release_card(version: str, released: dict[str, int], summaries: dict[str, di
         "## Contents", "", contents, "",
         "## Sources and licences", "", _sources_section({f: summaries[f] for f in families}), "",
         "## Funnel per family", "",
-        "All tasks the catalog holds: candidates, each check (passed/failed), accepted at landing, removed by "
-        "this release's screen, released.", "",
+        "All tasks the catalog holds: candidates, each check (passed/judged, then those it did not judge: n/a or "
+        "skipped), accepted at landing, removed by this release's screen, released.", "",
         _funnel_section(funnel, released, removals), "",
         "## Decontamination", "", _decontamination_section(references, removals),
     ])

@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 import duckdb
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from taskforge.schemas import Diagnosis, Episode, Gap, LLMCall, PlanItem, Quarantined, Task, canonical_json, to_row
+from taskforge.schemas import Diagnosis, Episode, Gap, LLMCall, PlanItem, Quarantined, canonical_json, to_row
 from taskforge.store.crashpoints import crash_point
 from taskforge.store.shards import ShardFile
 
@@ -46,14 +48,17 @@ class Catalog:
 
     def _insert(self, table: str, rows: Sequence[dict[str, Any]]) -> int:
         """Insert rows, skipping those whose key is already present; returns rows added."""
-        if not rows:
+        return self._insert_table(table, pa.Table.from_pylist(list(rows))) if rows else 0
+
+    def _insert_table(self, table: str, incoming: pa.Table) -> int:
+        """Insert an Arrow table's rows in one statement, skipping those whose key is already present; returns
+        rows added."""
+        if not incoming.num_rows:
             return 0
-        columns = list(rows[0])
-        incoming = pa.Table.from_pylist(list(rows))
         before = self._scalar(f"SELECT count(*) FROM {table}")
         self.con.register("incoming", incoming)
         try:
-            quoted = ", ".join(f'"{c}"' for c in columns)
+            quoted = ", ".join(f'"{c}"' for c in incoming.column_names)
             self.con.execute(f"INSERT INTO {table} ({quoted}) SELECT {quoted} FROM incoming ON CONFLICT DO NOTHING")
         finally:
             self.con.unregister("incoming")
@@ -122,23 +127,25 @@ class Catalog:
     def record_plan(self, cycle_id: str, items: Iterable[PlanItem]) -> int:
         return self._insert("plan", [{**to_row(i), "cycle_id": cycle_id} for i in items])
 
-    def record_tasks(self, tasks: Iterable[Task], shard_of: dict[str, str]) -> int:
-        """Record tasks and their check results; `shard_of` maps landed task ids to their shard."""
-        tasks = list(tasks)
-        task_rows = [
-            {
-                "task_id": t.task_id, "cycle_id": t.lineage.cycle_id, "family": t.family, "kind": t.kind,
-                "capability": t.capability, "status": t.status, "reasons": list(t.reasons),
-                "lineage": canonical_json(t.lineage.model_dump()), "shard": shard_of.get(t.task_id),
-            }
-            for t in tasks
-        ]
-        check_rows = [
-            {**to_row(v), "task_id": t.task_id, "position": position}
-            for t in tasks for position, v in enumerate(t.validation)
-        ]
-        added = self._insert("tasks", task_rows)
-        self._insert("validations", check_rows)
+    def record_task_table(self, table: pa.Table, shard_of: dict[str, str]) -> int:
+        """Record task rows (the Task schema) and their check results in bulk, straight from Arrow."""
+        ids = table.column("task_id").to_pylist()
+        lineage = table.column("lineage").to_pylist()
+        tasks = pa.table({
+            "task_id": ids, "cycle_id": [entry["cycle_id"] for entry in lineage],
+            **{name: table.column(name) for name in ("family", "kind", "capability", "status", "reasons")},
+            "lineage": [canonical_json(entry) for entry in lineage],
+            "shard": pa.array([shard_of.get(task_id) for task_id in ids], type=pa.string())})
+        column = table.column("validation").combine_chunks()
+        checks = column.flatten()
+        parents = pc.list_parent_indices(column).to_numpy()
+        starts = column.offsets.to_numpy() - column.offsets[0].as_py()
+        validations = pa.table({
+            **{name: checks.field(name) for name in (f.name for f in checks.type)},
+            "task_id": table.column("task_id").take(pa.array(parents)),
+            "position": pa.array(np.arange(len(checks)) - starts[parents], type=pa.int64())})
+        added = self._insert_table("tasks", tasks)
+        self._insert_table("validations", validations)
         return added
 
     def record_shards(self, cycle_id: str, shards: Iterable[ShardFile]) -> int:

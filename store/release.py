@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterable, Protocol
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from taskforge.graders.literature_env import ENVIRONMENT_KIND as LITERATURE_ENVIRONMENT, environment_files
+from taskforge.graders.literature.environment import ENVIRONMENT_KIND as LITERATURE_ENVIRONMENT, environment_files
 from taskforge.schemas import Task, TaskforgeError, ValidationResult, to_table
 from taskforge.schemas.locations import Location, exists, join, normalize, open_file, read_text, readable, remove
 from taskforge.store.batches import iter_batch

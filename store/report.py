@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from taskforge.schemas import TaskforgeError
+from taskforge.schemas import NOT_APPLICABLE, SKIPPED, TaskforgeError
 from taskforge.store.catalog import Catalog
 
 
 def funnel(catalog: Catalog, cycle_id: str | None) -> list[dict[str, Any]]:
     """Per family: candidates, how many passed each check in order, accepted, rejected (of one cycle, or of
-    every cycle when `cycle_id` is None)."""
+    every cycle when `cycle_id` is None). Every family has the same checks (one per question); `passed`
+    counts every task a check let through, of which `not_applicable` (the family or task has no strategy
+    for the question) and `skipped` (the strategy could not run: no endpoint, already rejected) were not
+    judged by it."""
     rows = catalog.query(
         """SELECT t.family, count(DISTINCT t.task_id) AS candidates,
                   count(DISTINCT t.task_id) FILTER (WHERE t.status = 'accepted') AS accepted,
@@ -18,14 +21,30 @@ def funnel(catalog: Catalog, cycle_id: str | None) -> list[dict[str, Any]]:
            FROM tasks t WHERE ?::VARCHAR IS NULL OR t.cycle_id = ? GROUP BY t.family ORDER BY t.family""",
         [cycle_id, cycle_id])
     checks = catalog.query(
-        """SELECT t.family, v."check", count(*) FILTER (WHERE v.passed) AS passed,
-                  count(*) FILTER (WHERE NOT v.passed) AS failed, min(v.position) AS position
+        f"""SELECT t.family, v."check", count(*) FILTER (WHERE v.passed) AS passed,
+                  count(*) FILTER (WHERE NOT v.passed) AS failed,
+                  count(*) FILTER (WHERE json_extract_string(v.detail, '$.{NOT_APPLICABLE}') IS NOT NULL)
+                      AS not_applicable,
+                  count(*) FILTER (WHERE json_extract_string(v.detail, '$.{SKIPPED}') IS NOT NULL) AS skipped,
+                  min(v.position) AS position
            FROM tasks t JOIN validations v USING (task_id) WHERE ?::VARCHAR IS NULL OR t.cycle_id = ?
            GROUP BY t.family, v."check" ORDER BY t.family, position, v."check" ASC""", [cycle_id, cycle_id])
     for row in rows:
-        row["checks"] = [{"check": c["check"], "passed": c["passed"], "failed": c["failed"]}
+        row["checks"] = [{key: c[key] for key in ("check", "passed", "failed", "not_applicable", "skipped")}
                          for c in checks if c["family"] == row["family"]]
     return rows
+
+
+def check_cell(check: dict[str, Any]) -> str:
+    """One funnel cell: tasks passed / judged by the check, then those it did not judge ('n/a' or 'skipped'
+    alone when it judged none)."""
+    unjudged = [(label, n) for label, n in (("n/a", check["not_applicable"]), ("skipped", check["skipped"])) if n]
+    judged_passed = check["passed"] - check["not_applicable"] - check["skipped"]
+    judged = judged_passed + check["failed"]
+    if not judged:
+        return ", ".join(label if len(unjudged) == 1 else f"{n} {label}" for label, n in unjudged) or "-"
+    notes = ", ".join(f"{n} {label}" for label, n in unjudged)
+    return f"{judged_passed}/{judged}" + (f" (+{notes})" if notes else "")
 
 
 def gap_history(catalog: Catalog, limit: int = 12) -> list[dict[str, Any]]:

@@ -1,19 +1,20 @@
-"""Size-bounded Parquet shards of accepted tasks, with deterministic names and atomic writes."""
+"""Size-bounded Parquet shards of accepted tasks, one Arrow table each, with deterministic names and atomic writes."""
 
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from taskforge.schemas import Task, arrow_schema, to_row
-from taskforge.schemas.locations import Location, join, normalize, size
+from taskforge.schemas import Task, to_table
+from taskforge.schemas.locations import Location, join, normalize
 from taskforge.store.batches import iter_batch
-from taskforge.store.files import atomic_open, sha256_file
+from taskforge.store.files import atomic_open
 
 if TYPE_CHECKING:
     from taskforge.store.catalog import Catalog
@@ -30,21 +31,40 @@ class ShardFile:
     sha256: str
 
 
-def shard_view(task: Task) -> Task:
-    """The task as a shard stores it: everything but run timings, which belong to the catalog.
+def shard_rows(table: pa.Table) -> pa.Table:
+    """Task rows as a shard stores them: everything but run timings, which belong to the catalog (every check's
+    duration is zeroed by rebuilding the validation column's structs around a column of zeros).
 
     Shard bytes then depend only on the tasks, so a resumed or redistributed run
     writes the same files as an uninterrupted one.
     """
-    return task.model_copy(update={"validation": [v.model_copy(update={"duration_s": 0.0}) for v in task.validation]})
+    column = table.column("validation").combine_chunks()
+    checks = column.flatten()
+    names = [field.name for field in checks.type]
+    fields = [pa.array(np.zeros(len(checks)), type=checks.type.field(name).type) if name == "duration_s"
+              else checks.field(name) for name in names]
+    offsets = pa.array(column.offsets.to_numpy() - column.offsets[0].as_py(), type=pa.int32())
+    rebuilt = pa.ListArray.from_arrays(offsets, pa.StructArray.from_arrays(fields, fields=list(checks.type)))
+    return table.set_column(table.schema.get_field_index("validation"), table.schema.field("validation"), rebuilt)
+
+
+def row_sizes(table: pa.Table) -> np.ndarray:
+    """Bytes of text each task row holds (its JSON columns and the messages of its prompt): what bounds a shard."""
+    sizes = np.zeros(table.num_rows, dtype=np.int64)
+    for name in ("payload", "reference", "grader", "environment"):
+        sizes += pc.fill_null(pc.binary_length(table.column(name)), 0).to_numpy()
+    prompt = table.column("prompt").combine_chunks()
+    contents = pc.binary_length(pc.struct_field(prompt.flatten(), "content")).to_numpy()
+    np.add.at(sizes, pc.list_parent_indices(prompt).to_numpy(), contents)
+    return sizes
 
 
 class ShardWriter:
     """Writes tasks of one family as Parquet shards under `root/<family>/` (a local path or an fsspec URL).
 
-    A shard holds at most `max_rows` rows and roughly `max_bytes` of row data. Its
-    name is a hash of the task ids it holds, so writing the same tasks again
-    produces the same file under the same name.
+    A shard holds at most `max_rows` rows and roughly `max_bytes` of row text (`row_sizes`), written from one
+    Arrow table with one `write_table`. Its name is a hash of the task ids it holds, so writing the same tasks
+    again produces the same file under the same name.
     """
 
     def __init__(self, root: Location, max_rows: int = 2000, max_bytes: int = 64 << 20):
@@ -54,35 +74,41 @@ class ShardWriter:
 
     def write(self, family: str, tasks: Sequence[Task]) -> list[tuple[ShardFile, list[str]]]:
         """Write the tasks (sorted by id) and return each shard with the task ids it holds."""
-        rows = [to_row(shard_view(task)) for task in sorted(tasks, key=lambda t: t.task_id)]
-        return [(self._write_one(family, chunk), [r["task_id"] for r in chunk]) for chunk in self._chunks(rows)]
+        return self.write_table(family, shard_rows(to_table(sorted(tasks, key=lambda t: t.task_id), Task)))
 
-    def _chunks(self, rows: list[dict]) -> list[list[dict]]:
-        chunks: list[list[dict]] = []
-        current: list[dict] = []
-        size = 0
-        for row in rows:
-            row_size = len(json.dumps(row, default=str))
-            if current and (len(current) >= self.max_rows or size + row_size > self.max_bytes):
-                chunks.append(current)
-                current, size = [], 0
-            current.append(row)
+    def write_table(self, family: str, table: pa.Table) -> list[tuple[ShardFile, list[str]]]:
+        """Write task rows already in shard form (`shard_rows`) and sorted by id, one table slice per shard."""
+        written = []
+        for start, end in self._chunks(row_sizes(table)):
+            chunk = table.slice(start, end - start)
+            ids = chunk.column("task_id").to_pylist()
+            written.append((self._write_one(family, chunk, ids), ids))
+        return written
+
+    def _chunks(self, sizes: np.ndarray) -> list[tuple[int, int]]:
+        """Row ranges of at most `max_rows` rows and, past the first row, at most `max_bytes` of row text."""
+        chunks: list[tuple[int, int]] = []
+        start, size = 0, 0
+        for position, row_size in enumerate(sizes.tolist()):
+            if position > start and (position - start >= self.max_rows or size + row_size > self.max_bytes):
+                chunks.append((start, position))
+                start, size = position, 0
             size += row_size
-        if current:
-            chunks.append(current)
+        if start < len(sizes):
+            chunks.append((start, len(sizes)))
         return chunks
 
-    def _write_one(self, family: str, rows: list[dict]) -> ShardFile:
-        ids = "\n".join(row["task_id"] for row in rows)
-        name = f"part-{hashlib.sha256(ids.encode()).hexdigest()[:16]}.parquet"
+    def _write_one(self, family: str, table: pa.Table, ids: list[str]) -> ShardFile:
+        digest = hashlib.sha256("\n".join(ids).encode()).hexdigest()
+        name = f"part-{digest[:16]}.parquet"
         final = join(self.root, family, name)
-        table = pa.Table.from_pylist(rows, schema=arrow_schema(Task))
+        sink = pa.BufferOutputStream()
+        pq.write_table(table, sink, compression="zstd", write_statistics=True)
+        data = sink.getvalue()
         with atomic_open(final, crash_at="shard_write") as handle:
-            pq.write_table(table, handle, compression="zstd", write_statistics=True)
-        return ShardFile(
-            path=f"{family}/{name}", family=family, rows=len(rows),
-            bytes=size(final), sha256=sha256_file(final),
-        )
+            handle.write(data)
+        return ShardFile(path=f"{family}/{name}", family=family, rows=table.num_rows, bytes=data.size,
+                         sha256=hashlib.sha256(data).hexdigest())
 
 
 class LandedTasks:

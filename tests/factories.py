@@ -114,14 +114,16 @@ def land_validated(data, tasks: list[Task], cycle_id: str = "test-cycle") -> lis
     from taskforge.validators.runner import default_checks, validate
 
     checks = default_checks(data.root)
-    decided: list[Task] = []
+    validated = [validate(task, checks) for task in tasks]
+    decided = {task.task_id: task for task in validated}
     with data.open_catalog() as catalog:
         screen = landing_screen(catalog, data)
 
-        def screened(task: Task) -> Task:
-            decided.append(screen.land(task))
-            return decided[-1]
+        def screened(accepted: list[Task]) -> list[Task]:
+            landed = screen.land_all(accepted)
+            decided.update((task.task_id, task) for task in landed)
+            return landed
 
-        land([validate(task, checks) for task in tasks], catalog, data.shards, cycle_id, screen=screened)
+        land(validated, catalog, data.shards, cycle_id, screen=screened)
         catalog.record_signatures(screen.passed)
-    return decided
+    return [decided[task_id] for task_id in sorted(decided)]

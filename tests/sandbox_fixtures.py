@@ -12,9 +12,10 @@ import pytest
 
 from taskforge.sandbox.choose import probe_engine
 from taskforge.sandbox.container import DockerSandbox
+from taskforge.sandbox.launchers import Bubblewrap, Unshare
 from taskforge.sandbox.process import ProcessSandbox
 
-BACKENDS = ["process", pytest.param("docker", marks=pytest.mark.docker)]
+BACKENDS = ["process", "unshare", pytest.param("docker", marks=pytest.mark.docker)]
 
 
 @pytest.fixture(scope="session")
@@ -39,8 +40,14 @@ def sandbox_temp_root():
 
 @pytest.fixture
 def process_sandbox(sandbox_temp_root):
-    """The process backend, its temporary files under `sandbox_temp_root`."""
-    return ProcessSandbox(reason="test", temp_root=sandbox_temp_root)
+    """The process backend under bubblewrap, its temporary files under `sandbox_temp_root`."""
+    return ProcessSandbox(reason="test", temp_root=sandbox_temp_root, launcher=Bubblewrap())
+
+
+@pytest.fixture
+def unshare_sandbox(sandbox_temp_root):
+    """The process backend under util-linux unshare, the fallback every Linux host has."""
+    return ProcessSandbox(reason="test", temp_root=sandbox_temp_root, launcher=Unshare(as_root=os.geteuid() == 0))
 
 
 @pytest.fixture

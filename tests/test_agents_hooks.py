@@ -16,8 +16,7 @@ from factories import episode, long_context_tasks, unexplained_episode
 from llm_server import ChatServer, schema_name
 from taskforge.schemas import FailureMode
 from test_agents import make_agents
-from taskforge.validators.review import review_accepted
-from taskforge.validators.runner import validate
+from taskforge.validators.runner import default_checks, validate
 
 DIFF = """diff --git a/calc/stats.py b/calc/stats.py
 --- a/calc/stats.py
@@ -191,11 +190,12 @@ LONG_CONTEXT_CHECKS = ("answer_supported", "unambiguous", "answer_hidden")
 
 
 def test_review_rejection_rejects_an_accepted_task(server, tmp_path):
-    good, bad = [validate(t) for t in long_context_tasks(2, target_tokens=2048)]
+    good, bad = long_context_tasks(2, target_tokens=2048)
     server.queue(_review(checks=LONG_CONTEXT_CHECKS),
                  _review("reject", checks=LONG_CONTEXT_CHECKS),
                  _review("reject", blocking="event C has no date in any document", checks=LONG_CONTEXT_CHECKS))
-    reviewed = list(review_accepted([good, bad], make_agents(server, tmp_path)))
+    checks = default_checks(agents=make_agents(server, tmp_path))
+    reviewed = [validate(task, checks) for task in (good, bad)]
     assert [t.status for t in reviewed] == ["accepted", "rejected"]
     assert "a reject must name at least one blocking issue" in server.requests[2]["messages"][-1]["content"]
     assert reviewed[1].reasons == ["review: event C has no date in any document"]
@@ -203,5 +203,8 @@ def test_review_rejection_rejects_an_accepted_task(server, tmp_path):
     evidence, others = long_context_passages(good)
     assert all(line in shown for line in evidence + others) and good.payload["question"] in shown
     assert [v.check for v in reviewed[0].validation][-1] == "review" and reviewed[0].validation[-1].passed
+    assert reviewed[0].validation[-1].detail["verdict"] == "accept"
     no_reviewer = make_agents(server, tmp_path, OPENAI_BASE_URL="", OPENAI_API_KEY="")
-    assert list(review_accepted([good], no_reviewer)) == [good] and no_reviewer.take_calls() == []
+    unreviewed = validate(good, default_checks(agents=no_reviewer))
+    assert unreviewed.status == "accepted" and no_reviewer.take_calls() == []
+    assert unreviewed.validation[-1].detail["skipped"].startswith("skipped: ")

@@ -9,9 +9,12 @@ import pytest
 
 from taskforge.builders.literature.kinds import KINDS
 from factories import literature_tasks, long_context_tasks, paper_collection
+from taskforge.flows.cli import main
 from taskforge.flows.decontam import add_evalset, list_evalsets
-from taskforge.schemas import InputError
+from taskforge.schemas import InputError, Task, task_id_for
+from taskforge.store.batches import write_batch
 from taskforge.store.layout import DataDir
+from taskforge.validators import evalsets
 from taskforge.validators.evalsets import classify, read_evalset
 from taskforge.validators.runner import default_checks, validate
 
@@ -67,8 +70,8 @@ def test_an_evaluation_set_with_dois_rejects_the_tasks_built_on_those_papers(pap
     evalset.write_text(json.dumps({"id": "heldout-17", "doi": f"https://doi.org/{gold['doi'].upper()}",
                                    "question": "an unrelated question"}) + "\n")
     added = add_evalset(evalset, DataDir(data_dir))
-    assert added["added"] == {"name": "heldout", "source": "heldout.jsonl", "items": 1, "ids": 1, "texts": 1,
-                              "canaries": 0}
+    assert added["added"] == {"name": "heldout", "source": "heldout.jsonl", "version": "", "licence": "", "items": 1,
+                              "ids": 1, "texts": 1, "canaries": 0}
     decided = validate(target, default_checks(data_dir))
     result = next(r for r in decided.validation if r.check == "decontamination")
     assert decided.status == "rejected" and not result.passed
@@ -89,7 +92,8 @@ def test_arxiv_ids_passages_and_canaries_match_and_name_their_items(papers):
     (papers["root"] / "ids.txt").write_text(f"arXiv:{with_arxiv['arxiv_id']}v4\ncanary:CANARY-GUID-1234\n")
     add_evalset(papers["root"] / "passages.jsonl", DataDir(data_dir))
     add_evalset(papers["root"] / "ids.txt", DataDir(data_dir), name="listed")
-    assert [s["name"] for s in list_evalsets(DataDir(data_dir))["sets"]] == ["listed", "passages"]
+    assert [s["name"] for s in list_evalsets(DataDir(data_dir))["sets"]] == [
+        "litqa2", "mle-bench", "swe-bench-verified", "listed", "passages"]
     matches = {(m["set"], m["item"], m["kind"]) for m in _decontam(select, data_dir).detail["matches"]}
     assert ("passages", "p-1", "13-gram") in matches
     owner = next(t for t in tasks if with_arxiv in t.reference["papers"])
@@ -115,3 +119,101 @@ def test_pull_requests_and_competition_ids_match_anywhere_in_a_task(papers):
     assert kinds == {("pr", "lineage.resource_id"), ("competition", "payload.note")}
     unrelated = lc.model_copy(update={"payload": {**lc.payload, "note": "titanic django/django#1531"}})
     assert _decontam(unrelated, data_dir).passed
+
+
+QUESTIONS = [
+    "Which transcription factor did the authors find to be required for the regeneration of hair cells in the "
+    "zebrafish lateral line after neomycin damage?",
+    "In the reported mouse model, what fraction of hepatocytes expressed the reporter gene two weeks after a single "
+    "intravenous dose of the lipid nanoparticle?",
+    "What mutation in the spike receptor binding domain most reduced neutralisation by convalescent sera in the "
+    "pseudovirus assays described by the study?",
+]
+SAME_TOPIC = [
+    "Which signalling pathway controls the proliferation of support cells during inner ear development in chicken "
+    "embryos?",
+    "How long did the reporter signal persist in mouse liver after an adenoviral vector was injected into the "
+    "tail vein?",
+    "Which antibody class dominated the mucosal response after intranasal vaccination of hamsters against the "
+    "virus?",
+]
+
+
+def _paraphrased(question: str) -> str:
+    """A quarter of the question's words replaced by others (every fourth word)."""
+    words = question.split()
+    return " ".join(f"{word}ish" if n % 4 == 1 else word for n, word in enumerate(words))
+
+
+def _carrying(task, text: str, mark: str):
+    """The task with `text` written into the user message the solver sees (a new task id)."""
+    prompt = [*task.prompt[:-1], task.prompt[-1].model_copy(update={"content": f"{task.prompt[-1].content}\n{text}"})]
+    payload = {**task.payload, "planted": mark}
+    return task.model_copy(update={"task_id": task_id_for(task.family, task.kind, payload), "payload": payload,
+                                   "prompt": prompt})
+
+
+def _validated(capsys, tasks, data_dir, tmp_path):
+    """Each stored task's status and reasons as `taskforge validate` reports them, by task id."""
+    stored = write_batch(tmp_path / "planted.parquet", tasks, Task)
+    code = main(["validate", str(stored), "--data-dir", str(data_dir), "--json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    return {row["task_id"]: row for row in json.loads(captured.out)["tasks"]}
+
+
+def test_default_sets_are_registered_with_their_versions_and_licences(tmp_path):
+    sets = {s["name"]: s for s in list_evalsets(DataDir(tmp_path))["sets"]}
+    assert set(sets) == {"swe-bench-verified", "mle-bench", "litqa2"}
+    assert sets["swe-bench-verified"]["items"] == 500 and sets["mle-bench"]["items"] >= 75
+    assert sets["litqa2"]["canaries"] == 89
+    assert all(s["version"] and s["licence"] for s in sets.values())
+    result = _decontam(long_context_tasks(1, target_tokens=2048)[0], tmp_path)
+    assert result.passed and result.detail["sets"] == ["litqa2", "mle-bench", "swe-bench-verified"]
+
+
+def test_the_check_fails_rather_than_pass_with_no_set_registered(tmp_path, monkeypatch):
+    monkeypatch.setattr(evalsets, "DEFAULTS_DIR", tmp_path / "nothing-here")
+    evalsets._registry.cache_clear()
+    try:
+        result = _decontam(long_context_tasks(1, target_tokens=2048)[0], tmp_path)
+    finally:
+        evalsets._registry.cache_clear()
+    assert not result.passed and result.detail["sets"] == [] and "no evaluation set" in result.reason
+
+
+def test_ids_of_the_default_sets_reject_stored_tasks_naming_the_item(capsys, tmp_path):
+    base = long_context_tasks(1, target_tokens=2048)[0]
+    planted = {
+        "swe": _carrying(base, "Fix https://github.com/astropy/astropy/pull/12907 as the maintainers did.", "swe"),
+        "mle": _carrying(base, "Train a model like the winners of Spaceship-Titanic did.", "mle"),
+        "litqa2": _carrying(base, "See question 0b1d5537-db47-420c-984b-9b56d38e6d98.", "litqa2"),
+        "clean": _carrying(base, "Train a model on the spaceship telemetry and fix the titanic logs.", "clean"),
+    }
+    rows = _validated(capsys, list(planted.values()), tmp_path, tmp_path)
+    reason = {name: rows[task.task_id]["reasons"] for name, task in planted.items()}
+    assert "evaluation set 'swe-bench-verified' item 'astropy__astropy-12907'" in reason["swe"]
+    assert "evaluation set 'mle-bench' item 'spaceship-titanic'" in reason["mle"]
+    assert "evaluation set 'litqa2' item" in reason["litqa2"] and "0b1d5537" in reason["litqa2"]
+    assert "decontamination" not in reason["clean"]
+
+
+def test_exact_and_paraphrased_questions_are_rejected_and_same_topic_ones_pass(capsys, tmp_path):
+    data_dir = tmp_path / "data"
+    heldout = tmp_path / "heldout.jsonl"
+    heldout.write_text("".join(json.dumps({"id": f"q{n}", "question": q}) + "\n" for n, q in enumerate(QUESTIONS)))
+    assert main(["decontam", "add", str(heldout), "--data-dir", str(data_dir), "--version", "2026-01",
+                 "--licence", "CC-BY-4.0", "--json"]) == 0
+    added = json.loads(capsys.readouterr().out)["added"]
+    assert (added["version"], added["licence"], added["texts"]) == ("2026-01", "CC-BY-4.0", 3)
+    base = long_context_tasks(1, target_tokens=2048)[0]
+    exact = [_carrying(base, q, f"exact-{n}") for n, q in enumerate(QUESTIONS)]
+    paraphrased = [_carrying(base, _paraphrased(q), f"paraphrase-{n}") for n, q in enumerate(QUESTIONS)]
+    clean = [_carrying(base, q, f"clean-{n}") for n, q in enumerate(SAME_TOPIC)]
+    rows = _validated(capsys, exact + paraphrased + clean, data_dir, tmp_path)
+    for n, task in enumerate(exact):
+        assert "13-gram" in rows[task.task_id]["reasons"] and f"item 'q{n}'" in rows[task.task_id]["reasons"]
+    for n, task in enumerate(paraphrased):
+        assert _paraphrased(QUESTIONS[n]) != QUESTIONS[n]
+        assert "paraphrase" in rows[task.task_id]["reasons"] and f"item 'q{n}'" in rows[task.task_id]["reasons"]
+    assert all("decontamination" not in rows[task.task_id]["reasons"] for task in clean)

@@ -159,7 +159,7 @@ def test_full_data_disk_is_retried_recorded_and_a_rerun_lands_everything(capsys,
             rejected = store.query("SELECT reasons FROM tasks WHERE status = 'rejected'")
         assert len(events) == 3 * len(failures) and {e["attempt"] for e in events} == {1, 2, 3}
         assert status == [{"status": "incomplete"}]
-        assert all(r.startswith("hardness:") for row in rejected for r in row["reasons"]), "a full disk rejects no task"
+        assert all(r.startswith("shortcut:") for row in rejected for r in row["reasons"]), "a full disk rejects no task"
         assert not list(disk.rglob("*.tmp")), "no partial file is left under the data dir"
 
         ballast.unlink()

@@ -15,6 +15,7 @@ from conftest import REPO, SAMPLES
 from taskforge.flows.cli import main
 from taskforge.store.catalog import Catalog
 from taskforge.store.manifest import verify_manifest
+from taskforge.store.report import check_cell
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
 SMALL = ["--target-tokens", "2048", "--budget", "4"]
@@ -46,7 +47,7 @@ def test_cycle_lands_tasks_and_rerun_adds_nothing(capsys, data_dir):
     before = _catalog_rows(data_dir)
     accepted = [r for r in before["tasks"] if r["status"] == "accepted"]
     assert len(accepted) == 4 and all(r["shard"] for r in accepted)
-    assert all(r["reasons"][0].startswith("hardness: too easy") for r in before["tasks"] if r["status"] == "rejected")
+    assert all(r["reasons"][0].startswith("shortcut: too easy") for r in before["tasks"] if r["status"] == "rejected")
 
     again = _cli_json(capsys, "cycle", "--data-dir", str(data_dir), *SMALL, "--family", "long_context")
     assert again["cycle_id"] == summary["cycle_id"]
@@ -62,11 +63,14 @@ def test_cycle_lands_tasks_and_rerun_adds_nothing(capsys, data_dir):
     (funnel,) = report["funnel"]
     assert funnel["accepted"] == 4 and funnel["candidates"] == 4 + funnel["rejected"]
     checks = {c["check"]: c for c in funnel["checks"]}
-    assert list(checks) == ["noop", "reference", "leakage", "evidence", "determinism", "answerability", "hardness",
-                            "decontamination", "near_duplicate"]
+    assert list(checks) == ["noop", "reference", "leakage", "shortcut", "determinism", "decontamination", "review",
+                            "near_duplicate"]
     assert all(c["passed"] == funnel["candidates"] for name, c in checks.items()
-               if name not in ("hardness", "near_duplicate"))
-    assert checks["near_duplicate"] == {"check": "near_duplicate", "passed": 4, "failed": 0}
+               if name not in ("shortcut", "near_duplicate"))
+    assert checks["near_duplicate"] == {"check": "near_duplicate", "passed": 4, "failed": 0, "not_applicable": 0,
+                                        "skipped": 0}
+    assert checks["review"]["skipped"] == funnel["candidates"], "no endpoint: the review says it was skipped"
+    assert check_cell(checks["review"]) == "skipped"
     assert {d["failure_mode"] for d in report["diagnoses"]} >= {"research.repeats_unproductive_approach"}
 
 
@@ -135,7 +139,8 @@ def test_validate_command_reports_each_task(capsys, data_dir):
 
 def test_literature_build_quarantines_bad_records_and_decontamination_removes_heldout_papers(capsys, data_dir,
                                                                                                  tmp_path):
-    lines = (SAMPLES / "papers" / "synthetic_papers.jsonl").read_text().splitlines()
+    synthetic = SAMPLES / "papers_synthetic" / "synthetic_papers.jsonl"
+    lines = synthetic.read_text().splitlines()
     source = tmp_path / "papers.jsonl"
     source.write_text("\n".join(lines + ['{"title": "cut', '{"id": "x-1", "title": "Only a title"}']) + "\n")
     built = _cli_json(capsys, "build", "literature", "--count", "4", "--source", str(source),
@@ -154,7 +159,8 @@ def test_literature_build_quarantines_bad_records_and_decontamination_removes_he
     heldout.write_text("\n".join(json.loads(line)["doi"] for line in lines) + "\n")
     registered = _cli_json(capsys, "decontam", "add", str(heldout), "--data-dir", str(other))
     assert registered["added"]["items"] == len(lines)
-    rebuilt = _cli_json(capsys, "build", "literature", "--count", "4", "--data-dir", str(other))
+    rebuilt = _cli_json(capsys, "build", "literature", "--count", "4", "--source", str(synthetic),
+                        "--data-dir", str(other))
     assert rebuilt["families"]["literature"]["rejected_by_check"] == {"decontamination": 4}
     with Catalog(other / "catalog.duckdb", read_only=True) as catalog:
         removed = catalog.query("SELECT reason, detail FROM validations WHERE \"check\" = 'decontamination'")

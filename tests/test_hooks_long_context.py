@@ -92,7 +92,7 @@ def test_a_child_the_judge_finds_defective_is_rejected_and_seeds_nothing(plain, 
         "defective children end their branch"
     for child in children:
         decided = validate(child)
-        assert "evolution_judge" in [r.check for r in decided.validation if not r.passed]
+        assert any(reason.startswith("review: evolution_judge: ") for reason in decided.reasons)
         assert "event B has no date" in " ".join(decided.reasons)
     shown = user_text(judged[0])
     root_documents = built[0].payload["documents"]

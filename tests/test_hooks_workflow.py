@@ -30,8 +30,8 @@ from llm_server import Canned, ChatServer, schema_name, user_text
 from taskforge.schemas import PlanItem
 from taskforge.schemas.workflow import summarize, table_rows
 from test_agents import make_agents
-from taskforge.validators.review import review_accepted
-from taskforge.validators.runner import validate
+from taskforge.validators.questions import parts_of
+from taskforge.validators.runner import default_checks, validate
 
 SEED = SAMPLES / "workflow_seeds" / "customer-dedup"
 NEW_IDS = ("9001", "9002")
@@ -142,7 +142,10 @@ def test_descendant_is_built_by_the_agent_and_judged_in_a_call_of_its_own(built)
     assert GRADER_SOURCE not in shown, "the shared grader program is not shown"
     decided = built["decided"]
     assert decided.status == "accepted", decided.reasons
-    assert {"evolution_judge", "workflow_judge", "workflow_review"} <= {r.check for r in decided.validation}
+    review = next(r for r in decided.validation if r.check == "review")
+    assert review.detail["strategy"] == ["evolution_judge", "reviewer"] and parts_of(review)["evolution_judge"].passed
+    assert parts_of(review)["reviewer"].detail["skipped"] == "skipped: no LLM roles in this run (no reviewer endpoint)"
+    assert next(r for r in decided.validation if r.check == "shortcut").detail["strategy"] == ["descendant"]
 
 
 def test_a_descendant_judged_defective_is_rejected(built):
@@ -150,7 +153,8 @@ def test_a_descendant_judged_defective_is_rejected(built):
     planted = with_provenance(built["child"], judgement={**record, "solvable": False})
     decided = validate(planted)
     assert decided.status == "rejected"
-    assert [r.check for r in decided.validation if not r.passed] == ["evolution_judge"]
+    assert [r.check for r in decided.validation if not r.passed] == ["review"]
+    assert decided.reasons[0].startswith("review: evolution_judge: the judge finds the candidate's reference")
 
 
 def test_judge_failure_leaves_the_descendant_unjudged(built, tmp_path):
@@ -165,11 +169,13 @@ def test_reviewer_audits_accepted_packages_with_their_inputs(built, tmp_path):
     decided = built["decided"]
     with ChatServer(_responder(review="reject")) as server:
         agents = make_agents(server, tmp_path / "on", stage="validate")
-        (reviewed,) = review_accepted([decided], agents)
+        reviewed = validate(built["child"], default_checks(agents=agents))
         (request,) = server.requests
         offline = make_agents(server, tmp_path / "off", OPENAI_BASE_URL="", OPENAI_API_KEY="")
-        assert list(review_accepted([decided], offline)) == [decided] and len(server.requests) == 1
-    assert reviewed.status == "rejected" and reviewed.reasons == ["review: two rows tie on every key"]
+        unreviewed = validate(built["child"], default_checks(agents=offline))
+        assert unreviewed.status == "accepted" and len(server.requests) == 1
+        assert parts_of(unreviewed.validation[-1])["reviewer"].reason.startswith("skipped: ")
+    assert reviewed.status == "rejected" and reviewed.reasons == ["review: reviewer: two rows tie on every key"]
     shown = user_text(request)
     assert all(f"### `{path}`\n\n```\n{text.rstrip()}\n```" in shown for path, text in decided.payload["inputs"].items())
     assert decided.reference["workflow"]["reference.py"].rstrip() in shown, "the reviewer reads the reference code"

@@ -9,6 +9,7 @@ import pytest
 
 from taskforge.flows.tasks import BatchInfrastructureFailure, with_infrastructure_retries
 from taskforge.sandbox.api import Job
+from taskforge.sandbox.launchers import Bubblewrap
 from taskforge.sandbox.process import ProcessSandbox
 from taskforge.schemas import InfrastructureError
 
@@ -27,7 +28,7 @@ def _ran(sandbox: ProcessSandbox) -> str:
 
 
 def test_a_batch_is_retried_until_the_sandbox_works(process_sandbox, sandbox_temp_root):
-    broken = ProcessSandbox(temp_root=sandbox_temp_root, bwrap="/nonexistent/bwrap")
+    broken = ProcessSandbox(temp_root=sandbox_temp_root, launcher=Bubblewrap("/nonexistent/bwrap"))
     sandboxes = iter([broken, broken, process_sandbox])
 
     out, events = with_infrastructure_retries("validate", "batch-1", lambda: _ran(next(sandboxes)))
@@ -39,7 +40,7 @@ def test_a_batch_is_retried_until_the_sandbox_works(process_sandbox, sandbox_tem
 
 
 def test_a_batch_failing_every_attempt_raises_with_each_attempt_and_travels_between_processes(sandbox_temp_root):
-    broken = ProcessSandbox(temp_root=sandbox_temp_root, bwrap="/nonexistent/bwrap")
+    broken = ProcessSandbox(temp_root=sandbox_temp_root, launcher=Bubblewrap("/nonexistent/bwrap"))
 
     with pytest.raises(BatchInfrastructureFailure) as raised:
         with_infrastructure_retries("build", "batch-2", lambda: _ran(broken))

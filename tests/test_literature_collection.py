@@ -13,10 +13,10 @@ import pytest
 
 from taskforge.builders.literature.collection import load_collection
 from factories import paper_collection
-from taskforge.graders.bm25 import Analyzer, BM25Index
-from taskforge.graders.literature_env import SearchEnvironment, environment_for
+from taskforge.graders.literature.bm25 import Analyzer, BM25Index
+from taskforge.graders.literature.environment import SearchEnvironment, environment_for
 from taskforge.graders.paper_ids import arxiv_ids_in, dois_in, normalise_arxiv, normalise_doi
-from taskforge.graders.papers import load_snapshot, save_snapshot
+from taskforge.graders.literature.papers import load_snapshot, save_snapshot
 from taskforge.schemas import InputError
 
 

@@ -29,7 +29,7 @@ from taskforge.schemas.tokens import count_tokens
 from taskforge.validators.runner import DEFAULT_CHECKS, validate
 
 DOCUMENTS = SAMPLES / "documents"
-ALL_BUT_HARDNESS = tuple(c for c in DEFAULT_CHECKS if c.name != "hardness")
+ALL_BUT_SHORTCUT = tuple(c for c in DEFAULT_CHECKS if c.name != "shortcut")
 
 
 def build(category: str, tokens: int = 3072, evolve: bool = False, quota: int = 1, **options) -> list[Task]:
@@ -47,7 +47,7 @@ def tasks() -> dict[str, Task]:
     return {category: build(category)[0] for category in CATEGORIES}
 
 
-def _failed(task: Task, checks=ALL_BUT_HARDNESS) -> dict[str, str]:
+def _failed(task: Task, checks=ALL_BUT_SHORTCUT) -> dict[str, str]:
     decided = validate(task, checks)
     return {r.check: r.reason for r in decided.validation if not r.passed}
 
@@ -121,7 +121,7 @@ def test_planted_second_solution_is_rejected(tasks, category):
     task = tasks[category]
     facts = task.reference["facts"] + [_conflicting_copy(task)]
     ambiguous = task.model_copy(update={"reference": {**task.reference, "facts": facts}})
-    assert "admit" in _failed(ambiguous).get("answerability", "")
+    assert "admit" in _failed(ambiguous).get("reference", "")
 
 
 @pytest.mark.parametrize("category", sorted(CATEGORIES))
@@ -130,7 +130,7 @@ def test_planted_evidence_span_that_does_not_state_its_fact_is_rejected(tasks, c
     evidence = [dict(e) for e in task.payload["evidence"]]
     evidence[0].update(start=0, end=30)
     moved = task.model_copy(update={"payload": {**task.payload, "evidence": evidence}})
-    assert "does not state" in _failed(moved).get("evidence", "")
+    assert "does not state" in _failed(moved).get("reference", "")
 
 
 def test_same_seed_same_task_same_id():
@@ -168,7 +168,7 @@ def test_evolution_makes_an_easy_task_harder_until_shortcuts_fail():
         assert (child.kind, child.lineage.resource_id) == (parent.kind, parent.lineage.resource_id)
         assert parent.payload["evolution"]["estimate"] > HARD_POOL_THRESHOLD
     for task in emitted:
-        assert "answerability" not in _failed(task)
+        assert "reference" not in _failed(task)
     assert validate(hard).status == "accepted"
     assert "too easy" in validate(root).reasons[-1]
 

@@ -13,10 +13,12 @@ from sklearn.datasets import load_breast_cancer, load_diabetes
 
 from taskforge.builders.base import BuildContext
 from taskforge.builders.mle import MleBuilder, leaderboard
-from taskforge.graders import mle_metrics, scorer_for
-from taskforge.graders.mle import GradingReport, frame_from_csv, grade
+from taskforge.graders import scorer_for
+from taskforge.graders.mle import metrics as mle_metrics
+from taskforge.graders.mle.grading import GradingReport, frame_from_csv, grade
 from mle_data import generated_frame, write_dataset
 from taskforge.schemas import PlanItem, Quarantined, Task, from_row, to_row
+from taskforge.validators.questions import QUESTIONS, parts_of
 from taskforge.validators.runner import validate
 
 pytestmark = pytest.mark.docker
@@ -53,11 +55,14 @@ def tasks(source) -> dict[str, Task]:
     return {t.payload["title"].lower().replace(" ", "_"): t for t in built}
 
 
-def _rejected_by(task: Task, check: str) -> list[str]:
+def _rejected_by(task: Task, check: str, part: str | None = None) -> list[str]:
+    """The reason the check (or that part of its strategy) gives for rejecting the task."""
     decided = validate(task)
-    failed = {r.check: r.reason for r in decided.validation if not r.passed}
+    failed = {r.check: r for r in decided.validation if not r.passed}
     assert decided.status == "rejected" and check in failed, decided.reasons
-    return [failed[check]]
+    result = parts_of(failed[check])[part] if part else failed[check]
+    assert not result.passed
+    return [result.reason]
 
 
 def _with_files(task: Task, files: dict[str, str] | None = None, **reference) -> Task:
@@ -77,7 +82,10 @@ def test_real_and_generated_datasets_become_accepted_tasks(tasks):
         decided = validate(task)
         assert decided.status == "accepted", (name, decided.reasons)
         checks = [r.check for r in decided.validation]
-        assert {"noop", "reference", "leakage", "mle_noop", "mle_reference", "grader_determinism"} <= set(checks)
+        assert checks == list(QUESTIONS)
+        strategies = {r.check: r.detail.get("strategy") for r in decided.validation}
+        assert strategies["noop"] == ["scorer_noop", "mle_noop"] and strategies["determinism"] == ["grader_determinism"]
+        assert strategies["reference"] == ["scorer_reference", "mle_reference"]
 
 
 def test_reports_have_the_mle_bench_fields_and_thresholds_are_ordered_both_ways(tasks):
@@ -204,17 +212,17 @@ def test_planted_sample_submission_that_scores_a_medal_is_rejected_by_noop(tasks
     for name in ("breast_cancer", "diabetes"):
         task = tasks[name]
         medal = _with_files(task, {"sample_submission.csv": task.reference["best_submission"]})
-        (reason,) = _rejected_by(medal, "mle_noop")
+        (reason,) = _rejected_by(medal, "noop", "mle_noop")
         assert "the sample submission wins a medal" in reason
 
 
 def test_planted_wrong_expected_score_and_tampered_file_are_rejected_by_reference(tasks):
     task = tasks["generated_binary"]
-    (reason,) = _rejected_by(_with_files(task, best_score=task.reference["best_score"] + 0.01), "mle_reference")
+    (reason,) = _rejected_by(_with_files(task, best_score=task.reference["best_score"] + 0.01), "reference", "mle_reference")
     assert "regrades to" in reason
     tampered = task.model_copy(update={"payload": {**task.payload, "files": {
         **task.payload["files"], "train.csv": task.payload["files"]["train.csv"] + "\n"}}})
-    (reason,) = _rejected_by(tampered, "mle_reference")
+    (reason,) = _rejected_by(tampered, "reference", "mle_reference")
     assert "public/train.csv: content does not match its checksum" in reason
 
 
@@ -225,7 +233,7 @@ def test_planted_leaderboard_without_spread_is_rejected_by_reference(tasks):
     thresholds = {"gold": best, "silver": best, "bronze": best, "median": best}
     planted = task.model_copy(update={"payload": {**task.payload, "leaderboard": flat, "thresholds": thresholds},
                                       "grader": {**task.grader, "thresholds": thresholds}})
-    (reason,) = _rejected_by(planted, "mle_reference")
+    (reason,) = _rejected_by(planted, "reference", "mle_reference")
     assert "the leaderboard does not separate" in reason
 
 
@@ -235,5 +243,5 @@ def test_planted_non_deterministic_metric_is_rejected_by_grader_determinism(task
     calls = iter(range(1000))
     jittery = replace(metric, compute=lambda truth, predicted: metric.compute(truth, predicted) + next(calls) * 1e-3)
     monkeypatch.setitem(mle_metrics.METRICS, "roc_auc", jittery)
-    (reason,) = _rejected_by(task, "grader_determinism")
+    (reason,) = _rejected_by(task, "determinism")
     assert "gets different reports" in reason

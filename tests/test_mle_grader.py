@@ -11,7 +11,7 @@ from taskforge.builders.mle.inference import define_problem
 from taskforge.builders.mle.prepare import prepare
 from taskforge.builders.mle.source import dataset_spec, load_table
 from taskforge.graders import scorer_for
-from taskforge.graders.mle import grade, report_for, reward, thresholds_from_leaderboard
+from taskforge.graders.mle.grading import grade, report_for, reward, thresholds_from_leaderboard
 from mle_data import generated_frame, write_dataset
 
 

@@ -20,7 +20,7 @@ from conftest import SAMPLES
 from factories import land_validated, literature_tasks, long_context_tasks, paper_collection
 from taskforge.flows.decontam import add_evalset
 from taskforge.flows.screening import landing_screen, release_screen
-from taskforge.graders.literature_env import environment_for
+from taskforge.graders.literature.environment import environment_for
 from taskforge.graders.reward import compute_score, family_of, reward_entry
 from taskforge.schemas import Message, PlanItem, Task, task_id_for
 from taskforge.store.layout import DataDir
@@ -127,8 +127,7 @@ def test_planted_overlaps_remove_exactly_those_tasks_and_the_report_names_each_m
     selecting, finding = by_kind["select_evidence"], by_kind["find_papers"]
     passage = next(p["text"] for p in selecting.reference["key_passages"] if _only_in(tasks, selecting, p["text"]))
     doi = next(p["doi"] for p in finding.reference["papers"] if p["doi"] and _only_in(tasks, finding, p["doi"]))
-    canaried = tasks[-1].model_copy(update={"payload": {**tasks[-1].payload, "note": "BENCH-CANARY-7f3a"}})
-    tasks[-1] = canaried.model_copy(update={"task_id": task_id_for("long_context", canaried.kind, canaried.payload)})
+    tasks[-1] = tasks[-1].model_copy(update={"environment": {**tasks[-1].environment, "note": "BENCH-CANARY-7f3a"}})
     evalset = tmp_path / "heldout.jsonl"
     evalset.write_text("\n".join(json.dumps(r) for r in [
         {"id": "q-passage", "passage": f"An unrelated opening. {passage}"},
@@ -152,7 +151,8 @@ def test_planted_overlaps_remove_exactly_those_tasks_and_the_report_names_each_m
     card = (tmp_path / "release" / "README.md").read_text()
     for item in ("q-passage", "q-doi", "canary:BENCH-CANARY-7f3a"):
         assert f"item '{item}'" in card
-    assert "| heldout | heldout.jsonl | 2 | 1 | 2 | 0 |" in card
+    assert "| heldout |  | heldout.jsonl |  | 2 | 1 | 2 | 0 |" in card
+    assert "| swe-bench-verified | 500 instances" in card
 
 
 def _variant(task: Task, number: int = 1, parent: str | None = None) -> Task:
@@ -161,7 +161,7 @@ def _variant(task: Task, number: int = 1, parent: str | None = None) -> Task:
     user = task.prompt[-1].content
     changed = user[::-1].replace(" eht ", " a "[::-1] * number, 1)[::-1]
     assert changed != user
-    payload = {**task.payload, "variant": number}
+    payload = {**task.payload, "measures": {**task.payload["measures"], "variant": number}}
     return task.model_copy(update={"task_id": task_id_for(task.family, task.kind, payload), "payload": payload,
                                    "prompt": [*task.prompt[:-1], Message(role="user", content=changed)],
                                    "lineage": task.lineage.model_copy(update={"parent_task_id": parent})})

@@ -10,6 +10,7 @@ import pytest
 from taskforge.sandbox import get_sandbox
 from taskforge.sandbox.api import Job
 from taskforge.sandbox.container import DockerSandbox
+from taskforge.sandbox.launchers import Bubblewrap
 from taskforge.sandbox.process import ProcessSandbox
 from taskforge.schemas.errors import InfrastructureError
 
@@ -34,7 +35,8 @@ def test_auto_falls_back_to_the_process_backend_without_an_engine(monkeypatch, c
     result = get_sandbox("auto").run(Job(command=("true",)))
 
     assert result.ok and result.backend == "process"
-    assert result.backend_reason == "auto: no docker engine answered (DockerException); using the process backend"
+    assert result.backend_reason.startswith(
+        "auto: no docker engine answered (DockerException); using the process backend (")
     assert "sandbox backend process" in caplog.text
 
 
@@ -66,7 +68,7 @@ def test_missing_image_is_an_infrastructure_error_that_says_what_to_do(docker_sa
 
 
 def test_missing_bubblewrap_is_an_infrastructure_error(sandbox_temp_root):
-    sandbox = ProcessSandbox(temp_root=sandbox_temp_root, bwrap="/nonexistent/bwrap")
+    sandbox = ProcessSandbox(temp_root=sandbox_temp_root, launcher=Bubblewrap("/nonexistent/bwrap"))
 
     result = sandbox.run(Job(command=("true",)))
 

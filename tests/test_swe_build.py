@@ -25,10 +25,12 @@ from taskforge.builders.swe.source import materialize_sample, open_source
 from conftest import SAMPLES
 from taskforge.flows.cli import main
 from taskforge.graders.reward import compute_score, reward_entry
-from taskforge.graders.swe_harness import CACHE_ENV, cache_root
-from taskforge.schemas import Message, PlanItem, Quarantined
+from taskforge.graders.swe.harness import CACHE_ENV, TaskBed, cache_root, grading_session
+from taskforge.schemas import Message, PlanItem, Quarantined, Task
+from taskforge.store.batches import write_batch
 from taskforge.store.rl_view import rl_row
 from taskforge.store.swebench import to_instance
+from taskforge.validators.questions import QUESTIONS
 from taskforge.validators.runner import validate
 
 SAMPLE = SAMPLES / "swe" / "calc_history.py"
@@ -71,15 +73,16 @@ def failed_checks(task):
 
 def test_the_right_candidates_are_accepted(built):
     _, tasks = built
-    assert set(tasks) == {"div_fix", "already_passing", "mul_fix_flaky", "power_merge"}
+    assert set(tasks) == {"div_fix", "already_passing", "mul_fix_flaky", "power_merge", "sub_absolute"}
     accepted = {role for role, task in tasks.items() if task.status == "accepted"}
-    assert accepted == {"div_fix", "mul_fix_flaky", "power_merge"}, {r: t.reasons for r, t in tasks.items()}
+    assert accepted == {"div_fix", "mul_fix_flaky", "power_merge", "sub_absolute"}, {r: t.reasons for r, t in tasks.items()}
     div = tasks["div_fix"]
     assert div.payload["FAIL_TO_PASS"] == ["tests/test_ops.py::test_div_by_zero"]
     assert div.payload["PASS_TO_PASS"] == ["tests/test_ops.py::test_add", "tests/test_ops.py::test_sub"]
     assert div.payload["statement_origin"] == "issue" and div.payload["hints_text"] == "Confirmed on main."
-    assert [r.check for r in div.validation][-3:] == ["decontamination", "noop", "reference"]
-    assert "leakage" in [r.check for r in div.validation]
+    assert [r.check for r in div.validation] == list(QUESTIONS)
+    assert {r.check: r.detail.get("strategy") for r in div.validation}["noop"] == ["noop"]
+    assert all(r.detail.get("not_applicable") for r in div.validation if r.check in ("shortcut", "determinism", "review"))
     assert tasks["power_merge"].payload["instance_id"] == "local__calc-7"
 
 
@@ -109,7 +112,9 @@ def test_runs_are_recorded_as_task_metadata(built):
     noop = next(r for r in task.validation if r.check == "noop")
     reference = next(r for r in task.validation if r.check == "reference")
     assert noop.score == 0.0 and noop.detail["verdict"]["FAIL_TO_PASS"]["failure"] == ["tests/test_ops.py::test_div_by_zero"]
-    assert reference.detail["scores"] == [1.0, 1.0]
+    assert reference.detail["scores"] == [1.0, 1.0, 1.0]
+    assert noop.detail["runs_cached"] and reference.detail["runs_cached"], "the checks re-derive from the build's runs"
+    assert task.payload["committed_at"] == "2025-03-02T12:00:00Z"
     assert task.environment["network"] is False and task.grader["test_files"] == ["tests/test_ops.py"]
 
 
@@ -147,10 +152,85 @@ def test_planted_defects_are_rejected_by_the_execution_checks(built):
         "tests/test_ops.py::test_div_by_zero", "tests/test_ops.py::test_missing"]}})
     assert failed_checks(validate(wrong_list)) == {"reference"}
     no_fix = task.model_copy(update={"reference": {**task.reference, "patch": ""}})
-    assert failed_checks(validate(no_fix)) == {"reference"}
+    rejected = validate(no_fix)
+    assert failed_checks(rejected) == {"noop", "reference"}, "the runs with an empty solution give no FAIL_TO_PASS"
+    assert "FAIL_TO_PASS names tests/test_ops.py::test_div_by_zero, which does not pass with the solution" in \
+        rejected.reasons[1]
     quoted = task.model_copy(update={"prompt": [task.prompt[0], Message(
         role="user", content=task.prompt[1].content + '\n        raise ZeroDivisionError("division by zero")')]})
     assert failed_checks(validate(quoted)) == {"leakage"}
+
+
+def test_the_statement_gives_symptoms_and_states_the_interface_the_hidden_tests_need(built):
+    _, tasks = built
+    sub = tasks["sub_absolute"]
+    assert sub.payload["statement_origin"] == "symptoms"
+    assert "Add an absolute option" not in sub.payload["problem_statement"], "never the commit message"
+    assert "absolute" in sub.payload["problem_statement"] and "statement" not in failed_checks(sub)
+    assert "def sub(a, b, absolute=False)" not in sub.prompt[1].content
+
+
+def _with_statement(task, statement):
+    """A stored copy of a task whose issue reads `statement`."""
+    shown = task.prompt[1].content.replace(task.payload["problem_statement"].strip(), statement)
+    return task.model_copy(update={"prompt": [task.prompt[0], Message(role="user", content=shown)],
+                                   "validation": [], "status": "candidate"})
+
+
+def test_a_statement_naming_the_fix_or_leaving_out_the_interface_is_rejected(built):
+    _, tasks = built
+    sub = tasks["sub_absolute"]
+    named = validate(_with_statement(sub, "Add an absolute option to sub\nsub should take the absolute value."))
+    assert failed_checks(named) == {"statement"} and "fix commit's subject" in named.reasons[0]
+    change = validate(_with_statement(sub, "fix: sub keeps the sign\nsub(2, 5, absolute=True) gives -3."))
+    assert failed_checks(change) == {"statement"} and "change description" in change.reasons[0]
+    quoted = validate(_with_statement(sub, "sub is wrong\nIt should be: return abs(difference) if absolute else difference"))
+    assert failed_checks(quoted) == {"leakage", "statement"} and "quotes" in quoted.reasons[-1]
+    unstated = validate(_with_statement(sub, "sub cannot give a distance\nsub(2, 5) is -3; I need 3 as well."))
+    assert failed_checks(unstated) == {"statement"}
+    assert "the hidden tests call absolute, which the statement never mentions" in unstated.reasons[0]
+
+
+def test_stored_rows_are_revalidated_by_rerunning_their_tests(built, tmp_path, capsys):
+    _, tasks = built
+    good = tasks["div_fix"].model_copy(update={"validation": [], "status": "candidate"})
+    passing_before = good.model_copy(update={"payload": {**good.payload, "FAIL_TO_PASS": [
+        *good.payload["FAIL_TO_PASS"], "tests/test_ops.py::test_add"]}})
+    left_out = good.model_copy(update={"payload": {**good.payload, "PASS_TO_PASS": ["tests/test_ops.py::test_add"]}})
+    path = tmp_path / "stored.parquet"
+    write_batch(path, [good, passing_before, left_out], Task)
+    assert main(["validate", str(path), "--data-dir", str(tmp_path / "data"), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["tasks"]
+    assert [row["status"] for row in rows] == ["accepted", "rejected", "rejected"], rows
+    assert rows[1]["reasons"] == ("reference: FAIL_TO_PASS names tests/test_ops.py::test_add, which passes before "
+                                  "the patch")
+    assert rows[2]["reasons"] == "reference: PASS_TO_PASS leaves out tests/test_ops.py::test_sub"
+
+
+def test_a_shallow_clone_builds_and_only_its_boundary_commit_is_quarantined(built, tmp_path):
+    commits, tasks = built
+    clone = tmp_path / "calc"
+    subprocess.run(["git", "clone", "-q", "--depth", "5", f"file://{commits['path']}", str(clone)], check=True)
+    item = PlanItem(family="swe", capability="implementation", quota=10, gap_ids=[], priority=1.0)
+    with sandbox_kind("process"):
+        out = list(SweBuilder().build(item, BuildContext(cycle_id="test", options={"source": str(clone)})))
+    quarantined = [o for o in out if isinstance(o, Quarantined)]
+    assert [q.source for q in quarantined] == [f"repo:local/calc@{commits['mul_fix_flaky'][:12]}"]
+    assert "shallow clone" in quarantined[0].reason
+    built_ids = {o.task_id for o in out if not isinstance(o, Quarantined)}
+    assert built_ids == {tasks["sub_absolute"].task_id, tasks["power_merge"].task_id}, "the same tasks as from the full history"
+
+
+def test_task_sessions_bind_the_prepared_environment_read_only(built):
+    _, tasks = built
+    task = tasks["div_fix"]
+    bed = TaskBed.of(task.payload, task.grader, task.environment)
+    assert bed.ready, "the environment is ready: sessions install nothing"
+    with sandbox_kind("process"), grading_session(bed, {}) as live:
+        wrote = live.session.exec(("sh", "-c", "touch env/planted"))
+        imported = live.session.exec(("sh", "-c", "cd repo && ../env/bin/python -c 'import calc.ops'"))
+    assert wrote.exit_code != 0 and not (bed.env / "planted").exists()
+    assert imported.exit_code == 0, imported.stderr
 
 
 def test_swe_bench_instances_are_exported(built):
@@ -161,7 +241,7 @@ def test_swe_bench_instances_are_exported(built):
                              "environment_setup_commit"}
     assert json.loads(instance["FAIL_TO_PASS"]) == ["tests/test_ops.py::test_div_by_zero"]
     assert instance["repo"] == "local/calc" and instance["version"] == "0.1"
-    assert instance["created_at"] == "2024-03-02T12:00:00Z"
+    assert instance["created_at"] == "2025-03-02T12:00:00Z"
 
 
 def test_the_rl_reward_grades_patches_in_the_sandbox_reference_one_noop_zero(built):
@@ -203,8 +283,7 @@ def test_a_repository_that_will_not_build_is_quarantined_with_its_log_and_not_re
     assert str(tmp_path) not in built.detail["log_tail"]
     source = open_source(str(repo), swe_cache)
     base = source.repo.commit("HEAD~1").hexsha
-    record = build_environment(source.name, "0.0", base, detect_recipe(source.repo, base),
-                               ensure_snapshot(source, base))
+    record = build_environment(source.name, base, detect_recipe(source.repo, base), ensure_snapshot(source, base))
     assert record.status == "failed" and 1 < record.attempts <= 4, "repaired at least once, within the bound"
     assert record.log_tail == built.detail["log_tail"], "the recorded failure is reused, not retried"
 
@@ -213,15 +292,16 @@ def test_a_repository_that_will_not_build_is_quarantined_with_its_log_and_not_re
 def test_cli_builds_lands_and_exports_swe_tasks(built, capsys, data_dir, tmp_path):
     export = tmp_path / "instances.jsonl"
     with sandbox_kind("process"):
-        code = main(["build", "swe", "--source", str(SAMPLE), "--count", "4", "--data-dir", str(data_dir),
+        code = main(["build", "swe", "--source", str(SAMPLE), "--since", "2025-03-02", "--count", "5",
+                     "--data-dir", str(data_dir),
                      "--export-jsonl", str(export), "--json"])
     captured = capsys.readouterr()
     assert code == 0, captured.err
     summary = json.loads(captured.out)
-    assert summary["families"]["swe"] == {"candidates": 4, "accepted": 3, "rejected": 1,
+    assert summary["families"]["swe"] == {"candidates": 5, "accepted": 4, "rejected": 1,
                                           "rejected_by_check": {"noop": 1}}
     instances = [json.loads(line) for line in export.read_text().splitlines()]
-    assert summary["swebench_instances"] == 3 and len(instances) == 3
+    assert summary["swebench_instances"] == 4 and len(instances) == 4
     assert {i["instance_id"] for i in instances} == {t.payload["instance_id"] for t in built[1].values()
                                                      if t.status == "accepted"}
     assert str(data_dir) not in export.read_text() and os.environ[CACHE_ENV] not in export.read_text()
@@ -229,7 +309,7 @@ def test_cli_builds_lands_and_exports_swe_tasks(built, capsys, data_dir, tmp_pat
     assert main(["release", "--version", "1.0.0", "--out", str(tmp_path / "release"), "--data-dir", str(data_dir),
                  "--json"]) == 0, capsys.readouterr().err
     rows = datasets.load_dataset(str(tmp_path / "release"), "swe", split="train", cache_dir=str(tmp_path / "hf"))
-    assert rows.num_rows == 3
+    assert rows.num_rows == 4
     entry = reward_entry("swe")
     with sandbox_kind("process"):
         for row in rows:
@@ -244,7 +324,7 @@ def test_cli_builds_lands_and_exports_swe_tasks(built, capsys, data_dir, tmp_pat
 def test_a_task_is_built_and_validated_in_docker_containers(built):
     commits, tasks = built
     item = PlanItem(family="swe", capability="implementation", quota=1, gap_ids=[], priority=1.0)
-    context = BuildContext(cycle_id="test-docker", first_index=3, options={"source": str(SAMPLE)})
+    context = BuildContext(cycle_id="test-docker", first_index=4, options={"source": str(SAMPLE)})
     with sandbox_kind("docker"):
         (task,) = SweBuilder().build(item, context)
         decided = validate(task)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from taskforge.graders.swe import FAILED, PASSED, SKIPPED, XFAIL, grade, harvest, parse_pytest_log, unapplied
-from taskforge.graders.swe_patch import is_test_path, post_image_blobs, quoted_lines, split_diff, runnable_test_files
+from taskforge.graders.swe.grading import FAILED, PASSED, SKIPPED, XFAIL, grade, harvest, parse_pytest_log, unapplied
+from taskforge.graders.swe.harness import failure_sections
+from taskforge.graders.swe.patch import (is_test_path, post_image_blobs, quoted_lines, runnable_test_files, split_diff,
+                                         held_out_targets)
+from taskforge.graders.swe.statement import names_the_fix, new_interface, unstated_interface
 
 LOG = """============================= test session starts ==============================
 collected 6 items
@@ -108,3 +111,105 @@ def test_quoted_lines_find_the_fix_in_a_text():
     split = split_diff(DIFF)
     assert quoted_lines("please do def f(): return compute_the_right_answer()", split.patch)
     assert not quoted_lines("f returns the wrong value", split.patch)
+
+
+PERSIST_FIX = """diff --git a/db.py b/db.py
+--- a/db.py
++++ b/db.py
+@@ -1,2 +1,4 @@
+-def save(data):
++def save(data, persist_empty=False):
++    if not data and not persist_empty:
++        return _write_nothing(data)
+"""
+PERSIST_TEST = """diff --git a/tests/test_db.py b/tests/test_db.py
+--- a/tests/test_db.py
++++ b/tests/test_db.py
+@@ -1,1 +1,4 @@
++def test_persist_empty():
++    written = save({}, persist_empty=True)
++    assert written == "{}"
+"""
+PERSIST_SUBJECT = "Persist empty tables when asked (#12)"
+
+
+def test_a_hidden_test_calling_an_unstated_new_keyword_is_an_unstated_interface():
+    existing = {"save", "data"}
+    assert new_interface(PERSIST_FIX, PERSIST_TEST, existing) == ["persist_empty"]
+    assert unstated_interface("Saving an empty table writes nothing.", PERSIST_FIX, PERSIST_TEST, existing) == [
+        "persist_empty"]
+    assert unstated_interface("save({}, persist_empty=True) writes nothing.", PERSIST_FIX, PERSIST_TEST,
+                              existing) == []
+    assert new_interface(PERSIST_FIX, PERSIST_TEST, existing | {"persist_empty"}) == [], "an existing name is known"
+
+
+def test_statements_that_name_the_fix_are_told_apart_from_symptoms():
+    existing = {"save", "data"}
+
+    def problems(text):
+        return names_the_fix(text, PERSIST_FIX, PERSIST_TEST, PERSIST_SUBJECT, existing)
+
+    assert problems("save({}, persist_empty=True) writes nothing\nThe file stays as it was; I expected '{}'.") == []
+    assert "change description" in problems("fix: persist empty tables\nsave skips empty data.")[0]
+    assert "change description" in problems("Fixed save for empty data\nIt works now.")[0]
+    assert "subject" in problems("Persist empty tables when asked\nsave({}, persist_empty=True) writes nothing.")[0]
+    assert "quotes" in problems("save is wrong: if not data and not persist_empty: is the check")[0]
+    internal = names_the_fix("Empty data goes through _write_nothing", PERSIST_FIX.replace(
+        "+        return _write_nothing(data)", "+        return _write_nothing(data)\n+def _write_nothing(data):"),
+        PERSIST_TEST, PERSIST_SUBJECT, existing)
+    assert "_write_nothing" in internal[0]
+
+
+def test_failure_sections_are_read_per_test_with_addresses_masked():
+    log = ("=================================== FAILURES ===================================\n"
+           "_________________________________ test_one _________________________________\n"
+           "tests/test_a.py:3: in test_one\n    assert f() == 2\n"
+           "E   assert <Obj at 0x7f3a2b1c9d40> == 2\n"
+           "______________________________ TestB.test_two[x] ______________________________\n"
+           "tests/test_a.py:9: in test_two\n    g()\nE   ValueError: bad\n"
+           "=========================== short test summary info ============================\n"
+           "FAILED tests/test_a.py::test_one - assert\nFAILED tests/test_a.py::TestB::test_two[x] - ValueError\n"
+           "PASSED tests/test_a.py::test_three\n")
+    statuses = parse_pytest_log(log)
+    sections = failure_sections(log, statuses)
+    assert set(sections) == {"tests/test_a.py::test_one", "tests/test_a.py::TestB::test_two[x]"}
+    assert "0x…" in sections["tests/test_a.py::test_one"] and "0x7f3a" not in sections["tests/test_a.py::test_one"]
+    assert sections["tests/test_a.py::TestB::test_two[x]"].endswith("ValueError: bad")
+
+
+LARGE_TEST_PATCH = '''diff --git a/tests/test_more.py b/tests/test_more.py
+--- a/tests/test_more.py
++++ b/tests/test_more.py
+@@ -28,2 +28,2 @@ from itertools import (
+-from statistics import mean
++from statistics import mean, median
+@@ -6646,3 +6646,12 @@ class TestConcurrentTee(TestCase):
++
++
++class TestSubfactorial(TestCase):
++    def test_basic(self):
++        data = """
++1, 0, 1
++"""
++        self.assertEqual(mi.subfactorial(3), 2)
+@@ -7000,3 +7009,4 @@ def test_window():
+     data = [1, 2]
++    assert mi.window(data) == [1, 2]
+@@ -7100,3 +7110,4 @@ class ChunkedTests(TestCase):
+     def test_negative(self):
++        self.assertRaises(ValueError, mi.chunked, [1], -1)
+'''
+
+
+def test_large_test_files_run_only_the_tests_the_patch_touches():
+    assert held_out_targets(LARGE_TEST_PATCH, {"tests/test_more.py": 7000}) == [
+        "tests/test_more.py::TestSubfactorial", "tests/test_more.py::test_window", "tests/test_more.py::ChunkedTests"
+    ], "a changed method runs its whole class"
+    assert held_out_targets(LARGE_TEST_PATCH, {"tests/test_more.py": 300}) == ["tests/test_more.py"], "small: whole file"
+    new_helper = LARGE_TEST_PATCH.replace("+class TestSubfactorial(TestCase):", "+def grow(data):\n+    return data\n"
+                                          "+class TestSubfactorial(TestCase):")
+    assert held_out_targets(new_helper, {"tests/test_more.py": 7000}) == [
+        "tests/test_more.py::TestSubfactorial", "tests/test_more.py::test_window", "tests/test_more.py::ChunkedTests"
+    ], "a new helper changes no old test"
+    changed_helper = LARGE_TEST_PATCH + "@@ -9000,2 +9010,2 @@\n def grow(data):\n-    return data\n+    return data[:]\n"
+    assert held_out_targets(changed_helper, {"tests/test_more.py": 7000}) == ["tests/test_more.py"], "whole file"

@@ -10,19 +10,21 @@ import git
 import pytest
 
 from taskforge.agents.client import Agents
-from taskforge.builders.swe.mining import mine
-from taskforge.builders.swe.problem import linked_issues, load_issues, message_statement, problem_statement, pull_request_number
+from taskforge.builders.swe import limits_from
+from taskforge.builders.swe.functions import touched_functions
+from taskforge.builders.swe.mining import Limits, mine, select
+from taskforge.builders.swe.problem import Symptom, error_lines, linked_issues, load_issues, problem_statement, pull_request_number
 from taskforge.builders.swe.recipe import Recipe, detect_recipe
 from taskforge.builders.swe.repair import TASK_RULES, repair
 from taskforge.builders.swe.snapshot import make_snapshot
-from taskforge.builders.swe.source import materialize_sample, open_source, public_name
+from taskforge.builders.swe.source import clone_bundle, materialize_sample, open_source, public_name
 from taskforge.builders.swe.versioning import major_minor, version_at
 from conftest import SAMPLES
 from llm_server import ChatServer
-from taskforge.graders.swe_patch import post_image_blobs
+from taskforge.graders.swe.patch import post_image_blobs
 from taskforge.schemas import InputError
 from test_agents import make_agents
-from taskforge.validators.swe_leakage import audit_snapshot
+from taskforge.validators.swe.leakage import audit_snapshot
 
 OFFLINE = Agents.offline("no endpoint configured")
 
@@ -32,7 +34,7 @@ def history(tmp_path_factory):
     root = tmp_path_factory.mktemp("history")
     commits = materialize_sample(SAMPLES / "swe" / "calc_history.py", root / "cache")
     source = open_source(commits["path"], root / "cache")
-    return commits, source, mine(source.repo, source.head)
+    return commits, source, mine(source.repo, source.head, Limits(since="2025-01-01"))
 
 
 def by_fix(report):
@@ -42,15 +44,79 @@ def by_fix(report):
 def test_candidates_are_the_changes_of_source_and_tests(history):
     commits, _, report = history
     assert [c.fix_commit for c in report.candidates] == [
-        commits["power_merge"], commits["mul_fix_flaky"], commits["already_passing"], commits["div_fix"]]
+        commits["sub_absolute"], commits["power_merge"], commits["mul_fix_flaky"], commits["already_passing"],
+        commits["div_fix"]]
     assert report.skipped == {"no_test_change": 3, "root_commit": 1}, "refactor, README and changelog are not candidates"
+    assert by_fix(report)[commits["div_fix"]].committed_at == "2025-03-02T12:00:00Z"
+
+
+def test_history_before_the_cutoff_is_not_mined(history):
+    commits, source, _ = history
+    late = mine(source.repo, source.head, Limits(since="2025-03-06"))
+    assert [c.fix_commit for c in late.candidates] == [commits["sub_absolute"], commits["power_merge"]]
+
+
+def test_each_candidate_knows_the_functions_it_changes_and_one_task_is_kept_per_function(history):
+    commits, _, report = history
+    assert by_fix(report)[commits["div_fix"]].functions == ("calc/ops.py::div",)
+    assert by_fix(report)[commits["sub_absolute"]].functions == ("calc/ops.py::sub",)
+    twin = by_fix(report)[commits["div_fix"]]
+    again = type(twin)(**{**twin.__dict__, "fix_commit": "f" * 40})
+    kept = select([*report.candidates, again])
+    assert [c.fix_commit for c in kept].count(twin.fix_commit) + [c.fix_commit for c in kept].count("f" * 40) == 1
+
+
+def test_changed_lines_map_to_the_innermost_function():
+    before = "class A:\n    x = 1\n\n    def f(self):\n        return 1\n\n\ndef g():\n    return 2\n"
+    after = "class A:\n    x = 2\n\n    def f(self):\n        return 3\n\n\ndef g():\n    return 2\n"
+    diff = ("diff --git a/m.py b/m.py\n--- a/m.py\n+++ b/m.py\n@@ -1,5 +1,5 @@\n class A:\n-    x = 1\n+    x = 2\n"
+            " \n     def f(self):\n-        return 1\n+        return 3\n")
+    assert touched_functions("m.py", diff, before, after) == {"m.py::A.f"}, "a class attribute names no function"
+
+
+def test_a_shallow_clone_is_mined_up_to_its_boundary(history, tmp_path):
+    commits, _, _ = history
+    clone = tmp_path / "calc"
+    subprocess.run(["git", "clone", "-q", "--depth", "5", f"file://{commits['path']}", str(clone)], check=True)
+    source = open_source(str(clone), tmp_path / "cache")
+    assert source.shallow_boundary, "the clone is shallow"
+    report = mine(source.repo, source.head, Limits(since="2025-01-01"), source.shallow_boundary)
+    assert report.skipped["shallow_boundary"] == 1 and len(report.boundary) == 1
+    assert [c.fix_commit for c in report.candidates] == [commits["sub_absolute"], commits["power_merge"]]
+    assert report.boundary[0] == commits["mul_fix_flaky"], "its parent is not in the clone: it cannot be diffed"
+
+
+def test_a_bundle_is_cloned_once_and_named_by_the_file_beside_it(history, tmp_path):
+    commits, _, _ = history
+    bundle = tmp_path / "calc.bundle"
+    subprocess.run(["git", "-C", commits["path"], "bundle", "create", str(bundle), "HEAD", "main"], check=True,
+                   capture_output=True)
+    (tmp_path / "calc.json").write_text(json.dumps({"repo": "example/calc", "license": "MIT",
+                                                    "usable_since": "2025-03-06"}))
+    source = clone_bundle(bundle, tmp_path / "cache")
+    assert source.name == "example/calc" and source.head == commits["sub_absolute"]
+    assert limits_from({}, source.usable_since).since == "2025-03-06", "mining starts where the tests can run"
+    assert limits_from({"since": "2025-03-08"}, source.usable_since).since == "2025-03-08"
+    assert open_source(str(bundle), tmp_path / "cache").repo.git_dir == source.repo.git_dir, "cloned once"
+    (tmp_path / "broken.bundle").write_text("not a bundle")
+    with pytest.raises(InputError, match="broken.bundle"):
+        open_source(str(tmp_path / "broken.bundle"), tmp_path / "cache")
+
+
+def test_the_shipped_default_history_is_a_real_library_with_its_licence():
+    described = json.loads((SAMPLES / "swe" / "tomlkit.json").read_text())
+    assert described["repo"] == "python-poetry/tomlkit" and described["license"] == "MIT"
+    assert "Permission is hereby granted" in (SAMPLES / "swe" / described["license_file"]).read_text()
+    listed = subprocess.run(["git", "bundle", "list-heads", str(SAMPLES / "swe" / "tomlkit.bundle")],
+                            capture_output=True, text=True, check=True).stdout
+    assert described["head"] in listed
 
 
 def test_a_merge_stands_for_its_pull_request(history):
     commits, _, report = history
     merge = by_fix(report)[commits["power_merge"]]
     assert merge.pull_number == 7 and merge.base_commit == commits["mul_fix_flaky"]
-    assert merge.created_at == "2024-03-06T12:00:00Z", "created_at is when the pull request's first commit was made"
+    assert merge.created_at == "2025-03-06T12:00:00Z", "created_at is when the pull request's first commit was made"
     assert "power(a, 0) is 1" in merge.message
 
 
@@ -70,19 +136,33 @@ def test_statement_from_the_linked_issue_with_hints_from_earlier_comments(histor
     div = by_fix(report)[commits["div_fix"]]
     issues = load_issues(Path(source.repo.git_dir) / "issues.jsonl")
     statement = problem_statement(div.message, issues, div.diff.patch, source.name, div.first_commit_at, "calc-1",
-                                  OFFLINE)
+                                  OFFLINE, [], {})
     assert statement.origin == "issue" and statement.rewrite == "skipped"
     assert statement.text.startswith("div(1, 0) returns None instead of raising\nDividing by zero")
     assert statement.hints == "Confirmed on main."
 
 
-def test_statement_falls_back_to_the_commit_message(history):
+FAILURE = """tests/test_ops.py:12: in test_power_zero
+    assert power(7, 0) == 1
+calc/ops.py:30: in power
+    return helper(a, n)
+E   assert 7 == 1
+E    +  where 7 = power(7, 0)"""
+
+
+def test_without_an_issue_the_statement_is_the_symptoms_never_the_commit_message(history):
     commits, source, report = history
     merge = by_fix(report)[commits["power_merge"]]
     statement = problem_statement(merge.message, {}, merge.diff.patch, source.name, merge.first_commit_at, "calc-7",
-                                  OFFLINE)
-    assert statement.origin == "commit" and "Merge pull request" not in statement.text
-    assert "Fix power with exponent 0" in statement.text
+                                  OFFLINE, [Symptom("tests/test_ops.py::test_power_zero", FAILURE)],
+                                  {"exponent": [], "raise_to": ["def raise_to(a, n):", '    """a to the n."""']})
+    assert statement.origin == "symptoms"
+    assert "Fix power" not in statement.text and "power(a, 0) is 1" not in statement.text
+    assert "1. power zero" in statement.text and "E" not in error_lines(FAILURE).split()[0]
+    assert "assert 7 == 1" in statement.text and "calc/ops.py:30: in power" in statement.text
+    assert "assert power(7, 0) == 1" not in statement.text, "the hidden test's code is not shown"
+    assert "must be provided: `exponent`, `raise_to`." in statement.text, "the needed interface is stated"
+    assert statement.text.rstrip().endswith('def raise_to(a, n):\n    """a to the n."""\n```'), "with its header"
 
 
 def test_the_builder_agent_rewrites_the_statement_and_a_rewrite_quoting_the_fix_is_sent_back(history, tmp_path):
@@ -95,10 +175,12 @@ def test_the_builder_agent_rewrites_the_statement_and_a_rewrite_quoting_the_fix_
             "analysis": "states the call and the expected error", "behaviour_stated": True, "fix_hidden": True,
             "faithful": True, "issues": [], "verdict": "accept"}))
         statement = problem_statement(div.message, {}, div.diff.patch + div.diff.test_patch, source.name,
-                                      div.first_commit_at, "calc-1", make_agents(server, tmp_path))
+                                      div.first_commit_at, "calc-1", make_agents(server, tmp_path),
+                                      [Symptom("tests/test_ops.py::test_div_by_zero", "E   Failed: DID NOT RAISE")], {})
     assert statement.origin == "rewritten" and statement.rewrite == "ok"
     assert statement.text == "div(1, 0) returns None\ncalc.ops.div(1, 0) gives None; expected an error."
     assert "Raise on division by zero" in server.requests[0]["messages"][-1]["content"]
+    assert "DID NOT RAISE" in server.requests[0]["messages"][-1]["content"], "the agent is given the symptoms"
 
 
 def test_message_parsing():
@@ -106,9 +188,6 @@ def test_message_parsing():
     assert pull_request_number("Merge pull request #42 from a/b") == 42
     assert pull_request_number("Allow grouping (#221)") == 221
     assert pull_request_number("Plain commit") is None
-    assert message_statement("Allow grouping (#221)\n\nSigned-off-by: X <x@y>\nFixes #3") == "Allow grouping"
-    assert message_statement("Merge pull request #9 from a/b\n\nAllow hyphens\nAllow hyphens\n\nDocs") == (
-        "Allow hyphens\n\nDocs")
 
 
 def test_version_is_the_nearest_reachable_tag_else_the_declared_one(history):
@@ -176,6 +255,17 @@ def test_snapshot_holds_only_the_base_commit_and_passes_the_audit(history, tmp_p
         assert commits[later] not in logged
     blobs = post_image_blobs(candidate.diff.patch) + post_image_blobs(candidate.diff.test_patch)
     assert audit_snapshot(snapshot, candidate.base_commit, candidate.fix_commit, blobs) == []
+
+
+def test_a_snapshot_from_a_shallow_clone_is_shallow_too_and_passes_the_audit(history, tmp_path):
+    commits, _, report = history
+    clone = tmp_path / "calc"
+    subprocess.run(["git", "clone", "-q", "--depth", "5", f"file://{commits['path']}", str(clone)], check=True)
+    candidate = by_fix(report)[commits["sub_absolute"]]
+    snapshot = make_snapshot(clone / ".git", candidate.base_commit, tmp_path / "snap")
+    blobs = post_image_blobs(candidate.diff.patch) + post_image_blobs(candidate.diff.test_patch)
+    assert audit_snapshot(snapshot, candidate.base_commit, candidate.fix_commit, blobs) == []
+    assert (snapshot / ".git" / "shallow").exists()
 
 
 def _planted(source, candidate, tmp_path, name):

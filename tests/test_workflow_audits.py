@@ -11,9 +11,10 @@ from taskforge.builders.workflow.package import to_task
 from taskforge.builders.workflow.seeds import WorkflowSeed
 from taskforge.schemas import Lineage, Message
 from taskforge.schemas.workflow import WorkflowPackage, summarize
-from taskforge.validators.leakage import LeakageCheck
-from taskforge.validators.workflow_judge import WorkflowJudgeCheck
-from taskforge.validators.workflow_review import WorkflowReviewCheck, workflow_problems
+from taskforge.validators.runner import DEFAULT_CHECKS
+from taskforge.validators.workflow.audit import PackageAudit, workflow_problems
+
+CHECKS = {check.name: check for check in DEFAULT_CHECKS}
 
 ITEMS = "sku,qty,price\nA-1,3,12.50\nB-2,1,99.90\nC-3,7,1.25\nD-4,2,40.00\n"
 WORKFLOW = ('"""Order value per SKU and in total."""\nimport wfio\n\nrows = wfio.table("items")\n'
@@ -53,8 +54,8 @@ def _reason(check, task) -> str | None:
 
 def test_sound_package_passes_reviewer_and_leak_finder():
     task = _task()
-    assert _reason(WorkflowReviewCheck(), task) is None
-    assert _reason(LeakageCheck(), task) is None
+    assert _reason(PackageAudit(), task) is None
+    assert _reason(CHECKS["leakage"], task) is None
 
 
 @pytest.mark.parametrize("plant, expected", [
@@ -70,7 +71,7 @@ def test_sound_package_passes_reviewer_and_leak_finder():
 def test_reviewer_rejects_planted_defects(plant, expected):
     task = _task()
     plant(task)
-    assert expected in (_reason(WorkflowReviewCheck(), task) or "")
+    assert expected in (_reason(PackageAudit(), task) or "")
 
 
 def test_workflow_imports_network_and_process_modules_are_named():
@@ -89,7 +90,7 @@ def test_workflow_imports_network_and_process_modules_are_named():
 def test_leak_finder_rejects_planted_leaks(plant, expected):
     task = _task()
     plant(task)
-    assert expected in (_reason(LeakageCheck(), task) or "")
+    assert expected in (_reason(CHECKS["leakage"], task) or "")
 
 
 def _descendant(axes, **changes):
@@ -104,7 +105,7 @@ FEWER_VALUES = {"outputs/values.csv": "sku,value\nA-1,37.50\nB-2,99.90\nC-3,8.75
 
 def test_judge_accepts_a_descendant_that_differs_along_its_recorded_axes():
     child = _descendant(["data", "operations"], inputs=FEWER_ITEMS, params={"places": "3"})
-    assert _reason(WorkflowJudgeCheck(), _task(child, outputs=FEWER_VALUES)) is None
+    assert _reason(CHECKS["shortcut"], _task(child, outputs=FEWER_VALUES)) is None
 
 
 @pytest.mark.parametrize("axes, changes, outputs, ok, expected", [
@@ -119,4 +120,4 @@ def test_judge_accepts_a_descendant_that_differs_along_its_recorded_axes():
 ])
 def test_judge_rejects_material_defects(axes, changes, outputs, ok, expected):
     child = _descendant(axes, **changes)
-    assert expected in (_reason(WorkflowJudgeCheck(), _task(child, outputs=outputs, ok=ok)) or "")
+    assert expected in (_reason(CHECKS["shortcut"], _task(child, outputs=outputs, ok=ok)) or "")

@@ -12,7 +12,7 @@ from taskforge.builders.workflow.operators import (OPERATORS, TOLERANCE_FLOORS, 
                                          with_table)
 from taskforge.builders.workflow.seeds import load_seeds
 from conftest import SAMPLES
-from taskforge.graders.workflow import write_tree
+from taskforge.graders.workflow.deliverables import write_tree
 from taskforge.schemas.workflow import changed_axes, summarize, table_rows
 
 OPERATOR = {op.name: op for op in OPERATORS}

@@ -10,6 +10,7 @@ from taskforge import sandbox
 from taskforge.builders.registry import builder_for
 from taskforge.flows.cli import main
 from taskforge.store.catalog import Catalog
+from taskforge.validators.questions import QUESTIONS
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
 
@@ -33,8 +34,7 @@ def test_cycle_builds_workflow_tasks_from_the_shipped_seeds(capsys, data_dir):
     assert summary["families"]["workflow"] == {"candidates": 3, "accepted": 3, "rejected": 0, "rejected_by_check": {}}
     with Catalog(data_dir / "catalog.duckdb", read_only=True) as catalog:
         checks = catalog.query('SELECT DISTINCT "check" AS name FROM validations ORDER BY 1')
-    assert {"workflow_noop", "workflow_reference", "workflow_perturbation", "workflow_review", "leakage"} <= \
-        {row["name"] for row in checks}
+    assert {row["name"] for row in checks} == {*QUESTIONS, "near_duplicate"}
 
 
 def test_build_workflow_lands_accepted_tasks(capsys, data_dir):

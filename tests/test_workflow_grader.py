@@ -7,7 +7,7 @@ import json
 import pytest
 
 from taskforge.graders import scorer_for
-from taskforge.graders.workflow import grade, main, read_tree, write_tree
+from taskforge.graders.workflow.deliverables import grade, main, read_tree, write_tree
 
 CSV_SPEC = {"path": "outputs/t.csv", "format": "csv", "key": ["id"], "weight": 2,
             "columns": {"name": {"type": "text"}, "amount": {"type": "number", "abs": 0.01}}}

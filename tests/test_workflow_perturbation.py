@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from taskforge.graders.workflow import grade
-from taskforge.validators.workflow_perturbation import KINDS, beyond_tolerance, perturbations
+from taskforge.graders.workflow.deliverables import grade
+from taskforge.validators.workflow.perturbation import KINDS, beyond_tolerance, perturbations
 
 SPECS = [
     {"path": "outputs/a.csv", "format": "csv", "key": ["id"], "columns": {"amount": {"type": "number", "abs": 0.01}, "city": {"type": "text"}}},

@@ -22,11 +22,14 @@ from conftest import SAMPLES
 from taskforge.schemas import PlanItem, Quarantined
 from taskforge.schemas.workflow import WorkflowPackage, changed_axes, summarize, table_rows
 from taskforge.validators.runner import validate
-from taskforge.validators.workflow_perturbation import KINDS
+from taskforge.validators.questions import parts_of
+from taskforge.validators.workflow.perturbation import KINDS
 
 SEEDS = SAMPLES / "workflow_seeds"
 SEED_COUNT = len(list(SEEDS.glob("*/seed.json")))
-WORKFLOW_CHECKS = {"workflow_review", "workflow_noop", "workflow_reference", "workflow_perturbation", "leakage"}
+WORKFLOW_PARTS = {"noop": ["scorer_noop", "workflow_noop"],
+                  "reference": ["scorer_reference", "workflow_reference", "package_audit"],
+                  "leakage": ["workflow_leaks"], "determinism": ["workflow_perturbation"]}
 ACCEPT_ANYTHING = ('import json, sys, os\nnames = [os.path.basename(p) for p in sys.argv[4:]]\n'
                    'json.dump({n: {"score": 1.0} for n in names}, open(sys.argv[3], "w"))\n')
 
@@ -65,28 +68,34 @@ def _result(task, check):
     return next(r for r in task.validation if r.check == check)
 
 
+def _part(task, question, part):
+    return parts_of(_result(task, question))[part]
+
+
 def test_every_shipped_seed_is_accepted(seed_tasks):
     _, decided = seed_tasks
     assert len(decided) == SEED_COUNT
     rejected = {t.payload["seed_id"]: t.reasons for t in decided if t.status != "accepted"}
     assert rejected == {}
     for task in decided:
-        assert WORKFLOW_CHECKS <= {r.check for r in task.validation}
+        assert WORKFLOW_PARTS.items() <= {r.check: r.detail.get("strategy") for r in task.validation}.items()
+        assert _result(task, "shortcut").reason == ("not applicable to this workflow task: a seed task has no "
+                                                    "ancestor whose answer it could reuse")
         assert task.reference["run"]["backend"] == "process" and task.reference["run"]["ok"]
         assert "reference.py" not in json.dumps(task.payload["inputs"]) and "outputs/" not in "".join(task.payload["inputs"])
 
 
 def test_reference_scores_one_twice_and_the_untouched_workspace_zero(seed_tasks):
     for task in seed_tasks[1]:
-        assert _result(task, "workflow_reference").detail["scores"] == [1.0, 1.0]
-        noop = _result(task, "workflow_noop")
+        assert _part(task, "reference", "workflow_reference").detail["scores"] == [1.0, 1.0]
+        noop = _part(task, "noop", "workflow_noop")
         assert noop.score == 0.0 and noop.detail["files_left"] == []
 
 
 def test_perturbation_suite_scores_below_one_for_every_perturbation(seed_tasks):
     kinds, count = set(), 0
     for task in seed_tasks[1]:
-        scores = _result(task, "workflow_perturbation").detail["scores"]
+        scores = _result(task, "determinism").detail["scores"]
         assert scores and max(scores.values()) < 1.0, task.payload["seed_id"]
         kinds |= {label.split(":")[0] for label in scores}
         count += len(scores)
@@ -103,9 +112,9 @@ def test_a_grader_that_accepts_anything_is_rejected(seed_tasks):
     task.grader["program"] = {"name": "grade.py", "source": ACCEPT_ANYTHING, "sha256": "not-checked-here"}
     decided = validate(task)
     assert decided.status == "rejected"
-    assert _result(decided, "workflow_noop").reason == "the untouched workspace scores 1.0"
-    assert "the grader scores 1.0 for" in _result(decided, "workflow_perturbation").reason
-    assert _result(decided, "noop").passed, "the in-process scorer is not the task's program: only the sandbox run shows it"
+    assert _part(decided, "noop", "workflow_noop").reason == "the untouched workspace scores 1.0"
+    assert "the grader scores 1.0 for" in _result(decided, "determinism").reason
+    assert _part(decided, "noop", "scorer_noop").passed, "the in-process scorer is not the task's program: only the sandbox run shows it"
 
 
 def test_a_reference_leaked_into_the_inputs_is_rejected(seed_tasks):
@@ -136,8 +145,8 @@ def test_a_workflow_that_fails_on_the_evolved_inputs_is_rejected(seed_tasks):
     decided = validate(task)
     assert decided.status == "rejected" and not task.reference["run"]["ok"]
     assert "KeyError: 'vat_rate_pct'" in task.reference["run"]["stderr_tail"]
-    assert _result(decided, "workflow_judge").reason.startswith("the reference workflow fails on the evolved inputs")
-    assert _result(decided, "workflow_reference").reason.startswith("the reference workflow failed")
+    assert _result(decided, "shortcut").reason.startswith("the reference workflow fails on the evolved inputs")
+    assert _part(decided, "reference", "workflow_reference").reason.startswith("the reference workflow failed")
 
 
 def test_an_evolution_round_yields_accepted_descendants_along_two_recorded_axes(seed_tasks, descendants):
@@ -152,7 +161,7 @@ def test_an_evolution_round_yields_accepted_descendants_along_two_recorded_axes(
         after = summarize(WorkflowPackage.model_validate(task.payload), task.reference["deliverables"])
         assert sorted(changed_axes(before, after)) == evolution["axes"] and len(evolution["axes"]) >= 2
         assert evolution["parent"] == json.loads(before.model_dump_json())
-        assert _result(task, "workflow_judge").detail["axes"] == evolution["axes"]
+        assert _result(task, "shortcut").detail["axes"] == evolution["axes"]
     for task in descendants:
         if not isinstance(task, Quarantined) and task.status == "rejected":
             assert task.reasons, "a rejected descendant says why"

@@ -1,9 +1,10 @@
 """Decontamination check: a task that overlaps a registered evaluation set is removed, naming the item.
 
-The sets are read from the data dir (`evalsets/`, see `taskforge.validators.evalsets`);
-every text of the task (prompt, payload, reference, grader, environment,
-lineage) is searched for the items' normalised ids (DOI, arXiv id, pull
-request, competition id), their 13-grams and their canary strings.
+The sets are the shipped defaults and those registered in the data dir (`evalsets/`, see
+`taskforge.validators.evalsets`); every text of the task (prompt, payload, reference, grader,
+environment, lineage) is searched for the items' normalised ids (DOI, arXiv id, pull request,
+competition id), their canary strings, their 13-grams and paraphrases of their texts. With no set
+registered at all the check fails: it never passes for want of anything to compare with.
 """
 
 from __future__ import annotations
@@ -51,6 +52,9 @@ class DecontaminationCheck:
 
     def run(self, task: Task) -> ValidationResult:
         registry = load_registry(self.data_dir)
+        if not registry.sets:
+            return ValidationResult(check=self.name, passed=False, detail={"sets": [], "matches": []},
+                                    reason="no evaluation set is registered, so contamination cannot be ruled out")
         matches = registry.matches(task_fields(task))
         reasons = [m.describe() for m in matches[:SHOWN_IN_REASON]]
         if len(matches) > SHOWN_IN_REASON:

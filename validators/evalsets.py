@@ -1,60 +1,81 @@
 """Registered evaluation sets: what no training task may contain, and how a task is matched against them.
 
-An evaluation set is registered from a file, either records (JSONL, a JSON
-list or Parquet, with an id, external ids such as `doi`, `arxiv_id`, `pr`,
-`instance_id`, `competition_id`, texts such as `question` or `abstract`, and
-an optional `canary`) or a plain list with one id a line (`doi:`, `arxiv:`,
-`pr:`, `competition:` or `canary:` prefixes; DOIs, arXiv ids and pull
-requests are also recognised bare). Registered sets live as JSON files in the
-data dir's `evalsets/` folder, where every validation run reads them.
+Default sets ship in the checkout's `data/evalsets/` (SWE-bench Verified instances, MLE-bench competitions,
+LitQA2's held-out question ids and papers: see the README there for versions, sources and licences) and are
+always registered; the data dir's `evalsets/` folder adds the sets a user registers (a set there with a
+default's name replaces that default).
 
-A task matches an item by an exact normalised id found anywhere in it, by a
-shared 13-gram of normalised words, or by containing a canary string.
+An evaluation set is registered from a file, either records (JSONL, a JSON list or Parquet, with an id,
+external ids such as `doi`, `arxiv_id`, `pr`, `instance_id`, `competition_id`, texts such as `question` or
+`abstract`, and an optional `canary`) or a plain list with one id a line (`doi:`, `arxiv:`, `pr:`,
+`competition:` or `canary:` prefixes; DOIs, arXiv ids and pull requests are also recognised bare).
+
+A task matches an item by
+- an exact normalised id found anywhere in it (DOI, arXiv id, pull request or SWE-bench instance, competition);
+- a canary string, as its words in order;
+- its 13-grams of normalised words: at least `COPIED_SHARE` of them (13-grams that several items share are
+  the set's boilerplate and count for none);
+- a paraphrase: at least `PARAPHRASE_SHARE` of the item's distinctive word pairs (pairs that are not two
+  stopwords, each weighing 1 / the number of items holding it, so a set's stock phrases weigh little) within
+  one window of consecutive words of one text of the task, twice as long as the item (and at least
+  `MIN_WINDOW_WORDS`), so many texts of the same topics put together do not add up to one. A quarter of the
+  words replaced leaves about half of the pairs.
+Words are hashed in numpy (`taskforge.validators.shingles`); no Python loop visits a word of the task.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+import numpy as np
 import pyarrow.parquet as pq
 
 from taskforge.graders.paper_ids import arxiv_ids_in, dois_in, normalise_arxiv, normalise_doi
 from taskforge.schemas import InputError
 from taskforge.schemas.locations import Location, change_key, files_under, join, read_text
+from taskforge.validators.shingles import Words, ngram_hashes
 
 REGISTRY_FOLDER = "evalsets"
+DEFAULTS_DIR = Path(__file__).resolve().parents[1] / "data" / "evalsets"
 NGRAM = 13
+MIN_WINDOW_WORDS = 128
+"""Paraphrase windows are twice an item's length (at least this), one starting every half window, so a
+paraphrase of the item lies inside one."""
+PARAPHRASE_SHARE = 0.4
+MIN_PAIRS = 8
+"""An item with fewer distinctive word pairs is only matched exactly (ids, canaries, 13-grams)."""
+COPIED_SHARE = 0.2
+"""A text copies an item when it holds at least this share of the item's 13-grams: all of a short question,
+a fifth of a long description (a shared sentence of boilerplate is not a copy)."""
+COMMON_GRAM_ITEMS = 1
+"""A 13-gram shared by more items than this is boilerplate of the set (a competition's rules, a licence line),
+not something that identifies an item."""
+COMMON_PAIR_ITEMS = 32
+"""A word pair shared by more items than this says next to nothing about which item a text paraphrases (a pair
+counts 1 / the number of items holding it, so these are left out of the index)."""
+STOPWORDS = (
+    "a about above after again against all am an and any are as at be because been before being below between "
+    "both but by can could did do does doing down during each few for from further had has have having he her "
+    "here hers him his how i if in into is it its itself just me more most my no nor not now of off on once only "
+    "or other our out over own same she should so some such than that the their them then there these they this "
+    "those through to too under until up very was we were what when where which while who whom why will with "
+    "would you your")
 ID_KINDS = ("doi", "arxiv", "pr", "competition")
 ID_FIELDS = {"doi": "doi", "arxiv_id": "arxiv", "arxiv": "arxiv", "pr": "pr", "instance_id": "pr",
              "competition_id": "competition", "competition": "competition"}
 TEXT_FIELDS = ("text", "title", "abstract", "question", "answer", "passage", "context", "problem_statement")
 _NAME = re.compile(r"^[\w.-]+$")
-_WORD = re.compile(r"[^\W_]+")
 _PR_PATTERNS = (
     ("/pull/", re.compile(r"github\.com/([\w.-]+)/([\w.-]+)/pull/(\d+)", re.IGNORECASE)),
     ("#", re.compile(r"(?<![\w./-])([\w.-]+)/([\w.-]+)#(\d+)\b")),
     ("__", re.compile(r"(?<![\w.-])([\w.-]+)__([\w.-]+)-(\d+)\b")),
 )
 """Each pull-request pattern with a literal its matches contain: a text without it is not scanned."""
-_NEW_STYLE_ARXIV = re.compile(r"\d{4}\.\d{4}")
-
-
-def words(text: str) -> list[str]:
-    """Text as normalised words (NFKC, casefolded, punctuation dropped), the unit of n-gram overlap."""
-    return _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
-
-
-def ngrams(text: str, n: int = NGRAM) -> Iterator[str]:
-    """The word n-grams of a text, each as one space-joined string."""
-    tokens = words(text)
-    for start in range(len(tokens) - n + 1):
-        yield " ".join(tokens[start:start + n])
 
 
 def prs_in(text: str) -> set[str]:
@@ -108,28 +129,32 @@ class EvalItem:
 
 @dataclass
 class EvalSet:
-    """A registered evaluation set."""
+    """A registered evaluation set, with the version, source and licence of what it holds."""
 
     name: str
     source: str
     items: list[EvalItem] = field(default_factory=list)
+    version: str = ""
+    licence: str = ""
 
     def summary(self) -> dict[str, Any]:
-        """Counts of what the set holds."""
-        return {"name": self.name, "source": self.source, "items": len(self.items),
-                "ids": sum(len(i.ids) for i in self.items), "texts": sum(1 for i in self.items if i.text),
-                "canaries": sum(len(i.canaries) for i in self.items)}
+        """Counts of what the set holds, with its version and licence."""
+        return {"name": self.name, "source": self.source, "version": self.version, "licence": self.licence,
+                "items": len(self.items), "ids": sum(len(i.ids) for i in self.items),
+                "texts": sum(1 for i in self.items if i.text), "canaries": sum(len(i.canaries) for i in self.items)}
 
     def to_json(self) -> str:
-        return json.dumps({"name": self.name, "source": self.source, "items": [asdict(i) for i in self.items]},
-                          ensure_ascii=False, sort_keys=True, indent=1)
+        return json.dumps({"name": self.name, "source": self.source, "version": self.version, "licence": self.licence,
+                           "items": [asdict(i) for i in self.items]}, ensure_ascii=False, sort_keys=True, indent=1)
 
     @classmethod
     def from_json(cls, text: str) -> "EvalSet":
+        """A set from its registry file (fields of an item beyond id, ids, text and canaries are descriptive)."""
         data = json.loads(text)
         items = [EvalItem(item_id=i["item_id"], ids=tuple(i["ids"]), text=i["text"], canaries=tuple(i["canaries"]))
                  for i in data["items"]]
-        return cls(name=data["name"], source=data["source"], items=items)
+        return cls(name=data["name"], source=data["source"], items=items, version=data.get("version", ""),
+                   licence=data.get("licence", ""))
 
 
 def _item_from_record(record: Any, fallback_id: str) -> EvalItem:
@@ -230,59 +255,244 @@ class Match:
                 f"item {self.item_id!r}")
 
 
+_STOPWORD_HASHES = np.sort(Words.of([STOPWORDS]).hashes)
+_ARXIV_HINT = re.compile(r"\.\d{4}")
+"""A new-style arXiv id (`2101.01234`) has a dot and four digits: a text without them is not scanned."""
+_KIND_ORDER = {"doi": 0, "arxiv": 1, "pr": 2, "competition": 3, "canary": 4, "13-gram": 5, "paraphrase": 6}
+_BITMAP_BITS = 25
+
+
+def _spread(keys: np.ndarray) -> np.ndarray:
+    """A bitmap slot for every key: the top bits of the key times an odd 64-bit constant (Fibonacci hashing), so
+    keys that differ only in their low bits still spread."""
+    return (keys * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - _BITMAP_BITS)
+
+
+class _Keys:
+    """Sorted 64-bit keys, each with an owner (a key may have several), behind a bitmap of their top bits so most
+    values that are not keys are turned away with one lookup."""
+
+    def __init__(self, keys: np.ndarray, owners: np.ndarray):
+        order = np.lexsort((owners, keys))
+        self.keys, self.owners = keys[order].astype(np.uint64), owners[order]
+        self.bitmap = np.zeros(1 << (_BITMAP_BITS - 3), dtype=np.uint8)
+        top = _spread(self.keys)
+        np.bitwise_or.at(self.bitmap, top >> np.uint64(3), np.left_shift(1, top & np.uint64(7)).astype(np.uint8))
+
+    def hits(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(index into `values`, owner) of every value that is a key, once per owner, in value order."""
+        top = _spread(values)
+        maybe = np.flatnonzero((self.bitmap[top >> np.uint64(3)] >> (top & np.uint64(7)).astype(np.uint8)) & 1)
+        left = np.searchsorted(self.keys, values[maybe], side="left")
+        counts = np.searchsorted(self.keys, values[maybe], side="right") - left
+        found = np.repeat(maybe, counts)
+        ranks = np.arange(len(found)) - np.repeat(np.cumsum(counts) - counts, counts)
+        return found, self.owners[np.repeat(left, counts) + ranks]
+
+
+def _runs(words: Words, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Hashes of every run of `n` words that lies inside one text, and the position of its first word."""
+    if len(words.hashes) < n:
+        return np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64)
+    hashes = ngram_hashes(words.hashes, n)
+    first = np.arange(len(hashes))
+    inside = words.text_of(first) == words.text_of(first + n - 1)
+    return hashes[inside], first[inside]
+
+
+def _pairs(words: Words) -> tuple[np.ndarray, np.ndarray]:
+    """Distinctive word pairs (not two stopwords) inside one text, and the position of their first word."""
+    hashes, first = _runs(words, 2)
+    places = np.minimum(np.searchsorted(_STOPWORD_HASHES, words.hashes), len(_STOPWORD_HASHES) - 1)
+    stop = _STOPWORD_HASHES[places] == words.hashes
+    keep = ~(stop[first] & stop[first + 1])
+    return hashes[keep], first[keep]
+
+
+@dataclass(frozen=True)
+class _Phrases:
+    """Phrases (canaries, competition ids) as their word hashes, indexed by their first word: a text's words that
+    start a phrase are found in one lookup, and only those are compared word by word."""
+
+    words: Words
+    first: _Keys
+
+    @classmethod
+    def of(cls, phrases: list[str]) -> "_Phrases":
+        words = Words.of(phrases)
+        starts = words.bounds[:-1][np.diff(words.bounds) > 0]
+        return cls(words, _Keys(words.hashes[starts].astype(np.uint64), words.text_ids[starts]))
+
+    def found(self, text: Words) -> Iterator[tuple[int, int]]:
+        """(position in `text`, phrase index) of every phrase whose words run, in order, inside one text."""
+        for position, phrase in zip(*self.first.hits(text.hashes.astype(np.uint64))):
+            start, end = int(self.words.bounds[phrase]), int(self.words.bounds[phrase + 1])
+            last = int(position) + end - start
+            if (last <= len(text.hashes) and text.text_ids[position] == text.text_ids[last - 1]
+                    and np.array_equal(text.hashes[position:last], self.words.hashes[start:end])):
+                yield int(position), int(phrase)
+
+
 class Registry:
-    """Every registered set, indexed for matching: ids, 13-grams and canaries."""
+    """Every registered set, indexed for matching: ids, canaries, 13-grams and distinctive word pairs."""
 
     def __init__(self, sets: list[EvalSet]):
         self.sets = sets
+        self.owners: list[tuple[str, str]] = [(s.name, item.item_id) for s in sets for item in s.items]
+        items = [item for s in sets for item in s.items]
         self.ids: dict[str, tuple[str, str]] = {}
-        self.grams: dict[str, tuple[str, str]] = {}
         self.canaries: dict[str, tuple[str, str]] = {}
-        for evalset in sets:
-            for item in evalset.items:
-                owner = (evalset.name, item.item_id)
-                for key in item.ids:
-                    self.ids.setdefault(key, owner)
-                for gram in ngrams(item.text):
-                    self.grams.setdefault(gram, owner)
-                for canary in item.canaries:
-                    self.canaries.setdefault(canary, owner)
-        self.competitions = {key.split(":", 1)[1] for key in self.ids if key.startswith("competition:")}
+        for owner, item in zip(self.owners, items):
+            for key in item.ids:
+                self.ids.setdefault(key, owner)
+            for canary in item.canaries:
+                self.canaries.setdefault(canary, owner)
+        self.competitions = sorted(key.split(":", 1)[1] for key in self.ids if key.startswith("competition:"))
+        self._canary_list = list(self.canaries)
+        self._canary_phrases = _Phrases.of(self._canary_list)
+        self._competition_phrases = _Phrases.of(self.competitions)
+        self._competition = re.compile(rf"(?<![\w.-])[.-]*({'|'.join(map(re.escape, self.competitions))})[.-]*"
+                                       rf"(?![\w.-])") if self.competitions else None
+        self._index_texts([item.text for item in items])
+
+    def _index_texts(self, texts: list[str]) -> None:
+        """13-grams held by one item, each item's number of 13-grams, and distinctive pairs with every item
+        holding them and their weight (pairs held by more than `COMMON_PAIR_ITEMS` items, and items left with
+        fewer than `MIN_PAIRS`, are dropped)."""
+        words = Words.of(texts)
+        grams, first = _runs(words, NGRAM)
+        held = np.unique(np.stack([grams, words.text_of(first).astype(np.uint64)]), axis=1)
+        self._gram_totals = np.bincount(held[1].astype(np.int64), minlength=len(texts))
+        _, holders = np.unique(held[0], return_counts=True)
+        grams, index = np.unique(grams, return_index=True)
+        alone = holders <= COMMON_GRAM_ITEMS
+        self._grams = _Keys(grams[alone], words.text_of(first[index])[alone])
+        pairs, first = _pairs(words)
+        keyed = np.unique(np.stack([pairs, words.text_of(first).astype(np.uint64)]), axis=1)
+        pairs, owner = keyed[0], keyed[1].astype(np.int64)
+        distinct, inverse, holders = np.unique(pairs, return_inverse=True, return_counts=True)
+        keep = holders[inverse] <= COMMON_PAIR_ITEMS
+        keep &= np.bincount(owner[keep], minlength=len(texts))[owner] >= MIN_PAIRS
+        self._pair_keys, self._pair_weights = distinct, 1.0 / holders
+        self._pair_totals = np.bincount(owner[keep], weights=self._pair_weights[inverse][keep], minlength=len(texts))
+        self._pairs = _Keys(pairs[keep], owner[keep])
+        self._window_steps = np.maximum(np.diff(words.bounds), MIN_WINDOW_WORDS // 2)
 
     def _ids_in(self, text: str) -> Iterator[str]:
+        """Every DOI, arXiv id and pull request written in a text, as `kind:normalised`."""
         yield from (f"doi:{d}" for d in dois_in(text))
-        if "arxiv" in text.casefold() or _NEW_STYLE_ARXIV.search(text):
+        if "arxiv" in text.casefold() or _ARXIV_HINT.search(text):
             yield from (f"arxiv:{a}" for a in arxiv_ids_in(text))
         yield from (f"pr:{p}" for p in prs_in(text))
-        if self.competitions:
-            tokens = {t.strip(".-") for t in re.findall(r"[\w.-]+", text.casefold())}
-            yield from (f"competition:{c}" for c in self.competitions & tokens)
+
+    def _competitions_in(self, words: Words, texts: list[str]) -> Iterator[tuple[int, int, str]]:
+        """(text, position, competition) of every competition id written as a token (a run of letters, digits,
+        '.' and '-', less leading and trailing '.' and '-'): candidates are runs of its words, kept where the
+        casefolded text holds the id itself between token boundaries; a text outside ASCII is scanned whole."""
+        for position, owner in self._competition_phrases.found(words):
+            competition = self.competitions[owner]
+            start = int(words.starts[position])
+            end = start + len(competition)
+            number = int(words.text_of(position))
+            if (texts[number].isascii() and bytes(words.data[start:end]).decode() == competition
+                    and not _TOKEN_END.search(bytes(words.data[max(start - 64, 0):start]).rstrip(b".-"))
+                    and not _TOKEN_START.match(bytes(words.data[end:end + 64]).lstrip(b".-"))):
+                yield number, position, competition
+        for number, text in enumerate(texts):
+            if self._competition and not text.isascii():
+                yield from ((number, 0, m.group(1)) for m in self._competition.finditer(text.casefold()))
 
     def matches(self, fields: Iterable[tuple[str, str]]) -> list[Match]:
-        """Every (evaluation item, way) a task's text fields overlap, once per item and way."""
-        found: dict[tuple[str, str, str], Match] = {}
-        for where, text in fields:
+        """Every (evaluation item, way) a task's text fields overlap, once per item and way: the first place
+        (field, then kind, then position) it is found."""
+        fields = list(fields)
+        wheres = [where for where, _ in fields]
+        texts = [text for _, text in fields]
+        found: list[tuple[int, int, int, Match]] = []
+        for number, text in enumerate(texts):
             for key in self._ids_in(text):
                 if key in self.ids:
                     kind, value = key.split(":", 1)
-                    found.setdefault((*self.ids[key], kind), Match(*self.ids[key], kind, value, where))
-            for canary, owner in self.canaries.items():
-                if canary in text:
-                    found.setdefault((*owner, "canary"), Match(*owner, "canary", canary, where))
-            if self.grams:
-                for gram in ngrams(text):
-                    if gram in self.grams:
-                        owner = self.grams[gram]
-                        found.setdefault((*owner, "13-gram"), Match(*owner, "13-gram", gram, where))
-        return list(found.values())
+                    found.append((number, _KIND_ORDER[kind], 0, Match(*self.ids[key], kind, value, wheres[number])))
+        words = Words.of(texts)
+        for number, position, competition in self._competitions_in(words, texts):
+            found.append((number, _KIND_ORDER["competition"], position,
+                          Match(*self.ids[f"competition:{competition}"], "competition", competition, wheres[number])))
+        for position, owner in self._canary_phrases.found(words):
+            canary = self._canary_list[owner]
+            number = int(words.text_of(position))
+            found.append((number, _KIND_ORDER["canary"], position,
+                          Match(*self.canaries[canary], "canary", canary, wheres[number])))
+        grams, first = _runs(words, NGRAM)
+        index, owner = self._grams.hits(grams)
+        shared = np.unique(np.stack([owner.astype(np.uint64), grams[index]]), axis=1)[0].astype(np.int64)
+        copied_share = np.bincount(shared, minlength=len(self._gram_totals)) / np.maximum(self._gram_totals, 1)
+        keep = copied_share[owner] >= COPIED_SHARE
+        index, owner = index[keep], owner[keep]
+        _, earliest = np.unique(owner, return_index=True)
+        for position, item in zip(first[index[earliest]], owner[earliest]):
+            number = int(words.text_of(position))
+            found.append((number, _KIND_ORDER["13-gram"], int(position),
+                          Match(*self.owners[item], "13-gram", words.phrase(position, NGRAM), wheres[number])))
+        copied = {int(item) for item in owner}
+        found += [(*entry[:3], entry[4]) for entry in self._paraphrases(words, wheres) if entry[3] not in copied]
+        found.sort(key=lambda entry: entry[:3])
+        first_of: dict[tuple[str, str, str], Match] = {}
+        for *_, match in found:
+            first_of.setdefault((match.set_name, match.item_id, match.kind), match)
+        return list(first_of.values())
+
+    def _paraphrases(self, words: Words, wheres: list[str]) -> list[tuple[int, int, int, int, Match]]:
+        """Items with at least `PARAPHRASE_SHARE` of their distinctive pairs within one window of one text (with
+        the item's index, so an item also found verbatim is named once)."""
+        pairs, first = _pairs(words)
+        index, owner = self._pairs.hits(pairs)
+        if not len(index):
+            return []
+        position = first[index]
+        text = words.text_of(position)
+        step = self._window_steps[owner]
+        window = (position - words.bounds[text]) // step
+        pair = pairs[index].view(np.int64)
+        keys = np.concatenate([np.stack([owner, text, window, pair]), np.stack([owner, text, window - 1, pair])],
+                              axis=1)
+        keys = np.unique(keys[:, keys[2] >= 0], axis=1)
+        weights = self._pair_weights[np.searchsorted(self._pair_keys, keys[3].view(np.uint64))]
+        groups, group_of = np.unique(keys[:3], axis=1, return_inverse=True)
+        shares = np.bincount(group_of.ravel(), weights=weights) / self._pair_totals[groups[0]]
+        found = []
+        for (item, number, start), share in zip(groups.T, shares):
+            if share >= PARAPHRASE_SHARE:
+                value = f"{share:.0%} of its distinctive word pairs (by rarity)"
+                match = Match(*self.owners[item], "paraphrase", value, wheres[number])
+                start_word = int(start) * int(self._window_steps[item])
+                found.append((int(number), _KIND_ORDER["paraphrase"], start_word, int(item), match))
+        return found
+
+
+_TOKEN_END = re.compile(rb"\w\Z")
+_TOKEN_START = re.compile(rb"\w")
+
+
+def default_sets() -> list[EvalSet]:
+    """The evaluation sets shipped with taskforge, always registered."""
+    return list(_defaults(tuple(sorted(str(p) for p in DEFAULTS_DIR.glob("*.json")))))
+
+
+@lru_cache(maxsize=1)
+def _defaults(paths: tuple[str, ...]) -> tuple[EvalSet, ...]:
+    return tuple(EvalSet.from_json(Path(path).read_text(encoding="utf-8")) for path in paths)
 
 
 def load_registry(data_dir: Location | None) -> Registry:
-    """The registered sets of a data dir (none without a data dir); re-read only when the files change."""
+    """The default sets and the sets registered in a data dir (a registered set replaces a default of its name);
+    re-read only when the files change."""
     files = files_under(registry_dir(data_dir), ".json") if data_dir else []
     return _registry(tuple((str(p), change_key(p)) for p in files))
 
 
 @lru_cache(maxsize=2)
 def _registry(stamp: tuple[tuple[str, str], ...]) -> Registry:
-    return Registry([EvalSet.from_json(read_text(path)) for path, _ in stamp])
+    registered = [EvalSet.from_json(read_text(path)) for path, _ in stamp]
+    names = {s.name for s in registered}
+    return Registry([s for s in default_sets() if s.name not in names] + registered)

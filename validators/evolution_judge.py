@@ -1,8 +1,9 @@
-"""Evolution judge check: an evolved task the LLM judge found materially defective against its parent is rejected.
+"""Evolution judge, a part of the `review` strategy: an evolved task the LLM judge found materially defective
+against its parent is rejected.
 
 The builder asks the judge about each evolved candidate (long-context children,
 workflow descendants) where an endpoint is configured, and keeps the verdict in
-the task's provenance. This check applies to tasks that carry a verdict and
+the task's provenance. This part applies to tasks that carry a verdict and
 rejects those it names a material defect in (unsolvable from what the task
 shows, or training another capability than the parent). Tasks the judge was
 not asked about are left to the deterministic checks.

@@ -3,11 +3,13 @@ earlier task of the same landing or release, or a task of a registered earlier r
 the removal names that task.
 
 What a task asks is the text of its non-system prompt messages (system messages are a family's shared
-instructions). It is cut into word 5-grams of normalised words (`taskforge.validators.evalsets.words`), each hashed to
+instructions). It is cut into word 5-grams of normalised words (`taskforge.validators.shingles`), each hashed to
 32 bits, signed with a 128-permutation MinHash and looked up with MinHash LSH at an estimated Jaccard
-similarity of 0.8 or more. A task is never its own near-duplicate (a rerun, or a later release carrying a task
-over, keeps it), nor its parent's or its child's: evolution derives a variant on purpose, and its family's
-checks (the judge, hardness) certify that it differs.
+similarity of 0.8 or more. Signing runs in numpy end to end (`taskforge.validators.shingles` hashes the words;
+the permutations are datasketch's "affine32" ones, applied to every shingle at once), and gives exactly the
+signature `datasketch.MinHash.update_batch` gives for the same shingles. A task is never its own near-duplicate
+(a rerun, or a later release carrying a task over, keeps it), nor its parent's or its child's: evolution derives
+a variant on purpose, and its family's checks (the judge, hardness) certify that it differs.
 
 Earlier releases are registered like evaluation sets (`taskforge decontam add RELEASE_DIR`): the signatures of
 their tasks are kept in the data dir as `evalsets/<name>.minhash.parquet`.
@@ -15,10 +17,10 @@ their tasks are kept in the data dir as `evalsets/<name>.minhash.parquet`.
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -27,7 +29,8 @@ from datasketch import MinHash, MinHashLSH
 
 from taskforge.schemas import InputError, Message, Task, ValidationResult
 from taskforge.schemas.locations import Location, files_under, join, name_of, readable
-from taskforge.validators.evalsets import registry_dir, words
+from taskforge.validators.evalsets import registry_dir
+from taskforge.validators.shingles import Words, ngram_hashes
 
 SHINGLE_WORDS = 5
 NUM_PERM = 128
@@ -37,7 +40,6 @@ SCHEME = "affine32"
 RELEASE_SUFFIX = ".minhash.parquet"
 RELEASE_MARKER = "checksums.json"
 SIGNATURE_DTYPE = np.uint32
-_MIXER = np.uint64(1_000_003)
 
 
 def asked_text(prompt: Iterable[Message]) -> str:
@@ -45,31 +47,99 @@ def asked_text(prompt: Iterable[Message]) -> str:
     return "\n".join(m.content for m in prompt if m.role != "system")
 
 
-def _shingle_hashes(text: str) -> list[int]:
-    """32-bit hashes of a text's distinct word 5-grams (a text shorter than 5 words is one shingle): each word
-    is hashed once (crc32) and every run of five word hashes is combined polynomially, all in numpy."""
-    tokens = words(text)
-    if not tokens:
-        return []
-    hashed = np.fromiter((zlib.crc32(token.encode("utf-8")) for token in tokens), dtype=np.uint64, count=len(tokens))
-    width = min(SHINGLE_WORDS, len(tokens))
-    combined = np.zeros(len(tokens) - width + 1, dtype=np.uint64)
-    for offset in range(width):
-        combined = combined * _MIXER + hashed[offset:offset + len(combined)]
-    return np.unique((combined ^ (combined >> np.uint64(32))) & np.uint64(0xFFFFFFFF)).tolist()
+PERMUTATIONS = MinHash(num_perm=NUM_PERM, seed=SEED, scheme=SCHEME).permutations
+"""The (a, b) of every permutation, as datasketch derives them from the seed (made once, not per signature)."""
+_FMIX = (np.uint32(16), np.uint32(0x85EBCA6B), np.uint32(13), np.uint32(0xC2B2AE35), np.uint32(16))
+_SHINGLES_PER_BLOCK = 4096
+TEXT_PER_GROUP = 1 << 20
+
+
+def _folded(combined: np.ndarray) -> np.ndarray:
+    """64-bit shingle hashes folded to 32 bits (high half xor low half)."""
+    return ((combined ^ (combined >> np.uint64(32))) & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+
+
+def _ranks(sizes: np.ndarray) -> np.ndarray:
+    """0, 1, … within each of consecutive segments of these sizes."""
+    return np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+
+
+def batch_shingles(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The 32-bit hashes of every text's word 5-grams, text after text, and how many each text has: each word
+    is hashed once (CRC-32) and every run of five word hashes is folded polynomially to 32 bits; a text of fewer
+    than five words is one shingle, a text without words has none."""
+    table = Words.of(texts)
+    words, bounds = table.hashes, table.bounds
+    counts = np.diff(bounds)
+    per_text = np.where(counts >= SHINGLE_WORDS, counts - SHINGLE_WORDS + 1, np.minimum(counts, 1))
+    segment_starts = np.cumsum(per_text) - per_text
+    shingles = np.empty(int(per_text.sum()), dtype=np.uint32)
+    long = counts >= SHINGLE_WORDS
+    if long.any():
+        sizes = per_text[long]
+        ranks = _ranks(sizes)
+        source = np.repeat(bounds[:-1][long], sizes) + ranks
+        shingles[np.repeat(segment_starts[long], sizes) + ranks] = _folded(ngram_hashes(words, SHINGLE_WORDS)[source])
+    for short in np.flatnonzero((counts > 0) & ~long):
+        short_words = words[bounds[short]:bounds[short + 1]]
+        shingles[segment_starts[short]] = _folded(ngram_hashes(short_words, SHINGLE_WORDS))[0]
+    return shingles, per_text
+
+
+def _premixed(hashes: np.ndarray) -> np.ndarray:
+    """The MurmurHash3 finalizer datasketch applies to every input hash before its affine permutations."""
+    shift1, mult1, shift2, mult2, shift3 = _FMIX
+    hashes = hashes ^ (hashes >> shift1)
+    hashes = hashes * mult1
+    hashes = hashes ^ (hashes >> shift2)
+    hashes = hashes * mult2
+    return hashes ^ (hashes >> shift3)
+
+
+def segment_minhashes(hashes: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """The MinHash of each consecutive segment of 32-bit hashes (one row per segment): per permutation the least
+    `a * h + b` modulo 2^32, computed for a block of hashes of all segments at once."""
+    multipliers, offsets = PERMUTATIONS
+    values = np.full((len(sizes), NUM_PERM), np.iinfo(SIGNATURE_DTYPE).max, dtype=SIGNATURE_DTYPE)
+    ends = np.cumsum(sizes)
+    starts = ends - sizes
+    mixed = _premixed(hashes)
+    for block in range(0, len(mixed), _SHINGLES_PER_BLOCK):
+        block_end = min(block + _SHINGLES_PER_BLOCK, len(mixed))
+        permuted = np.multiply.outer(multipliers, mixed[block:block_end])
+        permuted += offsets[:, None]
+        touched = np.arange(np.searchsorted(ends, block, side="right"), np.searchsorted(starts, block_end))
+        touched = touched[sizes[touched] > 0]
+        lowest = np.minimum.reduceat(permuted, np.maximum(starts[touched], block) - block, axis=1)
+        values[touched] = np.minimum(values[touched], lowest.T)
+    return values
 
 
 def signature(text: str) -> bytes:
     """The MinHash signature of a text's word 5-grams, as bytes."""
-    minhash = MinHash(num_perm=NUM_PERM, seed=SEED, scheme=SCHEME, hashfunc=int)
-    minhash.update_batch(_shingle_hashes(text))
-    return minhash.hashvalues.astype(SIGNATURE_DTYPE).tobytes()
+    return signatures([text])[0]
+
+
+def signatures(texts: Sequence[str]) -> list[bytes]:
+    """The signature of every text, shingled and permuted together a group of texts of about `TEXT_PER_GROUP`
+    characters at a time (numpy's per-call cost paid once a group; the arrays stay small enough to reuse)."""
+    signed: list[bytes] = []
+    start = 0
+    while start < len(texts):
+        end, size = start, 0
+        while end < len(texts) and (end == start or size + len(texts[end]) <= TEXT_PER_GROUP):
+            size += len(texts[end])
+            end += 1
+        shingles, sizes = batch_shingles(texts[start:end])
+        signed += [values.tobytes() for values in segment_minhashes(shingles, sizes)]
+        start = end
+    return signed
 
 
 def _minhash(signature_bytes: bytes) -> MinHash:
     """A signature's bytes as a datasketch MinHash."""
     values = np.frombuffer(signature_bytes, dtype=SIGNATURE_DTYPE)
-    return MinHash(num_perm=NUM_PERM, seed=SEED, scheme=SCHEME, hashvalues=values)
+    return MinHash(num_perm=NUM_PERM, seed=SEED, scheme=SCHEME, hashvalues=values, permutations=PERMUTATIONS)
 
 
 @dataclass(frozen=True)
@@ -85,12 +155,19 @@ class Near:
         return f"asks nearly what task {self.task_id} ({self.origin}) asks: estimated Jaccard {self.jaccard}"
 
 
+@cache
+def _lsh_bands() -> tuple[int, int]:
+    """The bands and rows datasketch picks for the threshold (it integrates to find them: worked out once)."""
+    lsh = MinHashLSH(threshold=THRESHOLD, num_perm=NUM_PERM)
+    return lsh.b, lsh.r
+
+
 class NearDuplicateIndex:
     """Signatures of known tasks (with their parent task, if any) in an LSH index; each task id is held once
     (its first origin)."""
 
     def __init__(self) -> None:
-        self.lsh = MinHashLSH(threshold=THRESHOLD, num_perm=NUM_PERM)
+        self.lsh = MinHashLSH(threshold=THRESHOLD, num_perm=NUM_PERM, params=_lsh_bands())
         self.entries: dict[str, tuple[str, MinHash, str | None]] = {}
 
     def __len__(self) -> int:
@@ -129,12 +206,17 @@ class NearDuplicateCheck:
         self.index = index
         self.origin = origin
         self.passed: dict[str, tuple[str, bytes]] = {}
+        self.presigned: dict[str, bytes] = {}
+
+    def presign(self, tasks: Sequence[Task]) -> None:
+        """Sign these tasks together, in one numpy pass, ahead of checking them one after the other."""
+        self.presigned.update(zip((t.task_id for t in tasks), signatures([asked_text(t.prompt) for t in tasks])))
 
     def applies_to(self, task: Task) -> bool:
         return True
 
     def run(self, task: Task) -> ValidationResult:
-        signed = signature(asked_text(task.prompt))
+        signed = self.presigned.pop(task.task_id, None) or signature(asked_text(task.prompt))
         parent = task.lineage.parent_task_id
         near = self.index.near(task.task_id, signed, parent)
         if not near:

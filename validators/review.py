@@ -1,49 +1,48 @@
-"""The reviewer's second opinion on tasks the deterministic checks accepted (where an endpoint is configured).
+"""The reviewer's second opinion, a part of the `review` strategy of the families it reviews.
 
-A task of a reviewed family that passed every check is shown to the reviewer
-role with its sources; its verdict is added as the `review` check and a
-rejection rejects the task. When the role is skipped or its call fails, no
-`review` result is added (the task was not reviewed, and the run summary says
-why); the deterministic checks alone decide. The reviewer never sees how the
+A task that every earlier check passed is shown to the reviewer role with the
+material its family's prompt names (`taskforge.agents.review`); an `accept` passes, a `reject` rejects the task with the reviewer's
+issues. The reviewer is not asked, and the result says `skipped` with why,
+when an earlier check already rejected the task, when the run has no LLM
+roles (`taskforge validate`), or when the role is not configured or its call
+fails (the deterministic checks alone decide). The reviewer never sees how the
 task was made, and a review from a call that built it is refused.
-
-Literature questions and MLE descriptions written by the builder agent are
-reviewed where they are written (a rejected one is replaced by the templated
-text), so those families are not reviewed again here.
 """
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
-
 from taskforge.agents.artifact import built_by
 from taskforge.agents.client import Agents
 from taskforge.agents.review import review_task
-from taskforge.agents.verdicts import Review
 from taskforge.schemas import Task, ValidationResult
-
-REVIEWED_FAMILIES = ("long_context", "workflow")
-"""Families reviewed here (the reviewer's prompt and material for each are in `taskforge.agents.review`)."""
+from taskforge.validators.base import skipped
 
 
-def review_accepted(tasks: Iterable[Task], agents: Agents) -> Iterator[Task]:
-    """Each task, with the reviewer's verdict added to accepted tasks of reviewed families."""
-    for task in tasks:
-        if task.status != "accepted" or task.family not in REVIEWED_FAMILIES:
-            yield task
-            continue
-        reply = review_task(agents, task, built_by=built_by(task))
-        yield with_review(task, reply.value, reply.call.call_id) if reply.ok else task
+class Reviewer:
+    """Asks the reviewer role about a task nothing else rejected (the material it reads for each family is
+    made by `taskforge.agents.review`)."""
 
+    name = "reviewer"
 
-def with_review(task: Task, review: Review, call_id: str) -> Task:
-    """The task with the `review` check result; a `reject` verdict rejects it with the reviewer's blocking
-    issues (a reject always has one: the verdict's parts are cross-checked)."""
-    passed = review.accepted
-    reason = None if passed else review.rejection()
-    result = ValidationResult(check="review", passed=passed, reason=reason,
-                              detail={"call_id": call_id, **review.model_dump()})
-    update = {"validation": [*task.validation, result]}
-    if not passed:
-        update |= {"status": "rejected", "reasons": [*task.reasons, f"review: {reason}"]}
-    return task.model_copy(update=update)
+    def __init__(self, agents: Agents | None):
+        self.agents = agents
+
+    def applies_to(self, task: Task) -> bool:
+        return True
+
+    def run(self, task: Task) -> ValidationResult:
+        rejected_by = [result.check for result in task.validation if not result.passed]
+        if rejected_by:
+            return skipped(self.name, f"skipped: not reviewed, already rejected by {', '.join(rejected_by)}")
+        if self.agents is None:
+            return skipped(self.name, "skipped: no LLM roles in this run (no reviewer endpoint)")
+        reply = review_task(self.agents, task, built_by=built_by(task))
+        if reply.status == "skipped":
+            return skipped(self.name, f"skipped: {reply.reason}")
+        if not reply.ok:
+            return skipped(self.name, f"skipped: the reviewer's call failed ({reply.reason})")
+        review = reply.value
+        passed = review.accepted
+        reason = None if passed else review.rejection()
+        return ValidationResult(check=self.name, passed=passed, reason=reason,
+                                detail={"call_id": reply.call.call_id, **review.model_dump()})

@@ -1,64 +1,38 @@
-"""Runs every applicable check on a task and decides: accepted, or rejected with reasons."""
+"""Runs every check on a task and decides: accepted, or rejected with reasons."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
-from taskforge.schemas import InfrastructureError, Task, TaskforgeError, ValidationResult
-from taskforge.validators.answerability import AnswerabilityCheck
-from taskforge.validators.base import Check, timed
-from taskforge.validators.decontamination import DecontaminationCheck
-from taskforge.validators.determinism import DeterminismCheck
-from taskforge.validators.distractors import DistractorCheck
-from taskforge.validators.evidence import EvidenceCheck
-from taskforge.validators.evolution_judge import EvolutionJudgeCheck
-from taskforge.validators.hardness import HardnessCheck
-from taskforge.validators.leakage import LeakageCheck
-from taskforge.validators.mle_determinism import GraderDeterminismCheck
-from taskforge.validators.mle_noop import MleNoOpCheck
-from taskforge.validators.mle_reference import MleReferenceCheck
-from taskforge.validators.noop import NoOpCheck
-from taskforge.validators.reachability import ReachabilityCheck
-from taskforge.validators.reference import ReferenceCheck
-from taskforge.validators.swe import SweNoOpCheck, SweReferenceCheck
-from taskforge.validators.workflow_judge import WorkflowJudgeCheck
-from taskforge.validators.workflow_noop import WorkflowNoOpCheck
-from taskforge.validators.workflow_perturbation import WorkflowPerturbationCheck
-from taskforge.validators.workflow_reference import WorkflowReferenceCheck
-from taskforge.validators.workflow_review import WorkflowReviewCheck
+from taskforge.schemas import Task, ValidationResult
+from taskforge.schemas.locations import Location
+from taskforge.validators.base import Check, CheckContext, guarded
+from taskforge.validators.registry import question_checks
+
+if TYPE_CHECKING:
+    from taskforge.agents.client import Agents
 
 
-def default_checks(data_dir: Path | None = None) -> tuple[Check, ...]:
-    """Every check, in order; those that read the data dir (collection snapshots, registered evaluation sets)
-    read `data_dir`. Without one, literature tasks fail reachability and no evaluation set is registered."""
-    return (NoOpCheck(), ReferenceCheck(), LeakageCheck(), EvidenceCheck(), DeterminismCheck(), AnswerabilityCheck(),
-            HardnessCheck(), ReachabilityCheck(data_dir), DistractorCheck(data_dir), DecontaminationCheck(data_dir),
-            WorkflowReviewCheck(), WorkflowJudgeCheck(), WorkflowNoOpCheck(), WorkflowReferenceCheck(),
-            WorkflowPerturbationCheck(), MleNoOpCheck(), MleReferenceCheck(), GraderDeterminismCheck(),
-            SweNoOpCheck(), SweReferenceCheck(), EvolutionJudgeCheck())
+def default_checks(data_dir: Location | None = None, agents: Agents | None = None) -> tuple[Check, ...]:
+    """One check per question, in order (see `taskforge.validators.registry`). Strategies that read the data
+    dir (collection snapshots, registered evaluation sets) read `data_dir`: without one, literature tasks fail
+    reachability and no evaluation set is registered. LLM parts ask `agents`' roles: without them, they say
+    they were skipped."""
+    return question_checks(CheckContext(data_dir=data_dir, agents=agents))
 
 
 DEFAULT_CHECKS: tuple[Check, ...] = default_checks()
 
 
 def validate(task: Task, checks: Iterable[Check] = DEFAULT_CHECKS) -> Task:
-    """The task with its check results and its status; a check that crashes rejects with the error.
-
-    An infrastructure failure (a sandbox engine gone …) is not the task's fault: it is raised, for the
-    batch to be retried, never turned into a rejection.
-    """
+    """The task with its check results and its status; a check that crashes rejects with the error, and an
+    infrastructure failure is raised (see `guarded`). Each check sees the results of the checks before it
+    as the task's `validation` (its stored results are not read)."""
     results: list[ValidationResult] = []
     for check in checks:
-        if not check.applies_to(task):
-            continue
-        try:
-            results.append(timed(check, task))
-        except InfrastructureError:
-            raise
-        except (TaskforgeError, KeyError, TypeError, ValueError) as exc:
-            results.append(ValidationResult(check=check.name, passed=False,
-                                            reason=f"check failed to run: {type(exc).__name__}: {exc}"))
+        seen = task.model_copy(update={"validation": list(results)})
+        if check.applies_to(seen):
+            results.append(guarded(check, seen))
     return decide(task, results)
 
 

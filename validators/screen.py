@@ -4,12 +4,14 @@ It makes sure the task was checked against the registered evaluation sets (at
 landing the decontamination check runs when a task has no result of it yet; a
 release checks every task again, against the sets registered by then), then
 removes near-duplicates of tasks already landed, of earlier tasks of the same
-landing or release, and of registered earlier releases.
+landing or release, and of registered earlier releases. A landing signs its accepted
+tasks in one numpy pass before they are looked up one after the other.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Sequence
 
 from taskforge.schemas import Task, ValidationResult
 from taskforge.validators.base import timed
@@ -47,6 +49,13 @@ class Screen:
         if task.status != "accepted":
             return task
         return decide(task, [*task.validation, *self.check(task)])
+
+    def land_all(self, tasks: Sequence[Task]) -> list[Task]:
+        """Tasks as they land, in order, the accepted ones signed together first."""
+        self.near_duplicates.presign([task for task in tasks if task.status == "accepted"])
+        landed = [self.land(task) for task in tasks]
+        self.near_duplicates.presigned.clear()
+        return landed
 
     def references(self) -> dict[str, list[dict[str, object]]]:
         """What tasks are screened against: the registered evaluation sets and earlier releases."""

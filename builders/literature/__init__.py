@@ -23,8 +23,8 @@ from taskforge.builders.literature.kinds import GENERATORS, KINDS
 from taskforge.builders.literature.natural import natural_task
 from taskforge.builders.literature.prompting import system_message
 from taskforge.builders.literature.questions import QuestionWriter, TemplateQuestions
-from taskforge.graders.literature_env import SearchEnvironment, open_environment
-from taskforge.graders.papers import PaperCollection, save_snapshot
+from taskforge.graders.literature.environment import SearchEnvironment, open_environment
+from taskforge.graders.literature.papers import PaperCollection, save_snapshot
 from taskforge.schemas import InputError, Lineage, Message, PlanItem, Quarantined, Task, TaskforgeError, task_id_for
 from taskforge.schemas.locations import normalize
 
@@ -53,7 +53,7 @@ class LiteratureBuilder:
     family = "literature"
     name = "literature.collection"
     version = "0.1.0"
-    default_source = "papers/synthetic_papers.jsonl"
+    default_source = "papers"
 
     def __init__(self, question_writer: QuestionWriter | None = None):
         self.question_writer = question_writer or TemplateQuestions()

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from taskforge.graders.literature_env import METADATA
-from taskforge.graders.papers import Paper
+from taskforge.graders.literature.environment import METADATA
+from taskforge.graders.literature.papers import Paper
 
 
 @dataclass

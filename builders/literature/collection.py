@@ -1,11 +1,16 @@
-"""Load a paper collection from JSONL, JSON or Parquet records (a file or a folder of them), normalising ids.
+"""Load a paper collection from records (a file or a folder of them), normalising ids.
 
-A record has `id` (or `paper_id`), `doi`, `arxiv_id` (or `arxiv`), `title`,
+A native record has `id` (or `paper_id`), `doi`, `arxiv_id` (or `arxiv`), `title`,
 `abstract`, `authors`, `year`, `venue`, `references` and, optionally, a full
 text as `sections` (a list of `{name, text}` or a mapping) or `full_text`.
+Files are JSONL, JSON or Parquet records (native, or OpenAlex works, Semantic
+Scholar / S2ORC / S2AG papers, arXiv snapshot records, recognised per record) and
+XML (JATS/PMC, GROBID TEI, ACL Anthology, arXiv OAI-PMH), mapped onto the native
+record by `taskforge.builders.literature.readers`, so one folder may mix them.
 Ids are normalised (see `taskforge.graders.paper_ids`; collection ids are casefolded),
 references are resolved to collection papers by id, DOI or arXiv id. A bad
-record is quarantined with its file and line and the rest loads.
+record is quarantined with its file and line, an unreadable file with its name,
+and the rest loads.
 """
 
 from __future__ import annotations
@@ -19,12 +24,13 @@ from typing import Any, Iterator
 
 import pyarrow.parquet as pq
 
+from taskforge.builders.literature.readers import XML_SUFFIXES, json_record, json_records, xml_records
 from taskforge.graders.paper_ids import normalise_arxiv, normalise_doi
-from taskforge.graders.papers import ABSTRACT, Paper, PaperCollection, Section
-from taskforge.graders.literature_env import CITED_BY, METADATA, REFERENCES
+from taskforge.graders.literature.papers import ABSTRACT, Paper, PaperCollection, Section
+from taskforge.graders.literature.environment import CITED_BY, METADATA, REFERENCES
 from taskforge.schemas import InputError, Quarantined
 
-SUFFIXES = (".jsonl", ".json", ".parquet")
+SUFFIXES = (".jsonl", ".json", ".parquet", *XML_SUFFIXES)
 RESERVED_SECTIONS = (ABSTRACT, METADATA, REFERENCES, CITED_BY)
 _ID = re.compile(r"^[^\s,;]+$")
 
@@ -136,7 +142,10 @@ def paper_from_record(record: Any) -> Paper:
 
 def _records(path: Path, name: str) -> Iterator[tuple[str, Any]]:
     """(where, record) for each record of one file; `where` names the file and line (or row)."""
-    if path.suffix == ".parquet":
+    if path.suffix in XML_SUFFIXES:
+        for line, record in xml_records(path, name):
+            yield f"{name}:{line}", record
+    elif path.suffix == ".parquet":
         try:
             rows = pq.read_table(path).to_pylist()
         except Exception as exc:  # pyarrow raises several types for corrupt files
@@ -145,12 +154,10 @@ def _records(path: Path, name: str) -> Iterator[tuple[str, Any]]:
             yield f"{name}: row {number}", row
     elif path.suffix == ".json":
         try:
-            records = json.loads(path.read_text(encoding="utf-8"))
+            document = json.loads(path.read_text(encoding="utf-8"))
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise InputError(name, f"not valid JSON ({exc})") from exc
-        if not isinstance(records, list):
-            raise InputError(name, "a JSON collection must be a list of records")
-        for number, record in enumerate(records, start=1):
+        for number, record in enumerate(json_records(document, name), start=1):
             yield f"{name}: record {number}", record
     else:
         with open(path, encoding="utf-8", errors="replace") as handle:
@@ -189,6 +196,11 @@ def _resolve(papers: list[Paper]) -> list[Paper]:
     return resolved
 
 
+def _problem(exc: Exception) -> str:
+    """What is wrong with a record, in words (a missing field of a foreign format names the field)."""
+    return f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
+
+
 def _keys(paper: Paper) -> list[str]:
     """The keys by which other records may name this paper: its id, DOI and arXiv id."""
     return [k for k in (paper.paper_id, paper.doi and f"doi:{paper.doi}", paper.arxiv_id and f"arxiv:{paper.arxiv_id}")
@@ -211,20 +223,23 @@ def _load(files: tuple[tuple[str, str, int, int], ...], collection_id: str) -> L
     quarantined: list[Quarantined] = []
     first_seen: dict[str, str] = {}
     for path, name, _, _ in files:
-        for where, record in _records(Path(path), name):
-            try:
-                if isinstance(record, InputError):
-                    raise record
-                paper = paper_from_record(record)
-                seen = [f"{key} (first at {first_seen[key]})" for key in _keys(paper) if key in first_seen]
-                if seen:
-                    raise ValueError(f"duplicate {', '.join(seen)}")
-            except (ValueError, InputError) as exc:
-                error = exc if isinstance(exc, InputError) else InputError(where, str(exc))
-                quarantined.append(Quarantined.from_error(error, "load_papers", where))
-                continue
-            first_seen.update(dict.fromkeys(_keys(paper), where))
-            papers.append(paper)
+        try:
+            for where, record in _records(Path(path), name):
+                try:
+                    if isinstance(record, InputError):
+                        raise record
+                    paper = paper_from_record(json_record(record))
+                    seen = [f"{key} (first at {first_seen[key]})" for key in _keys(paper) if key in first_seen]
+                    if seen:
+                        raise ValueError(f"duplicate {', '.join(seen)}")
+                except (ValueError, TypeError, KeyError, InputError) as exc:
+                    error = exc if isinstance(exc, InputError) else InputError(where, _problem(exc))
+                    quarantined.append(Quarantined.from_error(error, "load_papers", where))
+                    continue
+                first_seen.update(dict.fromkeys(_keys(paper), where))
+                papers.append(paper)
+        except InputError as exc:
+            quarantined.append(Quarantined.from_error(exc, "load_papers", name))
     if not papers:
         raise InputError(collection_id, "no usable paper records")
     return LoadedCollection(PaperCollection(collection_id, _resolve(papers)), quarantined)

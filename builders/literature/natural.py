@@ -27,8 +27,8 @@ from taskforge.agents.literature import Paper as PaperText
 from taskforge.agents.literature import QuestionBrief, review_question_rewrite, rewrite_literature_question
 from taskforge.agents.verdicts import Review
 from taskforge.builders.literature.cases import Case
-from taskforge.graders.literature_env import SearchEnvironment
-from taskforge.graders.papers import Paper
+from taskforge.graders.literature.environment import SearchEnvironment
+from taskforge.graders.literature.papers import Paper
 from taskforge.schemas import Task
 
 PAPER_CHARS = 4000

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from taskforge.graders.papers import PaperCollection
+from taskforge.graders.literature.papers import PaperCollection
 
 SYSTEM = (
     "You are a literature research agent working over a fixed collection of papers ({name}, {papers} papers). "

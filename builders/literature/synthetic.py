@@ -6,7 +6,7 @@ two thirds carry a full text whose experiments report numbers. Raw records use
 the messy id forms real sources have (resolver URLs, `arXiv:` prefixes with
 versions, upper case) so that loading exercises normalisation.
 
-    python -m taskforge.builders.literature.synthetic --papers 160 --out data/samples/papers/synthetic_papers.jsonl
+    python -m taskforge.builders.literature.synthetic --papers 160 --out data/samples/papers_synthetic/synthetic_papers.jsonl
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from taskforge.graders.papers import Paper, mentions, passages
+from taskforge.graders.literature.papers import Paper, mentions, passages
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 ENTITY = re.compile(r"(?<![\w-])[A-Z][a-z]*[A-Z0-9][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?![\w-])")

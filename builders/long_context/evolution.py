@@ -8,13 +8,13 @@ kept. Easiness is the best score of the solvers: the shallow shortcut solvers
 of `taskforge.graders.long_context.solvers` and, where an endpoint is configured, the
 judge model (`taskforge.builders.long_context.judging`). Every candidate is emitted with
 its estimate: those at or below the threshold form the hard pool, the others
-seed children and are rejected by the hardness check.
+seed children and are rejected by the `shortcut` check (its hardness part).
 
 Where a judge is given, each child is also compared with its parent; its
 verdict is kept in the child's provenance, and a child the judge finds
 materially defective (unsolvable, or training another capability) neither
 enters the hard pool nor seeds children: evolution goes on with the rest of
-the queue, and the `evolution_judge` check rejects that child.
+the queue, and the `review` check (its `evolution_judge` part) rejects that child.
 """
 
 from __future__ import annotations

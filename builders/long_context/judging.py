@@ -2,7 +2,7 @@
 
 `JudgeModelSolver` answers a candidate as its solver would (through the
 agents layer); its score joins the shallow solvers' in the success estimate,
-and the hardness check keeps it as recorded. A candidate longer than the
+and the `shortcut` check keeps it as recorded. A candidate longer than the
 judge's window is sent as a view: every document cut to windows around the
 facts it states (evidence and near-miss distractors alike, unmarked), the
 question kept; the call records the view, and a candidate that fits in no view

@@ -20,7 +20,7 @@ class LongContextOptions:
     `categories` (list or comma-separated names; default: by capability), `source` (a folder of
     .md/.txt files; default: seeded world models), `evolve` (True), `max_generations` (3),
     `children` (2), `max_candidates` (8, per root task). The hard-pool threshold is fixed at 0.75
-    (`taskforge.graders.long_context.solvers.HARD_POOL_THRESHOLD`), the same for the builder and the hardness check.
+    (`taskforge.graders.long_context.solvers.HARD_POOL_THRESHOLD`), the same for the builder and the `shortcut` check.
     """
 
     target: LengthTarget

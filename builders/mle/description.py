@@ -19,8 +19,8 @@ from taskforge.agents.client import Agents
 from taskforge.agents.mle import review_mle_description, write_mle_description
 
 from taskforge.builders.mle.prepare import Competition
-from taskforge.graders.mle import frame_from_csv, prediction_columns
-from taskforge.graders.mle_metrics import METRICS
+from taskforge.graders.mle.grading import frame_from_csv, prediction_columns
+from taskforge.graders.mle.metrics import METRICS
 
 DATA_DIR = "data"
 SUBMISSION_PATH = "submission/submission.csv"

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from taskforge.builders.mle.source import DatasetSpec
-from taskforge.graders.mle_metrics import METRICS, default_metric
+from taskforge.graders.mle.metrics import METRICS, default_metric
 from taskforge.schemas import InputError
 
 TARGET_NAMES = ("target", "label", "labels", "class", "y", "outcome", "response")
@@ -50,9 +50,11 @@ def _target_column(frame: pl.DataFrame, spec: DatasetSpec) -> str:
     if len(named) == 1:
         return named[0]
     if len(named) > 1:
-        raise InputError(spec.display, f"several columns could be the label ({named}); name one with 'target'")
+        raise InputError(spec.display, f"several columns could be the label ({named}); name one with --target "
+                                       "(or 'target' in its settings file)")
     raise InputError(spec.display, "dataset without labels: no column is named like a label "
-                                   f"({', '.join(TARGET_NAMES)}) and no 'target' was given in its settings")
+                                   f"({', '.join(TARGET_NAMES)}) and no target was given: name the label column "
+                                   "with --target COLUMN (or 'target' in a settings file beside the dataset)")
 
 
 def _is_integral(values: pl.Series) -> bool:

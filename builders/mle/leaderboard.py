@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from taskforge.builders.mle.prepare import Competition
-from taskforge.graders.mle import (MIN_LEADERBOARD, InvalidSubmission, Thresholds, metric_score, prediction_columns,
+from taskforge.graders.mle.grading import (MIN_LEADERBOARD, InvalidSubmission, Thresholds, metric_score, prediction_columns,
                          thresholds_from_leaderboard)
-from taskforge.graders.mle_metrics import METRICS
+from taskforge.graders.mle.metrics import METRICS
 from taskforge.sandbox import Job, Sandbox
 from taskforge.schemas import InfrastructureError, TaskforgeError
 

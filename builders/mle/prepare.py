@@ -23,8 +23,8 @@ import numpy as np
 import polars as pl
 
 from taskforge.builders.mle.inference import Problem
-from taskforge.graders.mle import prediction_columns
-from taskforge.graders.mle_metrics import METRICS
+from taskforge.graders.mle.grading import prediction_columns
+from taskforge.graders.mle.metrics import METRICS
 from taskforge.schemas import TaskforgeError
 
 INLINE_BUDGET_BYTES = 2 << 20

@@ -6,7 +6,7 @@ from typing import Any
 
 from taskforge.builders.swe.mining import Candidate
 from taskforge.builders.swe.problem import Statement
-from taskforge.graders.swe import Harvest
+from taskforge.graders.swe.grading import Harvest
 from taskforge.schemas import Message
 
 KIND = "issue_repair"
@@ -35,7 +35,7 @@ def payload_for(repo: str, candidate: Candidate, statement: Statement, version: 
     return {
         "instance_id": instance_id(repo, candidate), "repo": repo, "base_commit": candidate.base_commit,
         "problem_statement": statement.text, "hints_text": statement.hints, "statement_origin": statement.origin,
-        "created_at": candidate.created_at, "version": version, "environment_setup_commit": setup_commit,
+        "created_at": candidate.created_at, "committed_at": candidate.committed_at, "version": version, "environment_setup_commit": setup_commit,
         "pull_number": candidate.pull_number, "issue_numbers": list(candidate.issue_numbers),
         "FAIL_TO_PASS": harvest.fail_to_pass, "PASS_TO_PASS": harvest.pass_to_pass,
         "environment_recipe": recipe,

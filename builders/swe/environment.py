@@ -1,9 +1,14 @@
-"""One environment per repository version: built once, repaired by rules, reused by every task of the version.
+"""One environment per recipe: built once, repaired by rules, reused by every task whose dependency files
+give the same recipe (a range of commits over which they do not change), across cycles (the cache key is
+the content hash of the recipe, the repair rules, the backend and its image).
 
 An attempt has three stages: `download` (wheels only, on the host, with the
 network: no repository code runs), `install` (a virtual environment built from
 those wheels inside the sandbox, network off) and `smoke` (in a test session:
-the project installed as tasks will install it, the whole suite collected).
+the project installed from the setup commit's snapshot, the whole suite
+collected; the environment then comes back out of the session with the
+project installed, editable at the path every task session uses, so task
+sessions install nothing).
 A failed stage's log goes to the repair rules; the loop stops after
 `MAX_ATTEMPTS` or when no rule applies, and the failure is recorded with its
 log tail, so a repository that will not build is never retried for the same
@@ -13,11 +18,12 @@ recipe rules (a repair that leads back to a recipe already tried ends the loop t
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,13 +31,13 @@ from taskforge import sandbox
 from taskforge.sandbox.filelock import locked
 from taskforge.builders.swe.recipe import Recipe
 from taskforge.builders.swe.repair import repair
-from taskforge.graders.swe_harness import (ENV_DIR, SANDBOX_PYTHON, BedError, TaskBed, cache_root, grading_session,
+from taskforge.graders.swe.harness import (ENV_DIR, SANDBOX_PYTHON, BedError, TaskBed, cache_root, grading_session,
                                  python_env, scrub, tail)
 from taskforge.sandbox import Job
 from taskforge.schemas import InfrastructureError, TaskforgeError, content_id
 
 MAX_ATTEMPTS = 4
-RULES_VERSION = "1"
+RULES_VERSION = "2"
 DOWNLOAD_TIMEOUT_S = 600
 INSTALL_TIMEOUT_S = 600.0
 
@@ -47,6 +53,11 @@ class EnvironmentRecord:
     python: str
     failed_stage: str | None = None
     log_tail: str = ""
+    setup_commit: str = ""
+    ready: bool = False
+    """Task sessions need install nothing: the project is installed in the environment, or runs from its source."""
+    uncollected: list[str] = field(default_factory=list)
+    """Test modules that did not collect at the setup commit (tasks running them fail their checks)."""
 
     @property
     def ok(self) -> bool:
@@ -114,47 +125,71 @@ def install_environment(recipe: Recipe, wheelhouse: Path, out: Path) -> None:
             raise StageFailed("install", scrub(result.stdout + result.stderr, Path(tmp)))
 
 
-def smoke_test(recipe: Recipe, snapshot: Path, env: Path) -> None:
-    """Install the project as a task session will, and collect the whole test suite."""
-    bed = TaskBed(snapshot=snapshot, env=env, recipe=recipe.to_dict(), test_files=())
+def collection_usable(recipe: Recipe, exit_code: int | None, log: str) -> bool:
+    """Whether a collection run leaves a usable environment: it collected cleanly, or it collected tests and
+    its errors are none a repair rule knows (a test module reading data the history does not carry, such as
+    a missing submodule, breaks only the tasks that run that module)."""
+    if exit_code in (0, 5):
+        return True
+    collected = re.search(r"(\d+) tests? collected", log)
+    return bool(collected and int(collected[1]) > 0) and repair(recipe, "smoke", log) is None
+
+
+def smoke_test(recipe: Recipe, snapshot: Path, folder: Path) -> tuple[bool, list[str]]:
+    """Install the project into `folder/env` in a session over the snapshot, collect the whole test suite, and
+    bring the environment back with the project installed; returns whether task sessions can use it as it is
+    (the project is installed in it, or runs from its source), and the test modules that did not collect."""
+    bed = TaskBed(snapshot=snapshot, env=folder / ENV_DIR, recipe=recipe.to_dict(), test_files=())
+    returned = folder / "installed"
+    shutil.rmtree(returned, ignore_errors=True)
     try:
         with grading_session(bed, {}, label="swe-env-smoke") as live:
             result = live.collect_tests()
+            log = scrub(result.stdout + result.stderr)
+            usable = collection_usable(recipe, result.exit_code, log)
+            if usable and recipe.install == "editable":
+                live.session.get(ENV_DIR, returned)
     except BedError as exc:
         raise StageFailed("install_project", str(exc)) from None
-    if result.exit_code not in (0, 5):
-        raise StageFailed("smoke", scrub(result.stdout + result.stderr))
+    if not usable:
+        raise StageFailed("smoke", log)
+    broken = sorted(set(re.findall(r"ERROR collecting (\S+)", log)))
+    if not (returned / ENV_DIR).is_dir():
+        return recipe.install == "pythonpath", broken
+    shutil.rmtree(folder / ENV_DIR)
+    (returned / ENV_DIR).rename(folder / ENV_DIR)
+    shutil.rmtree(returned)
+    return True, broken
 
 
-def _attempt(recipe: Recipe, python: str, snapshot: Path, folder: Path) -> None:
+def _attempt(recipe: Recipe, python: str, snapshot: Path, folder: Path) -> tuple[bool, list[str]]:
     shutil.rmtree(folder / ENV_DIR, ignore_errors=True)
     download_wheels(recipe, python, folder / "wheelhouse")
     install_environment(recipe, folder / "wheelhouse", folder)
-    smoke_test(recipe, snapshot, folder / ENV_DIR)
+    return smoke_test(recipe, snapshot, folder)
 
 
-def environment_key(repo: str, version: str, setup_commit: str, recipe: Recipe) -> str:
-    """The cache key of one version's environment (the detected recipe and the repair rules included)."""
-    return content_id({"repo": repo, "version": version, "commit": setup_commit, "recipe": recipe.to_dict(),
-                       "rules": RULES_VERSION, "backend": sandbox.default_sandbox().backend,
-                       "image": sandbox.BASE_IMAGE}, prefix="env-")
+def environment_key(repo: str, recipe: Recipe) -> str:
+    """The cache key of one recipe's environment (the repair rules, the backend and its image included)."""
+    return content_id({"repo": repo, "recipe": recipe.to_dict(), "rules": RULES_VERSION,
+                       "backend": sandbox.default_sandbox().backend, "image": sandbox.BASE_IMAGE}, prefix="env-")
 
 
-def build_environment(repo: str, version: str, setup_commit: str, detected: Recipe, snapshot: Path) -> EnvironmentRecord:
-    """The environment of a repository version: from the cache, or built (with repairs) and recorded."""
-    key = environment_key(repo, version, setup_commit, detected)
+def build_environment(repo: str, setup_commit: str, detected: Recipe, snapshot: Path) -> EnvironmentRecord:
+    """The environment of a recipe: from the cache, or built (with repairs) at `setup_commit` and recorded."""
+    key = environment_key(repo, detected)
     folder = cache_root() / "envs" / key
     record_file = folder / "record.json"
     with locked(folder):
         if record_file.exists():
             return EnvironmentRecord(**json.loads(record_file.read_text()))
         folder.mkdir(parents=True, exist_ok=True)
-        recipe, attempts, failure, tried = detected, 0, None, {detected}
+        recipe, attempts, failure, tried, installed, broken = detected, 0, None, {detected}, False, []
         python = sandbox_python_version()
         while attempts < MAX_ATTEMPTS:
             attempts += 1
             try:
-                _attempt(recipe, python, snapshot, folder)
+                installed, broken = _attempt(recipe, python, snapshot, folder)
                 failure = None
                 break
             except StageFailed as exc:
@@ -167,7 +202,8 @@ def build_environment(repo: str, version: str, setup_commit: str, detected: Reci
         record = EnvironmentRecord(
             key=key, status="ok" if failure is None else "failed", recipe=recipe.to_dict(), attempts=attempts,
             python=python, failed_stage=failure.stage if failure else None,
-            log_tail=tail(scrub(failure.log)) if failure else "")
+            log_tail=tail(scrub(failure.log)) if failure else "", setup_commit=setup_commit,
+            ready=installed and failure is None, uncollected=broken)
         shutil.rmtree(folder / "wheelhouse", ignore_errors=True)
         record_file.write_text(json.dumps(record.to_dict(), indent=1))
         return record

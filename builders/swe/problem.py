@@ -1,13 +1,20 @@
-"""The problem statement of a candidate: the linked issue's text where it is known, else the commit message.
+"""The problem statement of a candidate, written as symptoms: the linked issue's text where the user's source
+gives one, else what the failing tests show before the fix. Never the commit message: it names the fix.
 
 Issues are linked the way GitHub links them (`fixes #12`, `closes #12` …) in the
 commit or pull-request message. Issue texts come from an issues export beside
 the history (JSON lines of `number`, `title`, `body` and optionally `comments`
 with `createdAt` and `body`, as `gh issue list --json` writes them); comments
 made before the fix was first committed become the hints, as in SWE-bench.
+Without an issue, the statement lists each FAIL_TO_PASS behaviour by its
+test's name with what it shows at the base commit, as a user's traceback would:
+the frames inside the project and pytest's `E` lines (the exception, the
+values compared), never the test's code.
 Where an endpoint is configured, the builder agent (`taskforge.agents.swe`) rewrites the
-text into the issue a user would have filed; a rewrite that quotes the fix is
-sent back, and a rewrite that fails or is skipped leaves the raw text.
+text into the issue a user would have filed, from the symptoms and the diff; a rewrite that
+quotes the fix or leaves out a required name is sent back, and a rewrite that fails or is
+skipped leaves the raw text. Every statement ends up naming the interface the hidden tests
+need (the names only the solution brings), appended when the text does not mention them.
 """
 
 from __future__ import annotations
@@ -19,14 +26,14 @@ from pathlib import Path
 
 from taskforge.agents.client import Agents
 from taskforge.agents.swe import rewrite_problem_statement
+from taskforge.graders.swe.patch import is_test_path
+from taskforge.graders.swe.statement import mentions
 from taskforge.schemas import InputError
 
 LINK_KEYWORDS = ("close", "closes", "closed", "fix", "fixes", "fixed", "resolve", "resolves", "resolved")
 _LINK = re.compile(rf"\b(?:{'|'.join(LINK_KEYWORDS)})\b:?\s+#(\d+)", re.IGNORECASE)
-_MERGE_LINE = re.compile(r"^Merge (?:pull request|branch|remote-tracking branch) .*$", re.IGNORECASE)
 _PR_SUFFIX = re.compile(r"\s*\(#(\d+)\)\s*$")
 _MERGED_PR = re.compile(r"^Merge pull request #(\d+)", re.IGNORECASE)
-_TRAILER = re.compile(r"^(Signed-off-by|Co-authored-by|Reviewed-by|Acked-by|Change-Id):", re.IGNORECASE)
 
 
 def linked_issues(message: str) -> list[int]:
@@ -42,19 +49,6 @@ def pull_request_number(message: str) -> int | None:
         if match:
             return int(match[1])
     return None
-
-
-def message_statement(message: str) -> str:
-    """A commit message as a problem statement: merge headers, PR suffixes, trailers, link words and repeated
-    lines (a pull request's title is often also its first commit's subject) removed."""
-    lines: list[str] = []
-    for line in message.strip().splitlines():
-        if _MERGE_LINE.match(line) or _TRAILER.match(line):
-            continue
-        line = _LINK.sub("", _PR_SUFFIX.sub("", line)).rstrip(" .,;")
-        if not line.strip() or line not in lines:
-            lines.append(line)
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
 @dataclass(frozen=True)
@@ -85,9 +79,74 @@ def load_issues(path: Path) -> dict[int, Issue]:
 
 
 @dataclass(frozen=True)
+class Symptom:
+    """One behaviour that is wrong at the base commit: the test that shows it and what it printed there."""
+
+    test: str
+    failure: str
+
+
+def behaviour(test: str) -> str:
+    """A test id as the behaviour it checks: `tests/test_api.py::TestArray::test_append_float[x]` →
+    `Array: append float (case x)`."""
+    parts = test.split("::")[1:] or [test]
+    name, _, case = parts[-1].partition("[")
+    words = re.sub(r"^test_?|_", " ", name).strip() if name.startswith("test") else name.replace("_", " ")
+    owner = [re.sub(r"^Test_?", "", p).replace("_", " ") for p in parts[:-1]]
+    text = ": ".join([*filter(None, owner), words or name])
+    return f"{text} (case {case.rstrip(']')})" if case else text
+
+
+MAX_ERROR_LINES = 12
+MAX_FRAMES = 6
+_FRAME = re.compile(r"^(\S+\.py):\d+: in \S+")
+
+
+def error_lines(failure: str) -> str:
+    """What a failure says happened, as a user's traceback would: the frames inside the project (the test's
+    own frames and code left out) and pytest's `E` lines (the exception, the values compared); else its end."""
+    frames: list[list[str]] = []
+    errors: list[str] = []
+    for line in failure.splitlines():
+        frame = _FRAME.match(line)
+        if frame:
+            frames.append([line] if not is_test_path(frame[1]) else [])
+        elif line.startswith("E "):
+            errors.append(line[1:].strip())
+        elif frames and frames[-1] and line.startswith("    "):
+            frames[-1].append(line)
+    shown = [line for frame in frames[-MAX_FRAMES:] for line in frame] + errors[:MAX_ERROR_LINES]
+    return "\n".join(shown or failure.strip().splitlines()[-5:])
+
+
+def symptom_statement(repo: str, symptoms: list[Symptom]) -> str:
+    """An issue written from what the failing tests show: each behaviour and the error it gives."""
+    listed = "\n\n".join(f"{n}. {behaviour(s.test)}\n" + "\n".join(f"    {line}" for line in error_lines(s.failure)
+                                                                       .splitlines())
+                          for n, s in enumerate(symptoms, start=1))
+    areas = sorted({s.test.split("::")[0].rsplit("/", 1)[-1].removeprefix("test_").removesuffix(".py")
+                    for s in symptoms})
+    return (f"Wrong behaviour in {repo} ({', '.join(areas)})\n"
+            f"At this commit, {'this behaviour does' if len(symptoms) == 1 else 'these behaviours do'} not work "
+            f"as intended; what happens instead:\n\n{listed}\n\n"
+            "Expected: each behaviour above works, and nothing else changes.")
+
+
+def interface_note(missing: list[str], specs: dict[str, list[str]]) -> str:
+    """What the statement adds about the interface the checks use: the names it does not mention yet, and the
+    header and docstring of each new function or class they call."""
+    parts = [("The checks use these names, which do not exist yet and must be provided: "
+              + ", ".join(f"`{name}`" for name in missing) + ".")] if missing else []
+    if specs:
+        blocks = "\n\n".join("\n".join(lines) for lines in specs.values())
+        parts.append(f"The checks call this new interface:\n\n```python\n{blocks}\n```")
+    return "\n\n".join(parts)
+
+
+@dataclass(frozen=True)
 class Statement:
-    """The problem statement, the hints, where the text came from (`issue`, `commit`, `rewritten`), and how the
-    agent's rewrite went (`ok`, `skipped`, `failed`, with the reason)."""
+    """The problem statement, the hints, where the text came from (`issue`, `symptoms`, `rewritten`), and how
+    the agent's rewrite went (`ok`, `skipped`, `failed`, with the reason)."""
 
     text: str
     hints: str
@@ -97,18 +156,27 @@ class Statement:
 
 
 def problem_statement(message: str, issues: dict[int, Issue], diff: str, repo: str, first_commit_at: str,
-                      subject: str, agents: Agents) -> Statement:
-    """The statement of a candidate: linked issue texts (SWE-bench joins `title\\nbody`), else the message,
-    rewritten by the builder agent when it answers. Hints are the linked issues' comments made before
-    `first_commit_at` (ISO 8601, UTC). `diff` is the whole change, tests included (the agent's material)."""
+                      subject: str, agents: Agents, symptoms: list[Symptom],
+                      interface: dict[str, list[str]]) -> Statement:
+    """The statement of a candidate: linked issue texts (SWE-bench joins `title\\nbody`), else the symptoms,
+    rewritten by the builder agent when it answers, with the `interface` stated (new names the hidden tests call,
+    each with the header and docstring the solution gives it, where it defines one). Hints are the linked
+    issues' comments made before `first_commit_at` (ISO 8601, UTC). `diff` is the whole change, tests included
+    (the agent's material)."""
     linked = [issues[n] for n in linked_issues(message) if n in issues]
     if linked:
         hints = "\n".join(body for issue in linked for at, body in issue.comments if at and at < first_commit_at)
         raw = Statement("".join(f"{i.title}\n{i.body}\n" for i in linked), hints, "issue")
     else:
-        raw = Statement(message_statement(message), "", "commit")
+        raw = Statement(symptom_statement(repo, symptoms), "", "symptoms")
+    observed = "\n\n".join(f"{s.test}\n{s.failure}" for s in symptoms)
     reply = rewrite_problem_statement(agents, repo=repo, diff=diff, commit_message=message, subject=subject,
-                                      issue_text=raw.text if linked else None)
-    if reply.ok and reply.value is not None:
-        return Statement(f"{reply.value.title}\n{reply.value.statement}", raw.hints, "rewritten", "ok")
-    return replace(raw, rewrite=reply.status, rewrite_reason=reply.reason)
+                                      issue_text=raw.text if linked else None, symptoms=observed,
+                                      required_names=list(interface))
+    chosen = (Statement(f"{reply.value.title}\n{reply.value.statement}", raw.hints, "rewritten", "ok")
+              if reply.ok and reply.value is not None else replace(raw, rewrite=reply.status,
+                                                                   rewrite_reason=reply.reason))
+    missing = [name for name in interface if not mentions(chosen.text, name)]
+    specs = {name: lines for name, lines in interface.items() if lines}
+    note = interface_note(missing, specs)
+    return replace(chosen, text=f"{chosen.text.rstrip()}\n\n{note}") if note else chosen

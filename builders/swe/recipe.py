@@ -28,6 +28,11 @@ TEST_EXTRAS = ("test", "tests", "testing", "dev")
 _REQUIREMENT_FILES = re.compile(
     r"(requirements|requirements[-_](dev|test|tests|testing)|(dev|test|tests|testing)[-_]requirements)\.(txt|in)$")
 _DEFAULT_BUILD = ["setuptools>=61", "wheel"]
+_DOC_FOLDERS = ("doc", "docs", "documentation")
+_TOOLING = re.compile(r"^(sphinx.*|furo|mkdocs.*|myst-.*|pre-commit|mypy|black|ruff|isort|flake8.*|pylint|"
+                      r"types-.*|tox|nox|twine|build|codespell|pyright|commitizen|bump.*)$")
+"""Development tools a poetry dev group lists that no test needs (left out of the environment)."""
+POETRY_GROUPS = ("dev", "test", "tests", "testing")
 
 
 @dataclass(frozen=True)
@@ -120,6 +125,29 @@ def _unique(requirements: list[str], exclude: str) -> tuple[str, ...]:
     return tuple(kept)
 
 
+def dependency_files_id(repo: git.Repo, commit: str) -> str:
+    """The object ids of the files a recipe is read from, at a commit: equal ids, equal recipes."""
+    listing = repo.git.ls_tree("-r", commit).splitlines()
+    return "\n".join(line for line in listing if _is_dependency_file(line.split("\t", 1)[-1]))
+
+
+def _is_dependency_file(path: str) -> bool:
+    """pyproject.toml, setup.py, setup.cfg, or a requirements file at the top or one folder down (not the
+    documentation's)."""
+    return path in ("pyproject.toml", "setup.py", "setup.cfg") or (
+        path.count("/") <= 1 and path.split("/")[0] not in _DOC_FOLDERS
+        and _REQUIREMENT_FILES.search(path.rsplit("/", 1)[-1]) is not None)
+
+
+def poetry_test_requirements(pyproject: dict[str, Any]) -> list[str]:
+    """The names of a poetry project's dev and test dependencies, development tools left out (poetry's own
+    version syntax is dropped: the newest wheel is taken)."""
+    poetry = pyproject.get("tool", {}).get("poetry", {})
+    groups = [poetry.get("group", {}).get(name, {}).get("dependencies", {}) for name in POETRY_GROUPS]
+    names = [name for group in [*groups, poetry.get("dev-dependencies", {})] for name in group]
+    return [name for name in names if name.lower() != "python" and not _TOOLING.match(name.lower())]
+
+
 def detect_recipe(repo: git.Repo, commit: str) -> Recipe:
     """Read pyproject.toml, setup.py, setup.cfg and requirement files at a commit into a recipe."""
     files = repo.git.ls_tree("--name-only", "-r", commit).splitlines()
@@ -136,12 +164,13 @@ def detect_recipe(repo: git.Repo, commit: str) -> Recipe:
     project = pyproject.get("project", {})
     runtime = list(project.get("dependencies", []))
     extras = {**setup_kw.get("extras_require", {}), **project.get("optional-dependencies", {})}
-    tests = [r for extra in TEST_EXTRAS for r in extras.get(extra, [])]
+    tests = [r for extra in TEST_EXTRAS for r in extras.get(extra, [])] + poetry_test_requirements(pyproject)
     runtime += list(setup_kw.get("install_requires", []) or [])
     runtime += setup_cfg.get("options", "install_requires", fallback="").splitlines()
     runtime += list(setup_kw.get("tests_require", []) or [])
     seen: set[str] = set()
-    for path in sorted(p for p in files if p.count("/") <= 1 and _REQUIREMENT_FILES.search(p.rsplit("/", 1)[-1])):
+    for path in sorted(p for p in files if p not in ("pyproject.toml", "setup.py", "setup.cfg")
+                       and _is_dependency_file(p)):
         tests += _requirements_text(repo, commit, path, seen)
     requirements = [r for r in map(clean_requirement, [*runtime, *tests, "pytest"]) if r]
     build = pyproject.get("build-system", {}).get("requires") or (_DEFAULT_BUILD if "setup.py" in files else [])

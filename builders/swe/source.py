@@ -1,8 +1,15 @@
-"""The repository a SWE build reads: a local clone, a clone URL cloned once into the cache, or the
-shipped sample script (a `.py` file that creates a repository with a scripted history)."""
+"""The repository a SWE build reads: a local clone (shallow ones included), a clone URL cloned once into the
+cache, a git bundle (`.bundle`, cloned once per content into the cache), or the scripted sample (a `.py` file
+that creates a repository with a scripted history).
+
+A bundle's `owner/name` and licence are read from a JSON file beside it with the same stem
+(`{"repo": "owner/name", "license": "MIT", "url": …}`), as the shipped sample `data/samples/swe/tomlkit.json`;
+its optional `usable_since` (ISO date) says from when on the history's tests can run from the bundle alone
+(e.g. earlier commits need a git submodule it does not carry): mining starts there at the earliest."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -25,11 +32,23 @@ class SourceRepository:
 
     repo: git.Repo
     name: str
+    usable_since: str | None = None
 
     @property
     def head(self) -> str:
         """The commit the history is read from."""
         return self.repo.head.commit.hexsha
+
+    @property
+    def shallow_boundary(self) -> frozenset[str]:
+        """The commits of a shallow clone whose parents are not in it (empty for a complete history)."""
+        return shallow_boundary(Path(self.repo.git_dir))
+
+
+def shallow_boundary(git_dir: Path) -> frozenset[str]:
+    """The commits listed in a repository's `shallow` file: present, but without their parents."""
+    listed = git_dir / "shallow"
+    return frozenset(listed.read_text().split()) if listed.exists() else frozenset()
 
 
 def repo_name(repo: git.Repo, fallback: str) -> str:
@@ -68,11 +87,45 @@ def materialize_sample(script: Path, cache: Path) -> dict[str, str]:
     return json.loads(made.read_text())
 
 
+def bundle_description(bundle: Path) -> dict[str, str]:
+    """What the JSON file beside a bundle says (`repo`, `usable_since` …); empty when there is none."""
+    sidecar = bundle.with_suffix(".json")
+    if not sidecar.exists():
+        return {}
+    try:
+        described = json.loads(sidecar.read_text(encoding="utf-8"))
+        return {"repo": str(described["repo"]), **({"usable_since": str(described["usable_since"])}
+                                                  if described.get("usable_since") else {})}
+    except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise InputError(sidecar.name, f"not a bundle description with a `repo` field ({type(exc).__name__})") from None
+
+
+def clone_bundle(bundle: Path, cache: Path) -> SourceRepository:
+    """Clone a git bundle (once per content) into `cache/clones/` and name it after the file beside it."""
+    digest = hashlib.sha256(bundle.read_bytes()).hexdigest()[:16]
+    clone = cache / "clones" / f"bundle-{digest}"
+    with locked(clone):
+        if not clone.exists():
+            staging = clone.with_name(clone.name + ".partial")
+            shutil.rmtree(staging, ignore_errors=True)
+            done = subprocess.run(["git", "clone", "-q", "--bare", str(bundle), str(staging)],
+                                  capture_output=True, text=True)
+            if done.returncode != 0:
+                raise InputError(bundle.name, f"not a readable git bundle: {done.stderr.strip()[-300:]}")
+            staging.rename(clone)
+    described = bundle_description(bundle)
+    return SourceRepository(repo=git.Repo(clone), name=described.get("repo", f"local/{bundle.stem}"),
+                            usable_since=described.get("usable_since"))
+
+
 def open_source(source: str, cache: Path) -> SourceRepository:
-    """Open a local repository, a sample script's repository, or clone a URL into `cache/clones/` (once)."""
+    """Open a local repository, a bundle, a sample script's repository, or clone a URL into `cache/clones/`
+    (once)."""
     path = Path(source)
     if path.suffix == ".py" and path.is_file():
         path = Path(materialize_sample(path, cache)["path"])
+    if path.suffix == ".bundle" and path.is_file():
+        return clone_bundle(path, cache)
     try:
         if path.exists():
             repo = git.Repo(path)

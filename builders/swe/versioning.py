@@ -26,10 +26,12 @@ def major_minor(text: str) -> str | None:
 
 
 def file_at(repo: git.Repo, commit: str, path: str) -> str | None:
-    """A file's text at a commit, or None where it does not exist (or is not text)."""
+    """A file's text at a commit, or None where it does not exist (or is not text); read through the
+    repository's long-running `cat-file` process, not one `git show` per file."""
     try:
-        return repo.git.show(f"{commit}:{path}")
-    except git.GitCommandError:
+        blob = repo.commit(commit).tree / path
+        return blob.data_stream.read().decode("utf-8")
+    except (KeyError, ValueError, UnicodeDecodeError, git.GitCommandError):
         return None
 
 

@@ -21,7 +21,7 @@ import random
 from taskforge.agents.client import Agents
 from taskforge.agents.workflow import NewRows, write_rows
 from taskforge.builders.workflow.operators import Operator, csv_text, table_header, with_table
-from taskforge.graders.workflow import parse_number
+from taskforge.graders.workflow.deliverables import parse_number
 from taskforge.schemas.workflow import WorkflowPackage, table_rows
 
 NAME = "author_records"

@@ -17,7 +17,7 @@ from typing import Any
 
 from taskforge import sandbox
 from taskforge.builders.workflow.seeds import WORKFLOW_FILE, WorkflowSeed
-from taskforge.graders.workflow import read_tree, write_tree
+from taskforge.graders.workflow.deliverables import read_tree, write_tree
 from taskforge.schemas import InfrastructureError
 from taskforge.schemas.workflow import OUTPUTS
 

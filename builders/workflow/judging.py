@@ -1,11 +1,11 @@
 """The LLM judge of a workflow descendant: compared with its ancestor, in a call of its own.
 
-The deterministic judge (`taskforge.validators.workflow_judge`) compares summaries;
+The deterministic judge (`taskforge.validators.workflow.descendant`) compares summaries;
 this one reads what evolution changed (with a diff of every changed input) and
 the descendant in full (statement, grading, reference workflow and deliverables,
 inputs), and its verdict is kept in the descendant's provenance for
-the `evolution_judge` check. A descendant whose reference run failed is left
-to the deterministic judge (there is nothing for the model to add), and one
+the `review` check (its `evolution_judge` part). A descendant whose reference run failed is left
+to the descendant check (there is nothing for the model to add), and one
 the judge cannot be asked about (no endpoint, failed call) is not judged.
 """
 

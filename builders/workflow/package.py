@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-import taskforge.graders.workflow as graders_workflow
+import taskforge.graders.workflow.deliverables as graders_workflow
 from taskforge.builders.workflow.execute import ReferenceRun, workflow_files
 from taskforge.builders.workflow.prompting import messages
 from taskforge.builders.workflow.seeds import WorkflowSeed

@@ -25,6 +25,7 @@ from typing import Callable, Protocol
 from taskforge.graders import scorer_for
 from taskforge.graders.long_context.values import date_mentions, number_mentions
 from taskforge.schemas import Task
+from taskforge.schemas.long_context import LongContextGrader, LongContextPayload
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9\-]+")
 _STOPWORDS = frozenset(
@@ -202,36 +203,40 @@ def _first_date(found: Sentence | None) -> dt.date:
     return found.dates[0] if found else dt.date.max
 
 
-def _timeline(task: Task, how: Strategy, sentences: list[Sentence]) -> str:
+def _timeline(payload: LongContextPayload, grader: LongContextGrader, how: Strategy,
+              sentences: list[Sentence]) -> str:
     """Date each item by its located sentence and order by those dates."""
-    labels, probes = task.grader["labels"], task.payload["probes"]
+    labels, probes = grader.labels, payload.probes
     dates = {label: _first_date(how.locate(probe, sentences, _has_date)) for label, probe in zip(labels, probes)}
     return "Answer: " + ", ".join(sorted(labels, key=lambda label: dates[label]))
 
 
-def _integration(task: Task, how: Strategy, sentences: list[Sentence]) -> str:
+def _integration(payload: LongContextPayload, grader: LongContextGrader, how: Strategy,
+                 sentences: list[Sentence]) -> str:
     """Read a new name off the sentence located for the question (or compute days between two located dates)."""
-    probes = task.payload["probes"]
-    if task.payload["answer_type"] == "days":
+    probes = payload.probes
+    if payload.answer_type == "days":
         first, second = (_first_date(how.locate(p, sentences, _has_date)) for p in probes[:2])
         return f"Answer: {abs((second - first).days) if dt.date.max not in (first, second) else 0}"
-    asked = set(names_in(task.payload["question"]))
+    asked = set(names_in(payload.question))
     fresh = lambda s: any(n not in asked for n in names_in(s.text))  # noqa: E731
     found = how.locate(probes[0], sentences, fresh)
     names = [n for n in names_in(found.text) if n not in asked] if found else []
     return f"Answer: {names[0] if names else 'unknown'}"
 
 
-def _attribution(task: Task, how: Strategy, sentences: list[Sentence]) -> str:
+def _attribution(payload: LongContextPayload, grader: LongContextGrader, how: Strategy,
+                 sentences: list[Sentence]) -> str:
     """The documents of the sentences located for the claim's parts."""
-    docs = {found.doc_id for probe in task.payload["probes"] if (found := how.locate(probe, sentences, _any))}
+    docs = {found.doc_id for probe in payload.probes if (found := how.locate(probe, sentences, _any))}
     return "Answer: " + ", ".join(sorted(docs))
 
 
-def _consistency(task: Task, how: Strategy, sentences: list[Sentence]) -> str:
+def _consistency(payload: LongContextPayload, grader: LongContextGrader, how: Strategy,
+                 sentences: list[Sentence]) -> str:
     """Per item, the odd one out among the figures gathered for it, if any."""
     verdicts = []
-    for label, probe in zip(task.grader["labels"], task.payload["probes"]):
+    for label, probe in zip(grader.labels, payload.probes):
         reports = [(s.doc_id, s.quantities[0]) for s in how.gather(probe, sentences, _has_quantity)]
         values = [v for _, v in reports]
         odd = [doc for doc, v in reports if values.count(v) == 1]
@@ -239,12 +244,13 @@ def _consistency(task: Task, how: Strategy, sentences: list[Sentence]) -> str:
     return "Answer: " + "; ".join(verdicts)
 
 
-def _rules(task: Task, how: Strategy, sentences: list[Sentence]) -> str:
+def _rules(payload: LongContextPayload, grader: LongContextGrader, how: Strategy,
+           sentences: list[Sentence]) -> str:
     """Per new record, the decision in the located (most similar) example."""
-    classes = task.grader["values"]
+    classes = grader.values
     has_class = lambda s: any(c in s.text for c in classes)  # noqa: E731
     verdicts = []
-    for label, probe in zip(task.grader["labels"], task.payload["probes"]):
+    for label, probe in zip(grader.labels, payload.probes):
         found = how.locate(probe, sentences, has_class)
         present = [c for c in classes if found and c in found.text]
         chosen = min(present, key=found.text.index) if present else classes[-1]
@@ -252,15 +258,17 @@ def _rules(task: Task, how: Strategy, sentences: list[Sentence]) -> str:
     return "Answer: " + "; ".join(verdicts)
 
 
-def _state(task: Task, how: Strategy, sentences: list[Sentence]) -> str:
+def _state(payload: LongContextPayload, grader: LongContextGrader, how: Strategy,
+           sentences: list[Sentence]) -> str:
     """The quantity in the located sentence."""
-    found = how.locate(task.payload["probes"][0], sentences, _has_quantity)
+    found = how.locate(payload.probes[0], sentences, _has_quantity)
     return f"Answer: {int(found.quantities[0]) if found else 0}"
 
 
-def _versions(task: Task, how: Strategy, sentences: list[Sentence]) -> str:
+def _versions(payload: LongContextPayload, grader: LongContextGrader, how: Strategy,
+              sentences: list[Sentence]) -> str:
     """Services whose located sentence names the defective library."""
-    library = task.payload["probes"][0]
+    library = payload.probes[0]
     services = sorted({m for s in sentences for m in _SERVICE.findall(s.text)})
     affected = []
     for service in services:
@@ -270,19 +278,20 @@ def _versions(task: Task, how: Strategy, sentences: list[Sentence]) -> str:
     return "Answer: " + (", ".join(affected) or "none")
 
 
-def _aggregation(task: Task, how: Strategy, sentences: list[Sentence]) -> str:
+def _aggregation(payload: LongContextPayload, grader: LongContextGrader, how: Strategy,
+                 sentences: list[Sentence]) -> str:
     """Count or add up the amounts of the sentences gathered for each condition."""
-    question = task.payload["question"]
+    question = payload.question
     counting = question.startswith("How many")
     totals = []
-    for probe in task.payload["probes"]:
+    for probe in payload.probes:
         found = how.gather(probe, sentences, _has_quantity)
         totals.append(len(found) if counting else sum(s.quantities[0] for s in found))
     value = totals[0] - totals[1] if len(totals) > 1 else totals[0]
     return f"Answer: {int(value)}"
 
 
-COMPOSERS: dict[str, Callable[[Task, Strategy, list[Sentence]], str]] = {
+COMPOSERS: dict[str, Callable[[LongContextPayload, LongContextGrader, Strategy, list[Sentence]], str]] = {
     "timeline": _timeline, "cross_doc_integration": _integration, "evidence_attribution": _attribution,
     "consistency": _consistency, "rule_induction": _rules, "state_tracking": _state,
     "version_impact": _versions, "set_aggregation": _aggregation,
@@ -309,8 +318,9 @@ class ShallowSolver:
 
     def solve(self, task: Task) -> str:
         """The solver's submission for a task."""
-        sentences = _indexed(tuple((d["doc_id"], d["text"]) for d in task.payload["documents"]))
-        return COMPOSERS[task.payload["category"]](task, self.strategy, sentences)
+        payload = LongContextPayload.of(task)
+        sentences = _indexed(tuple((d.doc_id, d.text) for d in payload.documents))
+        return COMPOSERS[payload.category](payload, LongContextGrader.of(task), self.strategy, sentences)
 
 
 HARD_POOL_THRESHOLD = 0.75

@@ -8,7 +8,7 @@ from typing import Callable
 from taskforge.builders.literature.cases import Case
 from taskforge.builders.literature.kinds import find_papers, fulltext_qa, select_evidence, table_synthesis
 from taskforge.builders.literature.questions import QuestionWriter
-from taskforge.graders.literature_env import SearchEnvironment
+from taskforge.graders.literature.environment import SearchEnvironment
 
 Generator = Callable[[SearchEnvironment, random.Random, QuestionWriter], "Case | None"]
 

@@ -17,8 +17,8 @@ from taskforge.builders.literature.cases import Case, key_passage, paper_entry, 
 from taskforge.builders.literature.prompting import user_message
 from taskforge.builders.literature.questions import QuestionWriter
 from taskforge.builders.literature.text import DECIMAL, decimals, sentences
-from taskforge.graders.literature_env import SearchEnvironment
-from taskforge.graders.papers import ABSTRACT, Paper, full_text, mentions, passages
+from taskforge.graders.literature.environment import SearchEnvironment
+from taskforge.graders.literature.papers import ABSTRACT, Paper, full_text, mentions, passages
 
 KIND = "fulltext_qa"
 DISTRACTORS = 3

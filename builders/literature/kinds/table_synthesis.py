@@ -15,8 +15,8 @@ from taskforge.builders.literature.cases import Case, key_passage, paper_entry, 
 from taskforge.builders.literature.prompting import user_message
 from taskforge.builders.literature.questions import QuestionWriter
 from taskforge.builders.literature.text import entity_terms, first_passage_mentioning
-from taskforge.graders.literature_env import METADATA, REFERENCES, SearchEnvironment
-from taskforge.graders.papers import Paper, full_text, mentions
+from taskforge.graders.literature.environment import METADATA, REFERENCES, SearchEnvironment
+from taskforge.graders.literature.papers import Paper, full_text, mentions
 
 KIND = "table_synthesis"
 ROWS = 4

@@ -13,6 +13,7 @@ History on `main`, oldest first:
   5. fix: mul of negatives (+ a failing test) and a new flaky test (dropped from the lists)
   6. merge of pull request #7: fix power with exponent zero (+ a failing test)
   7. README and changelog commits, then the tag v0.2.0
+  8. feature: `sub(..., absolute=True)` (+ a failing test calling the new keyword: the statement must name it)
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ def _write(repo: Path, path: str, text: str) -> None:
 
 def _commit(repo: Path, message: str, day: int) -> str:
     _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", message, date=f"2024-03-{day:02d}T12:00:00+00:00")
+    _git(repo, "commit", "-q", "-m", message, date=f"2025-03-{day:02d}T12:00:00+00:00")
     return _git(repo, "rev-parse", "HEAD")
 
 
@@ -160,7 +161,7 @@ def scripted_repository(root: Path) -> dict[str, str]:
     commits["power_branch"] = _commit(repo, "power(a, 0) is 1", 6)
     _git(repo, "checkout", "-q", "main")
     _git(repo, "merge", "-q", "--no-ff", "-m", "Merge pull request #7 from dev/fix-power\n\nFix power with exponent 0",
-         "fix-power", date="2024-03-07T12:00:00+00:00")
+         "fix-power", date="2025-03-07T12:00:00+00:00")
     commits["power_merge"] = _git(repo, "rev-parse", "HEAD")
 
     _write(repo, "README.md", "# calc\n")
@@ -168,6 +169,11 @@ def scripted_repository(root: Path) -> dict[str, str]:
     _write(repo, "CHANGELOG.md", "## 0.2.0\n- fixes\n")
     commits["changelog"] = _commit(repo, "Changelog for 0.2.0", 9)
     _git(repo, "tag", "v0.2.0")
+    _edit(repo, "calc/ops.py", "def sub(a, b):\n    return a - b\n",
+          "def sub(a, b, absolute=False):\n    difference = a - b\n    return abs(difference) if absolute else difference\n")
+    (repo / "tests/test_ops.py").write_text((repo / "tests/test_ops.py").read_text()
+                                            + "\n\ndef test_sub_absolute():\n    assert sub(2, 5, absolute=True) == 3\n")
+    commits["sub_absolute"] = _commit(repo, "Add an absolute option to sub", 10)
     _git(repo, "branch", "-D", "fix-power")
     (repo / ".git" / "issues.jsonl").write_text(json.dumps(ISSUE) + "\n")
     commits["path"] = str(repo)

@@ -1,0 +1,378 @@
+"""Running a SWE task's held-out tests inside the sandbox, one session per task.
+
+A session's workspace holds `repo/` (a copy of the solver's snapshot), `env/`
+(the repository version's virtual environment, built once and reused) and
+`patches/`. Within the one session the project is installed once, then
+submissions are applied and the test files of the test patch are run as
+often as needed: the container (or namespace) start is paid once per task.
+Applying a submission follows SWE-bench: the submission first, then the test
+files are reset to the base commit and the test patch is applied over them,
+so a submission cannot change the held-out tests.
+
+The runs of a task (the test patch alone once, with the solution `repeats`
+times) are cached under `runs/` in the SWE cache by the content hash of
+everything they depend on (snapshot, environment, recipe, test files, both
+patches, repeats): the builder's harvest and the validators' re-derivation of
+FAIL_TO_PASS / PASS_TO_PASS share one sandbox session, and a later cycle or
+`taskforge validate` on the same machine reads the runs instead of repeating
+them. A changed patch or test patch is a new key, so it is run again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import tempfile
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from taskforge import sandbox
+from taskforge.graders.swe.grading import LOG_PARSERS, StatusMap
+from taskforge.graders.swe.safe_git import git_in
+from taskforge.graders.swe.patch import split_files
+from taskforge.sandbox import Job, Result, Session
+from taskforge.sandbox.api import WORKSPACE
+from taskforge.sandbox.filelock import locked
+from taskforge.schemas import InfrastructureError, TaskforgeError, content_id
+from taskforge.store.files import write_text_atomic
+
+CACHE_ENV = "TASKFORGE_SWE_CACHE"
+SANDBOX_PYTHON = "python3"
+"""The sandbox's own Python; its pip installs into the task environments, which carry no pip of their own."""
+ENV_DIR, REPO_DIR, PATCH_DIR = "env", "repo", "patches"
+INSTALL_TIMEOUT_S = 300.0
+LOG_TAIL_CHARS = 2000
+SHARED_ENVS = "taskforge-swe-envs"
+SUBMISSION_REFUSED, TEST_PATCH_REFUSED = 90, 91
+"""Exit codes of the submit command: the submission, or the held-out test patch, did not apply."""
+FAILURE_CHARS = 1500
+RUNS_VERSION = "2"
+"""Bumped when what a cached run records changes."""
+_FAILURE_HEADER = re.compile(r"^_{3,} (\S.*?) _{3,}$")
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
+
+
+class BedError(TaskforgeError):
+    """The task's own test bed is broken (the project does not install, the test patch does not apply)."""
+
+
+class InstallFailed(BedError):
+    """Installing the project into the environment failed; carries the (scrubbed) log for the repair rules."""
+
+    def __init__(self, log: str):
+        self.log = log
+        super().__init__(f"installing the project failed: {tail(log, 1500)}")
+
+
+def cache_root() -> Path:
+    """Where SWE builds keep clones, snapshots and environments (`$TASKFORGE_SWE_CACHE`, else the user cache)."""
+    configured = os.environ.get(CACHE_ENV)
+    user_cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    base = Path(configured) if configured else user_cache / "taskforge" / "swe"
+    base.mkdir(parents=True, exist_ok=True)
+    return base
+
+
+def scrub(text: str, *roots: Path | str) -> str:
+    """Text with host paths (the given roots, the cache, the home folder) replaced by placeholders."""
+    for root, name in [*((r, "<workspace>") for r in roots), (cache_root(), "<cache>"), (Path.home(), "~")]:
+        text = text.replace(str(root), name)
+    return text
+
+
+def tail(text: str, chars: int = LOG_TAIL_CHARS) -> str:
+    """The end of a log, the part that says what went wrong."""
+    return text[-chars:]
+
+
+@dataclass(frozen=True)
+class TaskBed:
+    """What a task's tests run on: snapshot and environment folders, and how to install and test."""
+
+    snapshot: Path
+    env: Path
+    recipe: dict[str, Any]
+    test_files: tuple[str, ...]
+    timeout_s: float = 300.0
+    ready: bool = False
+    """Sessions install nothing (the project was installed when the environment was built, or runs from its
+    source): the environment is bound read-only instead of copied."""
+
+    @classmethod
+    def of(cls, payload: dict[str, Any], grader: dict[str, Any], environment: dict[str, Any],
+           test_files: tuple[str, ...] | None = None) -> "TaskBed":
+        """The test bed a task names (its folders are relative to the cache root); `test_files` replaces the
+        grader's list where a check derives it itself."""
+        root = cache_root()
+        return cls(snapshot=root / environment["snapshot"], env=root / environment["env"],
+                   recipe=payload["environment_recipe"],
+                   test_files=tuple(grader["test_files"]) if test_files is None else test_files,
+                   timeout_s=float(grader.get("timeout_s", 300.0)),
+                   ready=bool(environment.get("env_ready", False)))
+
+
+@dataclass(frozen=True)
+class SuiteRun:
+    """One run of the held-out tests: statuses by test id, exit code, seconds, and the log's tail."""
+
+    statuses: StatusMap
+    exit_code: int | None
+    seconds: float
+    log_tail: str
+    failures: dict[str, str] = field(default_factory=dict)
+    """Test id → the short traceback pytest printed for it (runs asked for them only)."""
+
+    def summary(self) -> dict[str, Any]:
+        """A JSON-ready record of the run, without timings (a task's content is the same on every build)."""
+        return {"statuses": self.statuses, "exit_code": self.exit_code}
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything, for the run cache."""
+        return dict(self.__dict__)
+
+
+def failure_sections(log: str, statuses: StatusMap) -> dict[str, str]:
+    """The traceback section of each failed test in a `pytest --tb=short` log, by test id; memory addresses
+    are masked so the same failure reads the same on every run."""
+    by_header = {test.split("::", 1)[-1].replace("::", "."): test for test in statuses}
+    sections: dict[str, str] = {}
+    current: str | None = None
+    lines: list[str] = []
+    for line in log.splitlines() + ["___ end ___"]:
+        header = _FAILURE_HEADER.match(line.strip())
+        if header or line.startswith(("====", "FAILED ", "PASSED ", "ERROR ")):
+            if current is not None and lines:
+                sections[current] = _ADDRESS.sub("0x…", "\n".join(lines).strip())[:FAILURE_CHARS]
+            current, lines = (by_header.get(header[1]) if header else None), []
+            continue
+        if current is not None:
+            lines.append(line)
+    return {test: text for test, text in sections.items() if statuses.get(test) in ("FAILED", "ERROR")}
+
+
+def _sh(script: str) -> tuple[str, ...]:
+    return ("sh", "-c", script)
+
+
+def python_env(recipe: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """Variables every command in a test bed gets (the source on the path when the project is not installed)."""
+    variables = [("PIP_NO_INDEX", "1"), ("PIP_DISABLE_PIP_VERSION_CHECK", "1"), ("PIP_CONFIG_FILE", "/dev/null"),
+                 ("PYTHONDONTWRITEBYTECODE", "1")]
+    if recipe["install"] == "pythonpath":
+        variables.append(("PYTHONPATH", recipe["pythonpath"]))
+    return tuple(variables)
+
+
+def install_command(recipe: dict[str, Any]) -> str | None:
+    """The in-session command installing the project itself into `env/` (None when it runs from its source)."""
+    if recipe["install"] != "editable":
+        return None
+    flags = "".join(f" {flag}" for flag in recipe.get("pip_flags", []))
+    return (f"cd {REPO_DIR} && {SANDBOX_PYTHON} -m pip --python ../{ENV_DIR}/bin/python install -q --no-index "
+            f"--no-deps --no-build-isolation{flags} -e .")
+
+
+def suite_command(recipe: dict[str, Any], test_files: tuple[str, ...], tracebacks: bool = False) -> str:
+    """The command running only the given test files with the recipe's runner, from inside `repo/` (with short
+    tracebacks of the failures when asked)."""
+    runner = recipe["test_cmd"].removeprefix("python ") + (" --tb=short" if tracebacks else "")
+    return f"cd {REPO_DIR} && ../{ENV_DIR}/bin/python {runner} {' '.join(map(shlex.quote, test_files))}"
+
+
+class GradingSession:
+    """A live sandbox session over one test bed: install once, then apply patches and run the tests."""
+
+    def __init__(self, session: Session, bed: TaskBed, workspace: Path):
+        self.session = session
+        self.bed = bed
+        self.workspace = workspace
+        self.base = git_in(bed.snapshot, "rev-parse", "HEAD").strip()
+        self.setup_log = ""
+
+    def _exec(self, script: str, timeout_s: float) -> Result:
+        result = self.session.exec(_sh(script), timeout_s=timeout_s, env=python_env(self.bed.recipe))
+        if result.infrastructure_error:
+            raise InfrastructureError(f"sandbox failed while running tests: {result.infrastructure_error}")
+        return result
+
+    def install(self) -> Result | None:
+        """Install the project into the environment (once per session), when the recipe says so."""
+        command = install_command(self.bed.recipe)
+        if command is None:
+            return None
+        result = self._exec(command, INSTALL_TIMEOUT_S)
+        self.setup_log = scrub(result.stdout + result.stderr, self.workspace)
+        return result
+
+    def _apply_step(self, name: str, code: int) -> str | None:
+        """A shell step applying `patches/<name>.diff`, exiting `code` when it does not apply (None: empty)."""
+        if not (self.workspace / PATCH_DIR / f"{name}.diff").read_text().strip():
+            return None
+        return f"{{ git apply --whitespace=nowarn ../{PATCH_DIR}/{name}.diff || exit {code}; }}"
+
+    def submit(self, test_patch_name: str, test_patch: str, submission: str | None, fresh: bool = False) -> bool:
+        """Apply a submission (a patch name; None for the empty patch), put the files the test patch touches back
+        as they are at the base commit, then apply the held-out test patch — in one sandbox command. `fresh`
+        first resets the repository to the base commit (tracked files restored, untracked ones removed, install
+        metadata kept).
+
+        Returns whether the submission applied; the test patch must apply, or the task itself is broken."""
+        files = split_files(test_patch)
+        existing = [f.old_path for f in files if not f.is_new]
+        added = [f.new_path for f in files if f.is_new]
+        steps = [f"cd {REPO_DIR}"]
+        if fresh:
+            steps.append(f"git reset -q --hard {self.base} && git clean -fdq -e '*.egg-info'")
+        steps.append(self._apply_step(submission, SUBMISSION_REFUSED) if submission else None)
+        if existing:
+            steps.append(f"git checkout -q {self.base} -- {' '.join(map(shlex.quote, existing))}")
+        if added:
+            steps.append(f"rm -f {' '.join(map(shlex.quote, added))}")
+        steps.append(self._apply_step(test_patch_name, TEST_PATCH_REFUSED))
+        result = self._exec(" && ".join(step for step in steps if step), 60.0)
+        if result.exit_code == SUBMISSION_REFUSED:
+            return False
+        if result.exit_code != 0:
+            raise BedError("the test patch does not apply to the base commit")
+        return True
+
+    def collect_tests(self) -> Result:
+        """Collect (not run) the whole test suite with the recipe's runner, with the errors' tracebacks."""
+        runner = self.bed.recipe["test_cmd"].removeprefix("python ")
+        return self._exec(f"cd {REPO_DIR} && ../{ENV_DIR}/bin/python {runner} --collect-only -q --tb=short",
+                          self.bed.timeout_s)
+
+    def run_tests(self, tracebacks: bool = False) -> SuiteRun:
+        """Run the test files of the test patch once and parse the log with the recipe's parser (keeping each
+        failure's short traceback when asked)."""
+        started = time.perf_counter()
+        result = self._exec(suite_command(self.bed.recipe, self.bed.test_files, tracebacks), self.bed.timeout_s)
+        log = scrub(result.stdout + "\n" + result.stderr, self.workspace)
+        statuses = LOG_PARSERS[self.bed.recipe["log_parser"]](log) if not result.timed_out else {}
+        return SuiteRun(statuses=statuses, exit_code=result.exit_code, seconds=time.perf_counter() - started,
+                        log_tail=tail(log), failures=failure_sections(log, statuses) if tracebacks else {})
+
+
+def _link_or_copy(source: str, dest: str) -> None:
+    """Hard-link a file (the sandbox copies the workspace in, never writes to it), copying across devices."""
+    try:
+        os.link(source, dest)
+    except OSError:
+        shutil.copy2(source, dest)
+
+
+def stage_workspace(bed: TaskBed, patches: dict[str, str], into: Path) -> Path:
+    """Lay out `repo/`, `env/` and `patches/` for a session in a host folder the sandbox copies in; an
+    ready environment is bound read-only instead of copied (see `grading_session`)."""
+    shutil.copytree(bed.snapshot, into / REPO_DIR, symlinks=True, copy_function=_link_or_copy)
+    if not bed.ready:
+        shutil.copytree(bed.env, into / ENV_DIR, symlinks=True, copy_function=_link_or_copy)
+    (into / PATCH_DIR).mkdir()
+    for name, text in patches.items():
+        (into / PATCH_DIR / f"{name}.diff").write_text(text, encoding="utf-8")
+    return into
+
+
+def shared_env(env: Path) -> Path:
+    """A ready environment at a path every sandbox user can read, to bind read-only: a hard-linked copy under the
+    temp root, made once per environment (the SWE cache may sit in a home folder that the process backend's
+    throwaway uid cannot enter)."""
+    target = Path(tempfile.gettempdir()) / SHARED_ENVS / env.parent.name / ENV_DIR
+    with locked(target.parent):
+        if not target.exists():
+            staging = target.with_name(ENV_DIR + ".partial")
+            shutil.rmtree(staging, ignore_errors=True)
+            shutil.copytree(env, staging, symlinks=True, copy_function=_link_or_copy)
+            for folder in [target.parent.parent, target.parent, *(p for p in staging.rglob("*") if p.is_dir()), staging]:
+                folder.chmod(0o755)
+            staging.rename(target)
+    return target
+
+
+@contextmanager
+def grading_session(bed: TaskBed, patches: dict[str, str], label: str = "swe-tests") -> Iterator[GradingSession]:
+    """A sandbox session (network off) over a staged test bed, with the project installed."""
+    if not bed.snapshot.is_dir() or not bed.env.is_dir():
+        raise BedError("the task's snapshot or environment is missing from the SWE cache; rebuild it")
+    with tempfile.TemporaryDirectory(prefix="swe-ws-") as tmp:
+        workspace = stage_workspace(bed, patches, Path(tmp))
+        shared = ((str(shared_env(bed.env)), f"{WORKSPACE}/{ENV_DIR}"),) if bed.ready else ()
+        job = Job(command=(), workspace=workspace, network=False, mounts=shared,
+                  timeout_s=bed.timeout_s * 12 + INSTALL_TIMEOUT_S, memory_mb=2048, pids=512, label=label)
+        with sandbox.session(job) as session:
+            live = GradingSession(session, bed, workspace)
+            installed = None if bed.ready else live.install()
+            if installed is not None and installed.exit_code != 0:
+                raise InstallFailed(live.setup_log)
+            yield live
+
+
+@dataclass(frozen=True)
+class Outcomes:
+    """The held-out tests run once with the empty patch and `repeats` times with the solution, in one session."""
+
+    empty: SuiteRun
+    solution: list[SuiteRun]
+    solution_applied: bool
+    setup_s: float
+    session_s: float
+    cached: bool = False
+    """Read from the run cache (no session ran for it in this process)."""
+
+    def summary(self) -> dict[str, Any]:
+        """A JSON-ready record of the runs (statuses and exit codes; timings stay out of the task)."""
+        return {"empty": self.empty.summary(), "solution": [run.summary() for run in self.solution],
+                "solution_applied": self.solution_applied}
+
+    def to_json(self) -> str:
+        """Everything but `cached`, for the run cache."""
+        return json.dumps({"empty": self.empty.to_dict(), "solution": [run.to_dict() for run in self.solution],
+                           "solution_applied": self.solution_applied, "setup_s": self.setup_s,
+                           "session_s": self.session_s})
+
+    @classmethod
+    def from_json(cls, text: str) -> "Outcomes":
+        """Outcomes read back from the run cache."""
+        data = json.loads(text)
+        return cls(empty=SuiteRun(**data["empty"]), solution=[SuiteRun(**run) for run in data["solution"]],
+                   solution_applied=data["solution_applied"], setup_s=data["setup_s"], session_s=data["session_s"],
+                   cached=True)
+
+
+def run_empty_and_solution(bed: TaskBed, patch: str, test_patch: str, repeats: int,
+                           label: str = "swe-tests") -> Outcomes:
+    """Grade-time runs of one task: the test patch over the base commit (with the failures' tracebacks), then
+    over the solution, repeated."""
+    started = time.perf_counter()
+    with grading_session(bed, {"test": test_patch, "solution": patch}, label=label) as live:
+        setup_s = time.perf_counter() - started
+        live.submit("test", test_patch, None)
+        empty = live.run_tests(tracebacks=True)
+        applied = live.submit("test", test_patch, "solution", fresh=True)
+        runs = [live.run_tests() for _ in range(repeats)] if applied else []
+    return Outcomes(empty=empty, solution=runs, solution_applied=applied, setup_s=setup_s,
+                    session_s=time.perf_counter() - started)
+
+
+def runs_key(bed: TaskBed, patch: str, test_patch: str, repeats: int) -> str:
+    """The content hash of everything a task's runs depend on."""
+    return content_id({"version": RUNS_VERSION, "snapshot": bed.snapshot.name, "env": bed.env.parent.name,
+                       "ready": bed.ready, "recipe": bed.recipe, "test_files": list(bed.test_files),
+                       "patch": patch, "test_patch": test_patch, "repeats": repeats}, prefix="runs-")
+
+
+def cached_runs(bed: TaskBed, patch: str, test_patch: str, repeats: int, label: str = "swe-tests") -> Outcomes:
+    """The task's runs from the run cache, or run in one sandbox session and cached."""
+    path = cache_root() / "runs" / f"{runs_key(bed, patch, test_patch, repeats)}.json"
+    if path.exists():
+        return Outcomes.from_json(path.read_text(encoding="utf-8"))
+    outcomes = run_empty_and_solution(bed, patch, test_patch, repeats, label)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(path, outcomes.to_json())
+    return outcomes

@@ -1,0 +1,45 @@
+"""git on repositories the SWE family makes or audits, with nothing of the repository allowed to run."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+from taskforge.schemas import TaskforgeError
+
+SAFE_GIT = ("git", "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.logAllRefUpdates=false",
+            "-c", "gc.auto=0", "-c", "protocol.file.allow=always", "-c", "safe.directory=*")
+"""git with hooks, fsmonitor, reflogs and background gc off."""
+
+
+class GitError(TaskforgeError):
+    """A git command on a snapshot failed."""
+
+
+def git_in(path: Path, *args: str) -> str:
+    """Run git in a repository and return its output; a failure raises GitError naming the command."""
+    done = subprocess.run([*SAFE_GIT, "-C", str(path), *args], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise GitError(f"git {' '.join(args[:2])} failed in {path.name}: {done.stderr.strip()[-300:]}")
+    return done.stdout
+
+
+
+def names_in_tree(work_tree: Path, names: set[str]) -> set[str]:
+    """Which of `names` occur as whole words in the Python files of a checked-out tree (its `.git` left out)."""
+    found: set[str] = set()
+    for path in work_tree.rglob("*.py"):
+        if ".git" not in path.relative_to(work_tree).parts:
+            found |= names & set(re.findall(r"\w+", path.read_text(encoding="utf-8", errors="replace")))
+    return found
+
+
+def line_counts(work_tree: Path, paths: list[str]) -> dict[str, int]:
+    """Lines of each of `paths` in a checked-out tree (absent files left out)."""
+    counts = {}
+    for path in paths:
+        file = work_tree / path
+        if file.is_file():
+            counts[path] = file.read_bytes().count(b"\n")
+    return counts

@@ -1,0 +1,92 @@
+"""The MLE family's contract, in the MLE-bench shape: public files, metric and leaderboard (payload);
+private answers and the best baseline (reference); metric, columns, classes and medal thresholds (grader)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ConfigDict, Field
+
+from taskforge.schemas.base import Record
+from taskforge.schemas.family import FamilyGrader, FamilyPayload, FamilyReference
+
+
+class PublicFiles(Record):
+    """The files of the solver's workspace (`public/`)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    description: str = Field(alias="description.md")
+    train: str = Field(alias="train.csv")
+    test: str = Field(alias="test.csv")
+    sample_submission: str = Field(alias="sample_submission.csv")
+
+    def by_name(self) -> dict[str, str]:
+        """Each file's text under its file name."""
+        return self.model_dump(by_alias=True)
+
+
+class MedalThresholds(Record):
+    """Scores a submission must reach for each medal, and the leaderboard median it must beat."""
+
+    gold: float
+    silver: float
+    bronze: float
+    median: float
+
+
+class LeaderboardEntry(Record):
+    """One baseline run on the leaderboard."""
+
+    entry: str
+    model: str
+    rank: int
+    score: float
+    train_fraction: float
+
+
+class MlePayload(FamilyPayload):
+    """What defines a competition and what the solver's workspace holds."""
+
+    competition_id: str
+    title: str
+    task_type: str
+    target_column: str
+    id_column: str
+    group_column: str | None = None
+    metric: str
+    is_lower_better: bool
+    storage: str
+    files: PublicFiles
+    checksums: dict[str, str]
+    split: dict[str, Any]
+    dropped_columns: list[str]
+    leaderboard: list[LeaderboardEntry]
+    thresholds: MedalThresholds
+    description_writer: str
+
+
+class MleReference(FamilyReference):
+    """The private answers and the best baseline's submission, entry and score."""
+
+    answers: str
+    best_submission: str
+    best_entry: str
+    best_score: float
+    checksums: dict[str, str]
+    baseline_errors: dict[str, str] = Field(default_factory=dict)
+    baseline_backend: str
+
+
+class MleGrader(FamilyGrader):
+    """The competition's metric, direction, columns, classes and medal thresholds."""
+
+    scorer: str
+    competition_id: str
+    metric: str
+    is_lower_better: bool
+    id_column: str
+    target_column: str
+    classes: list[str] = Field(default_factory=list)
+    group_column: str | None = None
+    thresholds: MedalThresholds

@@ -1,0 +1,149 @@
+"""The fast landing and screen give what the row-by-row ones gave: the same task ids and shard bytes, the same
+catalog rows, the same MinHash signatures and the same decontamination matches, for the same inputs.
+
+Each reference below is the earlier implementation, kept here only to compare with: rows built one task at a
+time (`to_row` of the task with its check durations zeroed) and written with one `write_table`; catalog rows
+built per task and per check; per-word CRC-32 shingles signed by `datasketch.MinHash`; 13-grams of regex words.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import re
+import unicodedata
+import zlib
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+from datasketch import MinHash
+
+from factories import long_context_tasks
+from taskforge.schemas import Message, Task, arrow_schema, canonical_json, to_row
+from taskforge.store.batches import write_batch
+from taskforge.store.catalog import Catalog
+from taskforge.store.landing import land, land_files
+from taskforge.store.shards import ShardWriter
+from taskforge.validators.evalsets import EvalItem, EvalSet, Registry
+from taskforge.validators import near_duplicates
+from taskforge.validators.near_duplicates import NUM_PERM, SCHEME, SEED, signatures
+from taskforge.validators.runner import validate
+
+
+def _reference_words(text: str) -> list[str]:
+    return re.findall(r"[^\W_]+", unicodedata.normalize("NFKC", text).casefold())
+
+
+def _reference_signature(text: str) -> bytes:
+    words = [zlib.crc32(w.encode()) for w in _reference_words(text)]
+    shingles = set()
+    width = min(5, len(words))
+    for start in range(len(words) - width + 1) if words else ():
+        combined = 0
+        for word in words[start:start + width]:
+            combined = (combined * 1_000_003 + word) % (1 << 64)
+        shingles.add((combined ^ (combined >> 32)) & 0xFFFFFFFF)
+    minhash = MinHash(num_perm=NUM_PERM, seed=SEED, scheme=SCHEME, hashfunc=int)
+    minhash.update_batch(sorted(shingles))
+    return minhash.hashvalues.astype(np.uint32).tobytes()
+
+
+def _reference_shard(tasks: list[Task]) -> bytes:
+    rows = [to_row(t.model_copy(update={"validation": [v.model_copy(update={"duration_s": 0.0})
+                                                         for v in t.validation]})) for t in tasks]
+    sink = io.BytesIO()
+    pq.write_table(pa.Table.from_pylist(rows, schema=arrow_schema(Task)), sink, compression="zstd",
+                   write_statistics=True)
+    return sink.getvalue()
+
+
+def _decided(count: int) -> list[Task]:
+    tasks = [validate(t) for t in long_context_tasks(count, target_tokens=2048)]
+    tasks[1] = tasks[1].model_copy(update={"status": "rejected", "reasons": ["leakage: planted"]})
+    return tasks
+
+
+def _shard_bytes(root) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*.parquet"))}
+
+
+def _reference_shards(groups: list[list[Task]], max_rows: int) -> dict[str, bytes]:
+    """The shards the row-by-row landing wrote: per landed group, its accepted tasks by id, `max_rows` a shard."""
+    shards = {}
+    for group in groups:
+        accepted = sorted((t for t in group if t.status == "accepted"), key=lambda t: t.task_id)
+        for start in range(0, len(accepted), max_rows):
+            chunk = accepted[start:start + max_rows]
+            name = hashlib.sha256("\n".join(t.task_id for t in chunk).encode()).hexdigest()[:16]
+            shards[f"long_context/part-{name}.parquet"] = _reference_shard(chunk)
+    return shards
+
+
+def test_shards_and_catalog_rows_are_those_of_the_row_by_row_landing(tmp_path):
+    tasks = _decided(5)
+    batch = write_batch(tmp_path / "decided.parquet", tasks, Task)
+    expected = {"objects": _reference_shards([tasks], 2),
+                "files": _reference_shards([tasks[0:2], tasks[2:4], tasks[4:]], 2)}
+    for way, landing in (("objects", lambda c, root: land(tasks, c, root, "cycle-1", ShardWriter(root, max_rows=2))),
+                         ("files", lambda c, root: land_files([batch], c, root, "cycle-1",
+                                                              ShardWriter(root, max_rows=2)))):
+        with Catalog(tmp_path / f"{way}.duckdb") as catalog:
+            result = landing(catalog, tmp_path / way)
+            assert (result.accepted, result.rejected) == (4, 1)
+            assert _shard_bytes(tmp_path / way) == expected[way]
+            stored = catalog.query("SELECT * FROM validations ORDER BY task_id, position")
+            landed = catalog.query("SELECT task_id, cycle_id, status, reasons, lineage FROM tasks ORDER BY task_id")
+        assert stored == sorted(({**to_row(v), "task_id": t.task_id, "position": n}
+                                 for t in tasks for n, v in enumerate(t.validation)),
+                                key=lambda r: (r["task_id"], r["position"]))
+        assert landed == [{"task_id": t.task_id, "cycle_id": t.lineage.cycle_id, "status": t.status,
+                           "reasons": t.reasons, "lineage": canonical_json(t.lineage.model_dump())}
+                          for t in sorted(tasks, key=lambda t: t.task_id)]
+
+
+def test_the_screen_decides_the_same_whether_tasks_land_as_objects_or_from_files(tmp_path):
+    from taskforge.flows.screening import landing_screen
+    from taskforge.store.layout import DataDir
+
+    tasks = _decided(4)
+    original = tasks[0]
+    user = original.prompt[-1].content
+    copy_payload = {**original.payload, "copy": 1}
+    tasks.append(original.model_copy(update={"task_id": original.task_id + "-copy", "payload": copy_payload,
+                                             "prompt": [*original.prompt[:-1], Message(role="user", content=user)]}))
+    outcomes = []
+    for way in ("objects", "files"):
+        data = DataDir(tmp_path / way)
+        with data.open_catalog() as catalog:
+            screen = landing_screen(catalog, data)
+            if way == "objects":
+                land(tasks, catalog, data.shards, "cycle-1", screen=screen.land_all)
+            else:
+                land_files([write_batch(tmp_path / "decided.parquet", tasks, Task)], catalog, data.shards, "cycle-1",
+                           screen=screen.land_all)
+            outcomes.append(catalog.query("SELECT task_id, status, reasons FROM tasks ORDER BY task_id"))
+            shards = _shard_bytes(data.shards)
+        outcomes.append(shards)
+    assert outcomes[0] == outcomes[2] and outcomes[1] == outcomes[3]
+    copy = next(row for row in outcomes[0] if row["task_id"] == original.task_id + "-copy")
+    assert copy["status"] == "rejected" and f"task {original.task_id}" in copy["reasons"][0]
+
+
+def test_signatures_are_those_of_datasketch_over_per_word_shingles(monkeypatch):
+    texts = ["", "one", "two words", "Hello, World! Ünïcode STRASSE — “quoted” x_y__z 12ab ﬁne",
+             " ".join(f"w{n % 97}x{n % 13}" for n in range(3000)), "a " * 40 + "b" * 60]
+    expected = [_reference_signature(text) for text in texts]
+    assert signatures(texts) == expected
+    monkeypatch.setattr(near_duplicates, "TEXT_PER_GROUP", 50)
+    assert signatures(texts) == expected, "signed a few texts at a time"
+
+
+def test_thirteen_gram_matches_are_those_of_regex_words():
+    item = " ".join(f"term{n}" for n in range(30))
+    registry = Registry([EvalSet(name="s", source="s", items=[EvalItem(item_id="i", text=item)])])
+    copied = "Prefix: " + " ".join(_reference_words(item)[5:25]).upper()
+    fields = [("a", "unrelated words only here"), ("b", copied)]
+    words = _reference_words(copied)
+    first = next(" ".join(words[i:i + 13]) for i in range(len(words) - 12) if " ".join(words[i:i + 13]) in item)
+    assert [(m.kind, m.where, m.value) for m in registry.matches(fields)] == [("13-gram", "b", first)]

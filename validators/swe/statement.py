@@ -1,0 +1,66 @@
+"""The SWE statement parts: the issue the solver reads describes symptoms, never the fix, and states the
+interface the hidden tests need (see `taskforge.graders.swe.statement` for what counts).
+
+The statement is read from the prompt the solver sees (the `<issue>` block of
+the user message), and the names already in the repository are looked up in
+the task's snapshot (its work tree is the base commit: the leakage audit fails a snapshot whose tree differs).
+"""
+
+from __future__ import annotations
+
+import re
+
+from taskforge.graders.swe.safe_git import names_in_tree
+from taskforge.graders.swe.harness import cache_root
+from taskforge.graders.swe.statement import names_the_fix, patch_names, unstated_interface
+from taskforge.schemas import Task, ValidationResult
+from taskforge.schemas.swe import SweReference
+
+_ISSUE = re.compile(r"<issue>\n?(.*?)\n?</issue>", re.DOTALL)
+
+
+def shown_statement(task: Task) -> str:
+    """The issue as the solver sees it: the `<issue>` blocks of the prompt, else all of the user's messages."""
+    visible = "\n".join(message.content for message in task.prompt if message.role == "user")
+    blocks = _ISSUE.findall(visible)
+    return "\n".join(blocks) if blocks else visible
+
+
+def _statement_and_names(task: Task) -> tuple[str, str, str, set[str]]:
+    """The statement as shown, the fix, the test patch, and the names the patches use that the base commit has."""
+    reference = SweReference.of(task)
+    existing = names_in_tree(cache_root() / task.environment["snapshot"],
+                             patch_names(reference.patch, reference.test_patch))
+    return shown_statement(task), reference.patch, reference.test_patch, existing
+
+
+class StatementHidesFix:
+    """A part of SWE `leakage`: rejects a statement that names the fix (a change title, the fix commit's
+    subject, a quoted line of the fix, an internal name only the fix introduces)."""
+
+    name = "statement_hides_fix"
+
+    def applies_to(self, task: Task) -> bool:
+        return task.family == "swe"
+
+    def run(self, task: Task) -> ValidationResult:
+        statement, patch, test_patch, existing = _statement_and_names(task)
+        problems = names_the_fix(statement, patch, test_patch, SweReference.of(task).fix_message, existing)
+        return ValidationResult(check=self.name, passed=not problems, score=0.0 if problems else 1.0,
+                                reason="; ".join(problems) or None)
+
+
+class StatementStatesInterface:
+    """A part of SWE `reference`: rejects a task whose hidden tests call a name only the solution brings and the
+    statement never mentions (no solver could pass them without the reference)."""
+
+    name = "statement_states_interface"
+
+    def applies_to(self, task: Task) -> bool:
+        return task.family == "swe"
+
+    def run(self, task: Task) -> ValidationResult:
+        statement, patch, test_patch, existing = _statement_and_names(task)
+        unstated = unstated_interface(statement, patch, test_patch, existing)
+        reason = f"the hidden tests call {', '.join(unstated)}, which the statement never mentions" if unstated else None
+        return ValidationResult(check=self.name, passed=not unstated, score=0.0 if unstated else 1.0, reason=reason)
