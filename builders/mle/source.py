@@ -3,7 +3,9 @@
 A source is one CSV or Parquet file, or a folder of them. Beside `name.csv` an
 optional `name.json` gives what cannot be inferred or should not be guessed:
 `target`, `task_type`, `metric`, `id_column`, `group_column`, `description`,
-`title`, `test_fraction`. Options passed to the builder override both.
+`title`, `test_fraction`, `min_test_rows` (default 2,000: the held-out share
+grows up to half the rows to reach it, and a smaller dataset is refused).
+Options passed to the builder override both.
 """
 
 from __future__ import annotations
@@ -19,7 +21,10 @@ from taskforge.schemas import InputError
 from taskforge.store.files import sha256_file
 
 TABLE_SUFFIXES = (".csv", ".parquet")
-SETTING_KEYS = ("target", "task_type", "metric", "id_column", "group_column", "description", "title", "test_fraction")
+SETTING_KEYS = ("target", "task_type", "metric", "id_column", "group_column", "description", "title", "test_fraction",
+                "min_test_rows")
+MIN_TEST_ROWS = 2000
+"""Fewest test rows a competition is built with by default: enough that medal gaps exceed the metric's noise."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,7 @@ class DatasetSpec:
     description: str | None = None
     title: str | None = None
     test_fraction: float = 0.2
+    min_test_rows: int = MIN_TEST_ROWS
 
     @property
     def name(self) -> str:
