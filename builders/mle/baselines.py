@@ -14,7 +14,9 @@ default linear and neighbours models, default tree ensembles, a linear model on 
 regularisation, a tuned k-nearest-neighbours model, gradient-boosted trees and a
 random forest tuned by a randomised cross-validated search, and a stack of the
 tuned models. Searches are seeded and their size comes from the plan
-(`search_iterations`, `cv_folds`), so a rerun gives the same submissions.
+(`search_iterations`, `cv_folds`, `search_rows`: a search runs on a seeded
+subsample of at most that many rows, the chosen model is refitted on all of
+them), so a rerun gives the same submissions.
 """
 
 from __future__ import annotations
@@ -138,9 +140,10 @@ def _searched(name: str, pipeline: Pipeline, plan: dict, classify: bool, x: pd.D
         space = {f"model__{k}": v for k, v in SEARCH_SPACES[name].items()}
         search = RandomizedSearchCV(pipeline, space, n_iter=plan["search_iterations"], scoring=_scoring(plan, classify),
                                     cv=_folds(plan, classify), random_state=plan["seed"], error_score="raise")
-    search.fit(x, y)
+    rows = x.sample(n=plan["search_rows"], random_state=plan["seed"]).index if len(x) > plan["search_rows"] else x.index
+    search.fit(x.loc[rows], y.loc[rows])
     chosen = {k.removeprefix("model__"): v for k, v in search.best_params_.items()}
-    return search.best_estimator_, chosen
+    return clone(pipeline).set_params(**search.best_params_).fit(x, y), chosen
 
 
 def _pipeline(name: str, numeric: list[str], categorical: list[str], classify: bool, seed: int) -> Pipeline:

@@ -56,6 +56,8 @@ DEFAULT_LINEAR = "linear_100"
 SEARCH_ITERATIONS = 10
 """Candidates each randomised search tries (with `CV_FOLDS`-fold cross-validation)."""
 CV_FOLDS = 3
+SEARCH_ROWS = 4000
+"""A search runs on a seeded subsample of at most this many training rows; the chosen model sees them all."""
 BASELINE_TIMEOUT_S = 600.0
 BASELINE_MEMORY_MB = 2048
 BASELINE_ENVIRONMENT = "science"
@@ -126,7 +128,7 @@ def baseline_plan(competition: Competition, seed: int, search_iterations: int = 
         "features": [*problem.features, *([problem.group_column] if problem.group_column else [])],
         "entries": [{"name": entry_name(model, fraction), "model": model, "fraction": fraction}
                     for model, fraction in ENTRIES],
-        "search_iterations": search_iterations, "cv_folds": CV_FOLDS,
+        "search_iterations": search_iterations, "cv_folds": CV_FOLDS, "search_rows": SEARCH_ROWS,
     }
 
 
