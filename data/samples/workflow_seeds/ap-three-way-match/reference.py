@@ -40,12 +40,11 @@ orders = {(r["po_number"], r["po_line"]): r for r in wfio.table("purchase_orders
 received = defaultdict(int)
 for r in wfio.table("receipts"):
     received[(r["po_number"], r["po_line"])] += int(r["quantity"])
-documents, seen, duplicates = [], set(), 0
+documents, seen = [], set()
 for row in csv.DictReader(io.StringIO(wfio.text("invoices.csv"))):
     supplier = by_name[repaired(row["supplier_name"]).casefold()]
     number_key = (supplier, row["invoice_id"].strip().upper())
     if number_key in seen:
-        duplicates += 1
         continue
     seen.add(number_key)
     documents.append({"supplier_id": supplier, "invoice_id": number_key[1], "date": parse_date(row["invoice_date"]),
@@ -91,7 +90,7 @@ run = [{"supplier_id": s, "supplier_name": suppliers[s]["name"], "invoices": n, 
 wfio.write_csv("payment_run.csv", ["supplier_id", "supplier_name", "invoices", "amount"], run)
 counts = Counter(status.values())
 wfio.write_json("summary.json", {
-    "documents": len(documents), "duplicates_removed": duplicates,
+    "documents": len(documents),
     **{name: counts.get(name, 0) for name in ("approved", "price_variance", "quantity_variance", "unknown_po", "credit_note")},
     "payment_total": float(wfio.rounded(sum(t for _, t in payable.values()), 2)),
 })
