@@ -31,8 +31,9 @@ DATASETS = {
                           {"target": "relevance", "group_column": "query"}),
 }
 LOWER_IS_BETTER = {"generated_regression", "generated_multiclass"}
-SMALL = {"min_test_rows": 0, "min_gap_sd": 0, "search_iterations": 2}
-"""Options that let the small test datasets through the size and noise rules (tested on real data apart)."""
+SMALL = {"min_test_rows": 0, "min_gap_sd": 0, "search_iterations": 2, "linear_at_or_below_median": False}
+"""Options that let the small test datasets through the size, noise and linear rules (tested on real data in
+test_mle_process.py and by the refusal below)."""
 
 
 def _build(folder, quota, **rules):
@@ -253,6 +254,6 @@ def test_planted_non_deterministic_metric_is_rejected_by_grader_determinism(task
 
 def test_a_dataset_a_default_linear_model_solves_is_refused(tmp_path, docker_engine):
     write_dataset(pl.from_pandas(load_diabetes(as_frame=True).frame), tmp_path / "linear", "diabetes")
-    (refused,) = _build(tmp_path / "linear", 1)
+    (refused,) = _build(tmp_path / "linear", 1, linear_at_or_below_median=True)
     assert isinstance(refused, Quarantined) and refused.source == "linear/diabetes.csv"
     assert "a default linear model scores" in refused.reason and "beyond the median threshold" in refused.reason

@@ -72,10 +72,12 @@ class MleBuilder:
 
 
 def leaderboard_rules(context: BuildContext) -> LeaderboardRules:
-    """The leaderboard rules of a build: defaults, overridden by the options `search_iterations` and
-    `min_gap_sd`; sandbox runs cached under the data dir (options `cache: false` turns that off)."""
+    """The leaderboard rules of a build: defaults, overridden by the options `search_iterations`,
+    `min_gap_sd` and `linear_at_or_below_median`; sandbox runs cached under the data dir (option `cache: false`
+    turns that off)."""
     options = context.options
     cache = join(context.data_dir, *CACHE_FOLDER) if context.data_dir and options.get("cache", True) else None
     defaults = LeaderboardRules()
     return LeaderboardRules(search_iterations=int(options.get("search_iterations", defaults.search_iterations)),
-                            min_gap_sd=float(options.get("min_gap_sd", defaults.min_gap_sd)), cache=cache)
+                            min_gap_sd=float(options.get("min_gap_sd", defaults.min_gap_sd)),
+                            linear_at_or_below_median=bool(options.get("linear_at_or_below_median", True)), cache=cache)
