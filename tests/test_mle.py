@@ -172,7 +172,7 @@ def test_planted_label_in_the_public_test_file_is_rejected_by_leakage(tasks):
     answers = frame_from_csv(task.reference["answers"])
     leaked = test.join(answers, on="id", how="left", maintain_order="left").write_csv()
     (reason,) = _rejected_by(_with_files(task, {"test.csv": leaked}), "leakage")
-    assert "the public test.csv holds the label column 'target'" in reason
+    assert "the public test.csv holds the label column 'label'" in reason
 
 
 def _relabelled_ids(text: str, labels: dict[str, str]) -> str:
@@ -186,7 +186,7 @@ def test_planted_id_that_encodes_the_label_is_rejected_by_leakage(tasks):
     task = tasks["generated_binary"]
     train = frame_from_csv(task.payload["files"]["train.csv"])
     answers = frame_from_csv(task.reference["answers"])
-    labels = dict(zip(train["id"], train["target"])) | dict(zip(answers["id"], answers["target"]))
+    labels = dict(zip(train["id"], train["label"])) | dict(zip(answers["id"], answers["label"]))
     files = {name: _relabelled_ids(task.payload["files"][name], labels)
              for name in ("train.csv", "test.csv", "sample_submission.csv")}
     planted = _with_files(task, files, answers=_relabelled_ids(task.reference["answers"], labels),
