@@ -12,13 +12,14 @@ labelled with the plan item's capability when a competition exercises it
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
 
 from taskforge.builders.base import BuildContext
 from taskforge.builders.mle.leaderboard import BaselineEnvironmentError, BaselineError, LeaderboardRules
 from taskforge.builders.mle.prepare import PreparationError
-from taskforge.builders.mle.source import dataset_paths, dataset_spec
+from taskforge.builders.mle.source import DatasetSpec, dataset_paths, dataset_spec
 from taskforge.builders.mle.task import competition_task
 from taskforge.sandbox import get_sandbox
 from taskforge.schemas import InputError, PlanItem, Quarantined, Task
@@ -58,7 +59,6 @@ class MleBuilder:
         if not chosen:
             return
         sandbox = get_sandbox(context.options.get("sandbox"))
-        rules = leaderboard_rules(context)
         capability = item.capability if item.capability in EXERCISED else EXERCISED[0]
         lineage = {"cycle_id": context.cycle_id, "gap_ids": item.gap_ids, "builder": self.name,
                    "builder_version": self.version}
@@ -66,18 +66,17 @@ class MleBuilder:
             display = str(path.relative_to(root.parent))
             try:
                 spec = dataset_spec(path, root, context.options)
-                yield competition_task(spec, sandbox, capability, lineage, context.seed, rules=rules)
+                yield competition_task(spec, sandbox, capability, lineage, context.seed,
+                                       rules=leaderboard_rules(spec, context))
             except DATASET_ERRORS as exc:
                 yield Quarantined.from_error(exc, "build", display)
 
 
-def leaderboard_rules(context: BuildContext) -> LeaderboardRules:
-    """The leaderboard rules of a build: defaults, overridden by the options `search_iterations`,
-    `min_gap_sd` and `linear_at_or_below_median`; sandbox runs cached under the data dir (option `cache: false`
-    turns that off)."""
-    options = context.options
-    cache = join(context.data_dir, *CACHE_FOLDER) if context.data_dir and options.get("cache", True) else None
-    defaults = LeaderboardRules()
-    return LeaderboardRules(search_iterations=int(options.get("search_iterations", defaults.search_iterations)),
-                            min_gap_sd=float(options.get("min_gap_sd", defaults.min_gap_sd)),
-                            linear_at_or_below_median=bool(options.get("linear_at_or_below_median", True)), cache=cache)
+def leaderboard_rules(spec: DatasetSpec, context: BuildContext) -> LeaderboardRules:
+    """The leaderboard rules of one dataset: defaults, overridden by its settings or the run's options
+    (`min_gap_sd`, `search_iterations`, `linear_at_or_below_median`); sandbox runs cached under the data dir
+    (option `cache: false` turns that off)."""
+    cache = join(context.data_dir, *CACHE_FOLDER) if context.data_dir and context.options.get("cache", True) else None
+    chosen = {name: getattr(spec, name) for name in ("min_gap_sd", "search_iterations", "linear_at_or_below_median")
+              if getattr(spec, name) is not None}
+    return replace(LeaderboardRules(cache=cache), **chosen)
