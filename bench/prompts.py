@@ -211,7 +211,7 @@ def collect_samples(work: Path) -> dict[str, Any]:
     parent = next(t for t in built if t.task_id == child.lineage.parent_task_id)
 
     seeds = work / "seeds"
-    shutil.copytree(data / "workflow_seeds" / "temperature-anomaly", seeds / "temperature-anomaly")
+    shutil.copytree(REPO / "tests" / "fixtures" / "workflow_seeds" / "temperature-anomaly", seeds / "temperature-anomaly")
     item = PlanItem(family="workflow", capability="verification", quota=2, gap_ids=[], priority=1.0)
     process = sandbox.get_sandbox("process")
     original, sandbox.default_sandbox = sandbox.default_sandbox, lambda: process
@@ -227,7 +227,7 @@ def collect_samples(work: Path) -> dict[str, Any]:
     env = open_environment(str(snapshot_dir), collection.collection_id, collection.version)
     case = LiteratureBuilder()._case("find_papers", env, derive_seed("prompts", 0))
 
-    spec = dataset_spec(data / "mle" / "orchard_yield.csv", data / "mle")
+    spec = dataset_spec(REPO / "tests" / "fixtures" / "mle" / "orchard_yield.csv", REPO / "tests" / "fixtures" / "mle")
     frame, problem = define_problem(load_table(spec), spec)
     facts = description_facts(prepare(frame, problem, 3, spec.title), spec.title, spec.description)
 
@@ -239,7 +239,7 @@ def collect_samples(work: Path) -> dict[str, Any]:
                 if isinstance(e, Episode)]
     return {
         "long_context_parent": parent.model_dump(mode="json"), "long_context_child": child.model_dump(mode="json"),
-        "workflow_seed": load_seed(data / "workflow_seeds" / "temperature-anomaly").package.model_dump(mode="json"),
+        "workflow_seed": load_seed(REPO / "tests" / "fixtures" / "workflow_seeds" / "temperature-anomaly").package.model_dump(mode="json"),
         "workflow_parent": wf_parent.model_dump(mode="json"), "workflow_child": wf_child.model_dump(mode="json"),
         "literature": {"papers": [p.model_dump() for p in source_papers(case, env)],
                        "brief": brief_for(case).model_dump(), "subject": "literature-sample"},

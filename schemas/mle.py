@@ -45,6 +45,17 @@ class LeaderboardEntry(Record):
     train_fraction: float
 
 
+class LeaderboardNoise(Record):
+    """The metric's bootstrap standard deviation on the test set (of the best entry's submission) and the medal
+    gaps in its units."""
+
+    bootstrap_sd: float
+    resamples: int
+    entry: str
+    gaps_sd: dict[str, float]
+    min_gold_median_sd: float
+
+
 class MlePayload(FamilyPayload):
     """What defines a competition and what the solver's workspace holds."""
 
@@ -64,6 +75,7 @@ class MlePayload(FamilyPayload):
     leaderboard: list[LeaderboardEntry]
     thresholds: MedalThresholds
     description_writer: str
+    noise: LeaderboardNoise | None = None
 
 
 class MleReference(FamilyReference):

@@ -16,7 +16,7 @@ from taskforge import sandbox
 from taskforge.builders.base import BuildContext
 from taskforge.builders.literature.kinds import KINDS
 from taskforge.builders.workflow import WorkflowBuilder
-from conftest import SAMPLES
+from conftest import FIXTURE_SEEDS, SAMPLES
 from factories import land_validated, literature_tasks, long_context_tasks, paper_collection
 from taskforge.flows.decontam import add_evalset
 from taskforge.flows.screening import landing_screen, release_screen
@@ -34,7 +34,7 @@ FAMILIES = ("literature", "long_context", "workflow")
 def workflow_tasks(count: int) -> list[Task]:
     """Real workflow tasks from the shipped seeds (reference workflows run in the process sandbox)."""
     item = PlanItem(family="workflow", capability="verification", quota=count, gap_ids=["gap-w"], priority=1.0)
-    context = BuildContext(cycle_id="test-cycle", options={"source": str(SAMPLES / "workflow_seeds")})
+    context = BuildContext(cycle_id="test-cycle", options={"source": str(FIXTURE_SEEDS)})
     return list(WorkflowBuilder().build(item, context))
 
 

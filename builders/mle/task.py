@@ -12,7 +12,8 @@ from taskforge.agents.session import current_agents
 from taskforge.builders.mle.description import (DATA_DIR, SUBMISSION_PATH, SYSTEM, describe, description_facts,
                                       user_message)
 from taskforge.builders.mle.inference import define_problem
-from taskforge.builders.mle.leaderboard import BASELINE_ENVIRONMENT, Leaderboard, build_leaderboard, run_baselines
+from taskforge.builders.mle.leaderboard import (BASELINE_ENVIRONMENT, Leaderboard, LeaderboardRules, build_leaderboard,
+                                                run_baselines)
 from taskforge.builders.mle.prepare import Competition, checksum, prepare
 from taskforge.builders.mle.source import DatasetSpec, load_table
 from taskforge.sandbox import Sandbox
@@ -50,25 +51,26 @@ def payload_for(competition: Competition, leaderboard: Leaderboard, description:
         "split": competition.split, "dropped_columns": list(problem.dropped_columns),
         "leaderboard": leaderboard.entries,
         "thresholds": vars(leaderboard.thresholds),
-        "description_writer": writer,
+        "description_writer": writer, "noise": leaderboard.noise.as_record(),
     }
 
 
 def competition_task(spec: DatasetSpec, sandbox: Sandbox, capability: str, lineage: dict[str, Any], seed: int,
-                     timings: Timings | None = None) -> Task:
+                     timings: Timings | None = None, rules: LeaderboardRules = LeaderboardRules()) -> Task:
     """Build one task from one dataset; raises InputError (bad dataset), BaselineError or InfrastructureError."""
     timings = timings or Timings()
     started = time.perf_counter()
     revision = spec.revision()
     split_seed = derive_seed("mle", revision, seed)
     frame, problem = define_problem(load_table(spec), spec)
-    competition = prepare(frame, problem, split_seed, spec.title or spec.name, spec.test_fraction)
+    competition = prepare(frame, problem, split_seed, spec.title or spec.name, spec.test_fraction,
+                          int(spec.min_test_rows), spec.display)
     timings.add("prepare", started)
     started = time.perf_counter()
-    runs = run_baselines(competition, sandbox, split_seed)
+    runs = run_baselines(competition, sandbox, split_seed, rules)
     timings.add("baselines", started)
     started = time.perf_counter()
-    leaderboard = build_leaderboard(competition, runs)
+    leaderboard = build_leaderboard(competition, runs, split_seed, rules)
     timings.add("grading", started)
     started = time.perf_counter()
     title = spec.title or spec.name.replace("_", " ").title()
