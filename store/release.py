@@ -147,9 +147,11 @@ def _screened(tasks: list[Task], screen: ReleaseScreen | None) -> tuple[list[Tas
     return kept, removed
 
 
-def _write_family(out_dir: Location, family: str, tasks: list[Task], tools: list[str]) -> list[Location]:
-    """A family's RL view and envelope files, split alike, row i of one being row i of the other."""
-    rl_rows = [rl_row(task, index, tools) for index, task in enumerate(tasks)]
+def _write_family(out_dir: Location, family: str, tasks: list[Task], tools: list[str], first_index: int
+                  ) -> list[Location]:
+    """A family's RL view and envelope files, split alike, row i of one being row i of the other; the RL rows'
+    `extra_info.index` counts on from `first_index` (the rows of the families before it)."""
+    rl_rows = [rl_row(task, first_index + number, tools) for number, task in enumerate(tasks)]
     sizes = [len(json.dumps(row, ensure_ascii=False)) for row in rl_rows]
     parts = _ranges(sizes)
     written = []
@@ -212,7 +214,7 @@ def export_release(catalog: Catalog, data: DataDir, version: str, out_dir: Locat
         summaries[family] = {"kinds": dict(sorted(Counter(t.kind for t in kept).items())), "sources": _sources(kept)}
         needed |= _environment_files(kept)
         if kept:
-            written += _write_family(out_dir, family, kept, tools)
+            written += _write_family(out_dir, family, kept, tools, sum(rows.values()) - len(kept))
     written += [_ship(data, relative, out_dir) for relative in sorted(needed)]
     removals = _landing_removals(catalog) + removed
     references = screen.references() if screen else {}
