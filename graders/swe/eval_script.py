@@ -1,10 +1,10 @@
 """What runs a SWE task's held-out tests in its instance image: the image's layout, name and eval script.
 
-The instance image (built by `taskforge.store.swebench`) holds the repository
-at the base commit in `/testbed` (SWE-bench's working directory) and the
-environment the task was validated with in `/workspace/env`, first on PATH, with
-`/workspace/repo` linking to `/testbed` (where the environment's editable install
-points). The eval script is SWE-bench's: put the test patch's files back as
+The instance image (built by `taskforge.builders.swe.image`) holds the repository
+at the base commit in `/workspace/repo`, where the sandbox's test sessions have it
+(and where the environment's editable install points), with `/testbed`, SWE-bench's
+working directory, linking to it, and the environment built from the task's recipe
+in `/workspace/env`, first on PATH. The eval script is SWE-bench's: put the test patch's files back as
 they are at the base commit, apply the test patch, run the held-out test files
 between the `Start`/`End Test Output` markers, and put the files back again. The
 SWE-bench harness, the Inspect export and the reward all run this one script.
@@ -19,10 +19,12 @@ from typing import Any
 
 from taskforge.graders.swe.patch import split_files
 
+REPO_PATH, ENV_PATH = "/workspace/repo", "/workspace/env"
 TESTBED = "/testbed"
-ENV_PATH = "/workspace/env"
-LINKED_REPO = "/workspace/repo"
+"""SWE-bench's working directory: a link to `REPO_PATH`."""
 IMAGE_REPOSITORY = "taskforge/swe-eval"
+IMAGE_LAYOUT = "v1"
+"""Part of every instance image's tag: bumped when what an instance image holds, or where, changes."""
 START_MARKER, END_MARKER = ">>>>> Start Test Output", ">>>>> End Test Output"
 PATCH_REFUSED = 90
 """Exit code of `submission_script` when the submission does not apply."""
@@ -42,7 +44,7 @@ def python_env(recipe: dict[str, Any]) -> tuple[tuple[str, str], ...]:
 def image_name(instance_id: str, content: str) -> str:
     """The instance image's tag: the instance id (lower case, as docker requires) and a content id of what it
     holds, so a changed snapshot or environment is a new image."""
-    return f"{IMAGE_REPOSITORY}.{_IMAGE_NAME.sub('-', instance_id.lower())}:{content}"
+    return f"{IMAGE_REPOSITORY}.{_IMAGE_NAME.sub('-', instance_id.lower())}:{content}-{IMAGE_LAYOUT}"
 
 
 def _heredoc(command: str, text: str, then: str = "") -> list[str]:
@@ -70,11 +72,12 @@ def eval_script(base_commit: str, test_patch: str, test_files: list[str], recipe
 
 def submission_script(submission: str, script: str) -> str:
     """A script that applies a submission in `/testbed` (exit `PATCH_REFUSED` when it does not apply; the empty
-    submission changes nothing), then runs the eval script."""
+    submission changes nothing), then runs the eval script, its trace and output in one stream (in order, as
+    the harness reads them)."""
     shebang, options, body = script.split("\n", 2)
     apply = _heredoc("git apply --whitespace=nowarn -", submission, f" || exit {PATCH_REFUSED}") \
         if submission.strip() else []
-    return "\n".join([shebang, options, f"cd {TESTBED}", *apply, body])
+    return "\n".join([shebang, "exec 2>&1", options, f"cd {TESTBED}", *apply, body])
 
 
 def test_output(log: str) -> str:
