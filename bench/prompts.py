@@ -121,13 +121,7 @@ STEPS: dict[str, Step] = {
 
 
 GOLDEN = REPO / "tests" / "golden" / "prompts"
-NOT_GOLDEN = ("diagnosis",)
-"""Steps rendered here whose prompt is golden-tested by its owner."""
-
-
-def golden_steps() -> dict[str, Step]:
-    """The steps whose rendered prompts are compared with `GOLDEN`."""
-    return {name: step for name, step in STEPS.items() if name not in NOT_GOLDEN}
+"""Every step's rendered prompts, compared by tests/test_prompts.py."""
 
 
 def agents_for(server: ChatServer, folder: Path, mode: str, window: int | None = None) -> Agents:
@@ -261,7 +255,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=REPO / "data" / "out" / "prompts")
     parser.add_argument("--mode", choices=("json_schema", "json_object", "none"), default="json_schema")
-    parser.add_argument("--golden", action="store_true", help=f"render the golden-tested steps into {GOLDEN}")
+    parser.add_argument("--golden", action="store_true", help=f"render every step into {GOLDEN}")
     parser.add_argument("--refresh-samples", action="store_true")
     args = parser.parse_args()
     if args.golden:
@@ -272,7 +266,7 @@ def main() -> None:
         SAMPLES_FILE.write_text(json.dumps(samples, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
                                 encoding="utf-8")
         print(f"samples written to {SAMPLES_FILE.relative_to(REPO)}")
-    done = render_all(args.out, args.mode, golden_steps() if args.golden else None)
+    done = render_all(args.out, args.mode)
     for name, (reply, requests) in done.items():
         print(f"{args.out / (name + '.md')}: {reply.status}, {len(requests)} request(s)"
               f"{', view: ' + reply.view if reply.view else ''}{', ' + reply.reason if reply.reason else ''}")
