@@ -6,7 +6,7 @@ reply format stated; it never sees the reference, the grader or how the task
 was made. Each reply is one action (`SolverAction`: thought, tool, arguments);
 the tool's observation comes back as the next user turn, with the actions
 left. The attempt ends when the solver calls `submit` (its submission is then
-graded by the task's own reward, `taskforge.graders.reward.score_task`), when
+graded by the task's own reward, `taskforge.graders.task_reward.score_task`), when
 the step budget is spent (nothing submitted: score 0), when the conversation
 outgrows the solver's window (score 0), or when a call fails (the attempt is
 not counted). Every turn is one call of the `solver` role, recorded and
@@ -23,7 +23,7 @@ from typing import Any, Callable, Literal
 from pydantic import BaseModel, Field
 
 from taskforge.agents.client import Agents
-from taskforge.graders.reward import score_task
+from taskforge.graders.task_reward import score_task
 from taskforge.schemas import Task
 from taskforge.schemas.locations import Location
 from taskforge.tools import SUBMIT, ToolEnvironment, task_tools

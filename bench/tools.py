@@ -29,7 +29,7 @@ from figures import emit  # noqa: E402
 from taskforge import sandbox  # noqa: E402
 from taskforge.builders.base import BuildContext  # noqa: E402
 from taskforge.builders.workflow import WorkflowBuilder  # noqa: E402
-from taskforge.graders.reward import score_task  # noqa: E402
+from taskforge.graders.task_reward import score_task  # noqa: E402
 from taskforge.graders.workflow.deliverables import write_tree  # noqa: E402
 from taskforge.schemas import PlanItem, Task  # noqa: E402
 from taskforge.store.layout import SAMPLES_DIR  # noqa: E402

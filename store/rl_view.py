@@ -1,13 +1,16 @@
 """The RL view of accepted tasks: the columns verl's `RLHFDataset` and agent loops read.
 
 - `data_source`: `taskforge/<family>`; `taskforge.graders.reward.compute_score` dispatches on it;
-- `prompt`: the chat messages the solver sees (`role`, `content`);
+- `prompt`: the chat messages the solver sees (`role`, `content`); where the task's prompt does not say which
+  reply is graded (a workspace task answered in one reply: workflow, mle, swe), its last message ends with the
+  sentence of the family's reply reader that does (`taskforge.graders.reward.reply_format`);
 - `ability`: the capability the task trains;
 - `reward_model`: `{style: "rule", ground_truth}` with the hidden reference as a JSON string;
-- `extra_info`: `index`, `split`, `task_id`, `family`, `kind`, `capability`, `parent_task_id` (the task it
-  was evolved from, if any), the `payload`,
-  `grader` and `environment` as JSON strings, `need_tools_kwargs`, `tools_kwargs` and
-  `interaction_kwargs`, and `tool_selection` (the row's tools, for verl's per-sample tool selection);
+- `extra_info`: `index` (the row's position in the whole export, counted across families), `split`, `task_id`,
+  `family`, `kind`, `capability`, `parent_task_id` (the task it was evolved from, if any), the `payload` (without
+  the fields the prompt shows: `taskforge.graders.task_reward`), `grader` and `environment` as JSON strings,
+  `need_tools_kwargs`, `tools_kwargs` and `interaction_kwargs`, and `tool_selection` (the row's tools, for
+  verl's per-sample tool selection);
 - `agent_name`: `tool_agent` for a task with tools (literature's search and read; the sandboxed workspace
   tools of swe, mle and workflow: `taskforge.tools.verl_config`), else `single_turn_agent` (verl's agent loops).
 
@@ -30,7 +33,8 @@ from typing import Any, Iterable, Sequence
 
 import pyarrow as pa
 
-from taskforge.graders.reward import data_source_for, task_info
+from taskforge.graders.reward import data_source_for, reply_format
+from taskforge.graders.task_reward import task_info
 from taskforge.schemas import SCHEMA_VERSION, Task, canonical_json
 from taskforge.tools.verl_config import row_tools
 
@@ -80,8 +84,18 @@ def rl_schema(tools: Sequence[str]) -> pa.Schema:
     ], metadata={"taskforge.schema_version": SCHEMA_VERSION, "taskforge.record": "RLView"})
 
 
+def rl_prompt(task: Task) -> list[dict[str, str]]:
+    """The task's chat messages, the last one ending with the graded reply format where the prompt lacks it."""
+    messages = [{"role": m.role, "content": m.content} for m in task.prompt]
+    stated = reply_format(task.family, task.grader)
+    if stated:
+        messages[-1] = {**messages[-1], "content": f"{messages[-1]['content'].rstrip()}\n\n{stated}"}
+    return messages
+
+
 def rl_row(task: Task, index: int, tools: Sequence[str]) -> dict[str, Any]:
-    """One task as an RL row; `index` is its position in its family's export, `tools` the export's tool names."""
+    """One task as an RL row; `index` is its position in the export (across families), `tools` the export's
+    tool names."""
     offered = row_tools(task.family)
     environment = canonical_json(task.environment)
     create = {"create_kwargs": {"task_id": task.task_id, "environment": environment}}
@@ -93,7 +107,7 @@ def rl_row(task: Task, index: int, tools: Sequence[str]) -> dict[str, Any]:
                                    if has_environment(task.environment) else None)
     return {
         "data_source": data_source_for(task.family),
-        "prompt": [{"role": m.role, "content": m.content} for m in task.prompt],
+        "prompt": rl_prompt(task),
         "ability": task.capability,
         "reward_model": {"style": REWARD_STYLE, "ground_truth": canonical_json(task.reference)},
         "extra_info": extra,

@@ -19,7 +19,8 @@ from taskforge.builders.swe import SweBuilder
 from taskforge.builders.swe.source import materialize_sample
 from taskforge.builders.workflow import WorkflowBuilder
 from taskforge.flows.screening import release_screen
-from taskforge.graders.reward import compute_score, reward_entry, score_task
+from taskforge.graders.reward import compute_score, reward_entry
+from taskforge.graders.task_reward import score_task
 from taskforge.graders.swe.harness import cache_root
 from taskforge.graders.swe.patch import split_files
 from taskforge.schemas import PlanItem, Task

@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from taskforge.flows.cli import main
-from taskforge.graders.reward import compute_score, reward_entry
+from reward_checks import assert_reward_contract
 from mle_data import generated_frame, write_dataset
 from taskforge.store.catalog import Catalog
 from taskforge.validators.questions import QUESTIONS
@@ -58,13 +58,8 @@ def test_build_mle_lands_accepted_tasks(capsys, data_dir, tmp_path):
     assert release
     rows = datasets.load_dataset(str(data_dir / "release"), "mle", split="train", cache_dir=str(data_dir / "hf"))
     assert rows.num_rows == 2
-    entry = reward_entry("mle")
     for row in rows:
-        truth, info = row["reward_model"]["ground_truth"], row["extra_info"]
-        reference, grader = json.loads(truth), json.loads(info["grader"])
-        assert compute_score(row["data_source"], entry.reference_submission(reference, grader), truth, info) == 1.0
-        noops = entry.noop_submissions(grader)
-        assert noops and all(compute_score(row["data_source"], noop, truth, info) == 0.0 for noop in noops)
+        assert_reward_contract(row)
 
 
 def test_build_mle_quarantines_a_dataset_without_labels(capsys, data_dir, tmp_path):

@@ -24,6 +24,7 @@ from taskforge.builders.swe.recipe import detect_recipe
 from taskforge.builders.swe.source import materialize_sample, open_source
 from conftest import SAMPLES
 from taskforge.flows.cli import main
+from reward_checks import assert_reward_contract
 from taskforge.graders.reward import compute_score, reward_entry
 from taskforge.graders.swe.harness import CACHE_ENV, TaskBed, cache_root, grading_session
 from taskforge.schemas import Message, PlanItem, Quarantined, Task
@@ -252,12 +253,9 @@ def test_the_rl_reward_grades_patches_in_the_sandbox_reference_one_noop_zero(bui
     task = tasks["div_fix"]
     row = rl_row(task, 0, ())
     truth, info = row["reward_model"]["ground_truth"], row["extra_info"]
-    entry = reward_entry("swe")
-    reference, grader = json.loads(truth), json.loads(info["grader"])
-    broken = reference["patch"].replace("+", "+#", 1)
+    broken = json.loads(truth)["patch"].replace("+", "+#", 1)
     with sandbox_kind("process"):
-        assert compute_score(row["data_source"], entry.reference_submission(reference, grader), truth, info) == 1.0
-        assert [compute_score(row["data_source"], noop, truth, info) for noop in entry.noop_submissions(grader)] == [0.0]
+        assert_reward_contract(row)
         assert compute_score(row["data_source"], broken, truth, info) == 0.0, "a patch that does not apply scores 0"
 
 

@@ -3,7 +3,7 @@
 `open_tools(family, payload, environment, data_dir)` (or `task_tools(task,
 data_dir)`) gives a `ToolEnvironment`: `tools` (OpenAI function format),
 `call(name, arguments)` → the observation text, `submitted`, `submission()` →
-the reply the task's own reward grades (`taskforge.graders.reward.score_task` /
+the reply the task's own reward grades (`taskforge.graders.task_reward.score_task` /
 `compute_score`), `close()`.
 
 | family | tools | workspace | submission |

@@ -30,7 +30,7 @@ from uuid import uuid4
 from verl.tools.base_tool import BaseTool
 from verl.tools.schemas import OpenAIFunctionToolSchema, ToolResponse
 
-from taskforge.graders.reward import score_task
+from taskforge.graders.task_reward import score_task
 from taskforge.schemas import Task
 from taskforge.tools import SUBMIT, ToolEnvironment, task_tools
 from taskforge.tools.release import task_in_release

@@ -34,7 +34,8 @@ from typing import Mapping
 
 from taskforge.agents.client import Agents
 from taskforge.agents.solver import ROLE, SolverSettings, solve_rate
-from taskforge.graders.reward import reward_entry, score_task
+from taskforge.graders.reward import reward_entry
+from taskforge.graders.task_reward import score_task
 from taskforge.schemas import FAMILIES, Task, TaskforgeError, ValidationResult
 from taskforge.schemas.locations import Location
 from taskforge.validators.base import CheckContext, skipped
