@@ -11,21 +11,19 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, Callable
 
 from taskforge.builders.long_context.axes import Axes
-from taskforge.builders.long_context.length import (LengthTarget, FillerMaker, counted, fit_length, measure,
-                                          refuse_if_over)
+from taskforge.builders.long_context.filler import CueProfile, FillerWriter
+from taskforge.builders.long_context.length import (LengthTarget, FillerMaker, counted, fit_length, prompt_tokens,
+                                                    refuse_if_over)
 from taskforge.builders.long_context.prompting import SYSTEM, user_message
-from taskforge.builders.long_context.render import (Block, Doc, document_title, fact_block, filler_paragraph, filler_sentences,
-                                          render_docs)
+from taskforge.builders.long_context.render import Block, Doc, document_title, fact_block, render_docs
 from taskforge.builders.long_context.world import World
 from taskforge.graders.long_context.answerability import answerability_problems
 from taskforge.graders.long_context.derive import DERIVATIONS
 from taskforge.graders.long_context.solvers import content_words
 from taskforge.graders.long_context.values import verbatim_in
-from taskforge.schemas.tokens import count_tokens
 
 HEADING_TOKENS = 12
 """About what a document heading costs; fitting measures the real figure."""
@@ -95,21 +93,9 @@ def capitalised(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-@lru_cache(maxsize=1 << 16)
-def _sentence_tokens(sentence: str) -> int:
-    """Tokens of one filler sentence; filler repeats its sentences, so each is encoded about once."""
-    return count_tokens(sentence)
-
-
-def world_filler(world: World, rng: random.Random) -> FillerMaker:
-    """Filler blocks of undated, fact-free prose about the world. A block's count is the sum of its
-    sentences' counts (a token or two above the exact count, which fitting measures and corrects)."""
-
-    def make(count: int) -> Block:
-        sentences = filler_sentences(world, rng, count)
-        return Block(text=" ".join(sentences), removable=True, tokens=sum(map(_sentence_tokens, sentences)))
-
-    return make
+def filler_blocks(writer: FillerWriter) -> FillerMaker:
+    """Removable filler blocks of the writer's sentences, each counted once."""
+    return lambda count: counted(Block(text=" ".join(writer.sentences(count)), removable=True))
 
 
 def _fractions(statements: list[Statement], axes: Axes, rng: random.Random) -> list[float]:
@@ -154,7 +140,7 @@ def _split(blocks: list[Block], n_docs: int, groups: dict[int, str], world: Worl
     """Cut the woven blocks into documents of random lengths; a document never holds two statements of one
     group (it is split between them)."""
     weights = [rng.uniform(0.5, 1.5) for _ in range(n_docs)]
-    total = sum(b.tokens + 1 for b in blocks)
+    total = sum(b.tokens for b in blocks)
     cuts, running = [], 0.0
     for weight in weights[:-1]:
         running += weight / sum(weights) * total
@@ -171,30 +157,31 @@ def _split(blocks: list[Block], n_docs: int, groups: dict[int, str], world: Worl
         docs[-1].append(block)
         if group is not None:
             in_doc.add(group)
-        seen += block.tokens + 1
+        seen += block.tokens
     return [Doc(doc_id=f"doc-{i + 1}", title=document_title(world, rng), blocks=b) for i, b in enumerate(docs) if b]
 
 
 def assemble_world(comp: Composition, world: World, target: LengthTarget, rng: random.Random,
                    source: dict[str, Any]) -> Case:
-    """Place a world-model composition into documents of the target length and finish the case."""
-    make_filler = world_filler(world, rng)
-    blocks = [counted(fact_block(s.record["fact_id"], s.sentence, filler_paragraph(world, rng, 1),
-                                 filler_paragraph(world, rng, 1))) for s in comp.statements]
+    """Place a world-model composition into documents of the target length and finish the case. The filler
+    is written to the profile of the composition's own fact sentences."""
+    profile = CueProfile.of([s.sentence for s in comp.statements])
+    writer = FillerWriter(world, rng, profile, " ".join([comp.question, *(s.sentence for s in comp.statements)]))
+    make_filler = filler_blocks(writer)
+    blocks = [counted(fact_block(s.record["fact_id"], s.sentence, writer.sentence(), writer.sentence()))
+              for s in comp.statements]
     n_docs = comp.n_docs or min(24, max(4, round(target.tokens / 5000)))
-    core = measure([Doc("doc-1", "core", list(blocks))], comp.question) + HEADING_TOKENS * (n_docs - 1)
+    core = prompt_tokens([Doc("doc-1", "core", list(blocks))], comp.question) + HEADING_TOKENS * (n_docs - 1)
     refuse_if_over(core, target)
     fillers, budget = [], target.context_tokens - core
-    while budget > 0:
+    while budget > target.band:
         fillers.append(make_filler(rng.randint(3, 6)))
-        budget -= fillers[-1].tokens + 1
+        budget -= fillers[-1].tokens
     woven = _weave(list(zip(_fractions(comp.statements, comp.axes, rng), blocks)), fillers)
     groups = {id(b): s.group for s, b in zip(comp.statements, blocks) if s.group is not None}
     docs = _split(woven, n_docs, groups, world, rng)
     measured = fit_length(docs, comp.question, target, make_filler, rng)
-    for i, doc in enumerate(docs):
-        doc.doc_id = f"doc-{i + 1}"
-    return finish(comp, docs, measured, target, source)
+    return finish(comp, docs, measured, target, source, profile.measures("fact"))
 
 
 def _measures(documents: list[dict[str, Any]], evidence: list[dict[str, Any]], question: str) -> dict[str, Any]:
@@ -216,7 +203,7 @@ def _measures(documents: list[dict[str, Any]], evidence: list[dict[str, Any]], q
 
 
 def finish(comp: Composition, docs: list[Doc], measured: int, target: LengthTarget,
-           source: dict[str, Any]) -> Case:
+           source: dict[str, Any], measures: dict[str, float] | None = None) -> Case:
     """Locate the facts, derive the answer from them, check answerability, and write the case."""
     documents, located = render_docs(docs)
     facts, evidence = [], []
@@ -254,7 +241,7 @@ def finish(comp: Composition, docs: list[Doc], measured: int, target: LengthTarg
         "tolerance": target.tolerance,
         "answer_reserve": target.answer_reserve,
         "difficulty": comp.axes.as_dict(),
-        "measures": _measures(documents, evidence, comp.question),
+        "measures": {**_measures(documents, evidence, comp.question), **(measures or {})},
     }
     reference = {"answer": answer, "answer_text": comp.format_answer(answer), "facts": facts, "query": comp.query}
     return Case(category=comp.category, payload=payload, reference=reference, grader=grader, system=SYSTEM,
