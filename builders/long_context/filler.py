@@ -21,15 +21,18 @@ from __future__ import annotations
 import datetime as dt
 import random
 import re
+from bisect import bisect
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
-from string import Formatter
+from itertools import accumulate
+from typing import Any
 
 from taskforge.builders.long_context.render import format_date, format_number
 from taskforge.builders.long_context.world import (_FIRST_NAMES, _ORG_KINDS, _PLACE_KINDS, _PROJECT_KINDS, World,
                                                    invented_name)
 from taskforge.graders.long_context.values import date_mentions
+from taskforge.schemas.tokens import count_tokens
 
 CUES: dict[str, re.Pattern[str]] = {name: re.compile(pattern, re.IGNORECASE) for name, pattern in {
     "lead": r"\blead(?:s|ing|ership)?\b|\bled\b|\bin charge of\b|\bhead of\b|\bat the head of\b",
@@ -64,9 +67,31 @@ CUES: dict[str, re.Pattern[str]] = {name: re.compile(pattern, re.IGNORECASE) for
 """Relation cues: verb families the fact sentences of the categories use, each a pattern."""
 
 
+def _stems(pattern: str) -> tuple[str, ...]:
+    """The literal start of each alternative of a cue pattern ('lead' of '\\blead(?:s|ing)?\\b'): a sentence
+    without any of them cannot match."""
+    alternatives, depth, start = [], 0, 0
+    for i, char in enumerate(pattern):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "|" and depth == 0:
+            alternatives.append(pattern[start:i])
+            start = i + 1
+    stems = []
+    for alternative in [*alternatives, pattern[start:]]:
+        literal = re.match(r"[a-z -]*", alternative.removeprefix(r"\b"))[0]
+        following = alternative.removeprefix(r"\b")[len(literal):len(literal) + 1]
+        stems.append(literal[:-1] if following in ("?", "*") else literal)
+    return tuple(stems)
+
+
+_CUE_STEMS = {name: _stems(pattern.pattern) for name, pattern in CUES.items()}
+
+
 def cues_in(sentence: str) -> frozenset[str]:
     """The relation cues a sentence carries."""
-    return frozenset(name for name, pattern in CUES.items() if pattern.search(sentence))
+    lowered = sentence.lower()
+    return frozenset(name for name, pattern in CUES.items()
+                     if any(stem in lowered for stem in _CUE_STEMS[name]) and pattern.search(sentence))
 
 
 _DIGIT = re.compile(r"\d")
@@ -114,8 +139,8 @@ class CueProfile:
 PLAIN = CueProfile(digit=0.5, date=0.25, relation=0.0)
 """A profile for filler beside facts that were not profiled: half the sentences carry a digit."""
 
-_WORDS = {
-    "event": ("workshop", "seminar", "visitors' day", "safety briefing", "lunch talk", "annual retreat", "planning session",
+VOCABULARY = {
+    "event": ("workshop", "seminar", "visitors' day", "safety briefing", "lunch talk", "annual retreat", "strategy session",
               "site visit", "fire drill", "training course", "summer school", "public lecture", "exhibition",
               "recruitment fair", "board dinner", "volunteer evening", "writing retreat", "poster session",
               "induction day", "charity run", "book sale", "colloquium", "spring fair", "study tour"),
@@ -128,7 +153,7 @@ _WORDS = {
              "language circle", "first-aid team", "photo club", "repair café", "travel desk"),
     "doc": ("style guide", "procurement manual", "travel policy", "newsletter", "visitor log", "safety handbook",
             "meeting agenda", "code of conduct", "phone directory", "onboarding checklist", "glossary",
-            "floor plan", "parking rules", "holiday rota", "leaflet on recycling", "guide to the grounds"),
+            "site map", "parking rules", "holiday rota", "leaflet on recycling", "guide to the grounds"),
     "goods": ("office paper", "safety gloves", "timber", "paint", "spare fuses", "printer toner", "lab coats",
               "folding chairs", "sandbags", "rope", "batteries", "survey stakes", "tarpaulins", "bottled water",
               "first-aid kits", "cable ties", "notebooks", "light bulbs", "road salt", "seed trays"),
@@ -205,7 +230,7 @@ CUE_FRAMES: dict[str, tuple[str, ...]] = {
     "fund": ("{borg} funds the {event} at {place}.", "The repairs to the {facility} at {place} were funded by {borg}.",
              "{bproject} is funded by {borg}.", "The money for {purpose} comes from {borg}.",
              "{borg} pays for the {event} of the {team}.", "{borg} sponsors {purpose} at {place}."),
-    "test": ("The {equipment} at {place} was tested by {group}.", "{bproject} was tested at {bplace}.",
+    "test": ("Tests of the {equipment} at {place} were run by {group}.", "{bproject} was tested at {bplace}.",
              "Engineers put the {equipment} of the {facility} through a round of trials at {place}.",
              "Testing of {bproject} took place at {bplace}.", "{bplace} hosted the field trials of {bproject}."),
     "employ": ("{borg} employs {bperson}.", "{bperson} works for {borg}.", "{bperson} holds a post at {borg}.",
@@ -301,63 +326,91 @@ TAILS = (", and asked for comments within a fortnight", ", although few people n
          ", much to the relief of the {team}", ", despite {weather}", ", in line with the {adjective} {doc}",
          ", and the {team} was told by email", ", which the {team} had long argued for")
 """Cue-free clauses a sentence may end with, for variety."""
-TAIL_RATE = 0.3
+TAIL_RATE = 0.5
 
 
 _STATIVE = re.compile(r"\b(?:is|are|leads|funds|employs|works|holds|pays|sponsors|comes|depends|ships|links|embed|"
                       r"requires|keeps|prefers|opens|closes|includes|mention)\b")
 """Verbs of frames that state how things are (present tense): such a frame is dated 'As of …', never 'on …'."""
-
-
-def _dated(sentence: str, date: dt.date, style: int, prefix: bool, common_start: bool, stative: bool) -> str:
-    """The sentence with a date ('on 3 May 2014', …) before it or before its final full stop ('As of 3 May
-    2014, …' for a present-tense frame); a sentence that starts with a common word (not a name or a number) is
-    lower-cased after a leading date."""
-    written = format_date(date, style % 4 if stative else style)
-    if not prefix and not stative:
-        return f"{sentence[:-1]} {written}."
-    start = sentence[0].lower() + sentence[1:] if common_start else sentence
-    lead = f"As of {written.split(' ', 1)[1]}" if stative else written[0].upper() + written[1:]
-    return f"{lead}, {start}"
-
-
-_SLOT_NAMES = {"n", "n2", "big", "year", "version", "version2", "grant_id", "defect_id"}
-
-
-def _slots(frame: str) -> tuple[str, ...]:
-    return tuple(name for _, name, _, _ in Formatter().parse(frame) if name)
+_SLOT = re.compile(r"( ?)\{(\w+)\}")
+_NUMBER_SLOTS = {"n", "n2", "big", "year", "version", "version2", "grant_id", "defect_id"}
 
 
 @dataclass(frozen=True)
 class _Frame:
-    """A sentence frame: its text, its slots, whether it states a number, and whether it names a year (and so
-    takes no date)."""
+    """A compiled frame: literal parts (without the space before a slot) and slots (name, whether a space
+    precedes it, the name without a trailing 2); whether it states a number, names a year (and so takes no date), is in the present tense,
+    starts with a common word rather than a name or a number, and fills each slot once, independently."""
 
-    text: str
-    slots: tuple[str, ...]
+    parts: tuple[str | tuple[str, bool, str], ...]
     numeric: bool
     yearly: bool
     stative: bool
+    common_start: bool
+    plain: bool
 
 
-def _frames(texts: tuple[str, ...]) -> tuple[_Frame, ...]:
-    return tuple(_Frame(t, _slots(t), bool(set(_slots(t)) & _SLOT_NAMES), "year" in _slots(t),
-                        _STATIVE.search(t) is not None) for t in texts)
+def _compile(text: str) -> _Frame:
+    """A frame's parts, cut so that every cut falls where the tokenizer's pre-tokenizer cuts anyway: before a
+    space that precedes a word or number, or between a word or number and punctuation."""
+    parts: list[str | tuple[str, bool, str]] = []
+    position = 0
+    for match in _SLOT.finditer(text):
+        if match.start() > position:
+            parts.append(text[position:match.start()])
+        parts.append((match[2], bool(match[1]), match[2].rstrip("2")))
+        position = match.end()
+    if position < len(text):
+        parts.append(text[position:])
+    named = [part[0] for part in parts if isinstance(part, tuple)]
+    slots = set(named)
+    return _Frame(tuple(parts), bool(slots & _NUMBER_SLOTS), "year" in slots, _STATIVE.search(text) is not None,
+                  not text.startswith("{"), len(slots) == len(named) and not any(n.endswith("2") for n in named))
 
 
-
-
-def _choices(frames: tuple[_Frame, ...]) -> dict[tuple[bool, bool], tuple[_Frame, ...]]:
+def _choices(texts: tuple[str, ...]) -> dict[tuple[bool, bool], tuple[_Frame, ...]]:
     """A pool's frames by (numbered, dated): a sentence without a number takes frames without a number slot,
     a dated one frames without a year."""
+    frames = [_compile(text) for text in texts]
     return {(numbered, dated): tuple(f for f in frames if (numbered or not f.numeric) and not (dated and f.yearly))
             for numbered in (False, True) for dated in (False, True)}
 
 
-_GENERAL = _choices(_frames(GENERAL_FRAMES))
-_BY_CUE = {cue: _choices(_frames(frames)) for cue, frames in CUE_FRAMES.items()}
-_NUMBER_ADJUNCTS = _frames(NUMBER_ADJUNCTS)
-_TAILS = _frames(TAILS)
+_GENERAL = _choices(GENERAL_FRAMES)
+_BY_CUE = {cue: _choices(frames) for cue, frames in CUE_FRAMES.items()}
+_NUMBER_ADJUNCTS = tuple(_compile(text) for text in NUMBER_ADJUNCTS)
+_TAILS = tuple(_compile(text) for text in TAILS)
+_FIRST_DAY, _DAYS = dt.date(2010, 1, 1).toordinal(), 5100
+
+_PIECE_TOKENS: dict[str, int] = {}
+_PIECE_CACHE_LIMIT = 1 << 18
+_ZEROS = str.maketrans("123456789", "000000000")
+
+
+def piece_tokens(piece: str) -> int:
+    """Tokens of one piece of filler, remembered per process. Every digit is a pre-token of its own (one
+    token, whichever digit), so a piece counts as its copy with every digit made 0: dates and numbers share
+    a handful of entries."""
+    found = _PIECE_TOKENS.get(piece)
+    if found is None:
+        if len(_PIECE_TOKENS) >= _PIECE_CACHE_LIMIT:
+            _PIECE_TOKENS.clear()
+        shape = piece.translate(_ZEROS)
+        found = _PIECE_TOKENS.get(shape)
+        if found is None:
+            found = _PIECE_TOKENS[shape] = count_tokens(shape)
+        _PIECE_TOKENS[piece] = found
+    return found
+
+
+@lru_cache(maxsize=1 << 16)
+def _written_date(ordinal: int, style: int, stative: bool) -> tuple[str, str]:
+    """A date as a sentence writes it before (capitalised, with its comma) and after its clause ('on 3 May
+    2014'); before a present-tense clause, 'As of 3 May 2014,'."""
+    written = format_date(dt.date.fromordinal(ordinal), style % 4 if stative else style)
+    if stative:
+        return f"As of {written.split(' ', 1)[1]},", ""
+    return f"{written[0].upper()}{written[1:]},", f" {written}."
 
 
 @dataclass(frozen=True)
@@ -409,79 +462,130 @@ def background_cast(world: World, reserved: str) -> Cast:
 
 class FillerWriter:
     """Writes filler sentences for one task: frames filled from the cast, with a date, a number and a relation
-    cue each drawn at the profile's rates."""
+    cue each drawn at the profile's rates. A sentence is kept as pieces cut where the tokenizer cuts, so a
+    block's token count is the sum of its pieces' counts (exact, and each distinct piece is encoded once)."""
 
     def __init__(self, world: World, rng: random.Random, profile: CueProfile, reserved: str = ""):
-        self.rng, self.profile = rng, profile
+        self.random, self.rng, self.profile = rng.random, rng, profile
         self.cast = background_cast(world, reserved)
-        self.cue_names = [cue for cue, _ in profile.cues if cue in _BY_CUE]
-        self.cue_weights = [weight for cue, weight in profile.cues if cue in _BY_CUE]
+        known = [(cue, weight) for cue, weight in profile.cues if cue in _BY_CUE]
+        self.cue_pools = [_BY_CUE[cue] for cue, _ in known]
+        self.cue_bounds = list(accumulate(weight for _, weight in known))
         self.number_when_undated = (max(0.0, profile.digit - profile.date) / (1 - profile.date)
                                     if profile.date < 1 else 0.0)
         self.taken_codes = _words(reserved)
-        self.pools = {**{kind: getattr(self.cast, kind) for kind in Cast.__dataclass_fields__},
-                      **_WORDS}
+        self.pools = {**{kind: getattr(self.cast, kind) for kind in Cast.__dataclass_fields__}, **VOCABULARY}
 
     def sentence(self) -> str:
         """One filler sentence."""
-        rng, profile = self.rng, self.profile
-        dated = rng.random() < profile.date
-        numbered = rng.random() < (profile.digit * 0.3 if dated else self.number_when_undated)
-        if self.cue_names and rng.random() < profile.relation:
-            frames = _BY_CUE[rng.choices(self.cue_names, self.cue_weights)[0]]
-        else:
-            frames = _GENERAL
-        frame = rng.choice(frames[numbered, dated])
-        text = self._fill(frame)
-        if numbered and not frame.numeric:
-            text = text[:-1] + self._fill(rng.choice(_NUMBER_ADJUNCTS)) + "."
-        elif rng.random() < TAIL_RATE:
-            text = text[:-1] + self._fill(rng.choice(_TAILS)) + "."
-        if dated:
-            date = dt.date(2010, 1, 1) + dt.timedelta(days=rng.randrange(5100))
-            text = _dated(text, date, rng.randrange(5), rng.random() < 0.5, not frame.text.startswith("{"),
-                          frame.stative)
-        return text[0].upper() + text[1:]
+        pieces: list[str] = []
+        self._write(pieces)
+        return "".join(pieces)
 
     def sentences(self, count: int) -> list[str]:
         """`count` filler sentences."""
         return [self.sentence() for _ in range(count)]
 
-    def _fill(self, frame: _Frame) -> str:
-        """A frame with every slot filled."""
-        rng, values = self.rng, {}
-        for slot in frame.slots:
-            if slot in values:
-                continue
-            base = slot.rstrip("2")
-            if base in self.pools:
-                pool = self.pools[base]
-                choice = rng.choice(pool)
-                if slot.endswith("2") and base in values and len(pool) > 1:
-                    while choice == values[base]:
-                        choice = rng.choice(pool)
-                values[slot] = choice
+    def block(self, count: int) -> tuple[str, int, tuple[int, ...]]:
+        """A paragraph of `count` sentences, its token count with the blank line after it, and the offsets
+        between its sentences (where a fact sentence may go: '… end. | Next …')."""
+        pieces: list[str] = []
+        breaks, length = [], 0
+        for n in range(count):
+            start = len(pieces)
+            self._write(pieces)
+            if n:
+                breaks.append(length)
+                pieces[start] = " " + pieces[start]
+            length += sum(map(len, pieces[start:]))
+        last = pieces[-1]
+        pieces[-1] = last + "\n\n"
+        counts = list(map(_PIECE_TOKENS.get, pieces))
+        tokens = sum(count if count is not None else piece_tokens(piece) for count, piece in zip(counts, pieces)) \
+            if None in counts else sum(counts)
+        pieces[-1] = last
+        return "".join(pieces), tokens, tuple(breaks)
+
+    def _pick(self, pool: tuple) -> Any:
+        return pool[int(self.random() * len(pool))]
+
+    def _write(self, pieces: list[str]) -> None:
+        """Append one sentence's pieces."""
+        draw, profile, start = self.random, self.profile, len(pieces)
+        dated = draw() < profile.date
+        numbered = draw() < (profile.digit * 0.3 if dated else self.number_when_undated)
+        if self.cue_pools and draw() < profile.relation:
+            pools = self.cue_pools[bisect(self.cue_bounds, draw() * self.cue_bounds[-1])]
+        else:
+            pools = _GENERAL
+        frame = self._pick(pools[numbered, dated])
+        self._fill(frame, pieces)
+        if dated:
+            before, after = _written_date(_FIRST_DAY + int(draw() * _DAYS), int(draw() * 5), frame.stative)
+            if frame.stative or draw() < 0.5:
+                first = pieces[start]
+                pieces[start] = " " + (first[0].lower() + first[1:] if frame.common_start else first)
+                pieces.insert(start, before)
             else:
-                values[slot] = self._number(base, values.get(base))
-        return frame.text.format(**values)
+                pieces[-1] = pieces[-1][:-1]
+                pieces.append(after)
+        if numbered and not frame.numeric:
+            self._extend(pieces, self._pick(_NUMBER_ADJUNCTS))
+        elif draw() < TAIL_RATE:
+            self._extend(pieces, self._pick(_TAILS))
+        if pieces[start][0].islower():
+            pieces[start] = pieces[start][0].upper() + pieces[start][1:]
+
+    def _extend(self, pieces: list[str], clause: _Frame) -> None:
+        """Put a clause before the sentence's final full stop."""
+        pieces[-1] = pieces[-1][:-1]
+        if not pieces[-1]:
+            pieces.pop()
+        self._fill(clause, pieces)
+        pieces[-1] += "."
+
+    def _fill(self, frame: _Frame, pieces: list[str]) -> None:
+        """Append a frame's pieces with every slot filled (a slot named like another with a 2 gets another
+        value)."""
+        draw, pools = self.random, self.pools
+        values: dict[str, str] | None = None if frame.plain else {}
+        for part in frame.parts:
+            if part.__class__ is str:
+                pieces.append(part)
+                continue
+            slot, spaced, base = part
+            value = values.get(slot) if values is not None else None
+            if value is None:
+                pool = pools.get(base)
+                if pool is None:
+                    value = self._number(base, values.get(base) if values is not None else None)
+                else:
+                    value = pool[int(draw() * len(pool))]
+                    while values is not None and base != slot and value == values.get(base) and len(pool) > 1:
+                        value = pool[int(draw() * len(pool))]
+                if values is not None:
+                    values[slot] = value
+            pieces.append(" " + value if spaced else value)
 
     def _number(self, kind: str, first: str | None = None) -> str:
         """A value for a number slot (a second version is later than the first)."""
-        rng = self.rng
+        draw = self.random
         if kind == "n":
-            return str(rng.randint(3, 95))
+            return str(3 + int(draw() * 93))
         if kind == "big":
-            return format_number(rng.randrange(1200, 60000, 50), rng.randrange(2))
+            return format_number(1200 + 50 * int(draw() * 1176), int(draw() * 2))
         if kind == "year":
-            return str(rng.randint(2010, 2023))
+            return str(2010 + int(draw() * 14))
         if kind == "version":
-            major, minor = (int(part) for part in first.split(".")[:2]) if first else (rng.randint(2, 7), -1)
-            return f"{major}.{rng.randint(minor + 1, minor + 4) if first else rng.randint(0, 9)}.{rng.randint(0, 9)}"
+            if first:
+                major, minor = (int(part) for part in first.split(".")[:2])
+                return f"{major}.{minor + 1 + int(draw() * 4)}.{int(draw() * 10)}"
+            return f"{2 + int(draw() * 6)}.{int(draw() * 10)}.{int(draw() * 10)}"
         return self._code("G" if kind == "grant_id" else "D", 5000 if kind == "grant_id" else 200)
 
     def _code(self, letter: str, low: int) -> str:
         """An identifier the task's facts do not use."""
         while True:
-            code = f"{letter}-{self.rng.randrange(low, low * 2)}"
-            if code.casefold().replace("-", "") not in self.taken_codes and code[2:] not in self.taken_codes:
+            code = f"{letter}-{low + int(self.random() * low)}"
+            if code[2:] not in self.taken_codes:
                 return code

@@ -9,20 +9,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from taskforge.builders.long_context.world import Event, World
-from taskforge.graders.long_context.values import ORDINAL_WORDS
+from taskforge.graders.long_context.values import MONTHS, ORDINAL_WORDS
 
 _DOC_KINDS = ("Quarterly report", "Meeting minutes", "Correspondence file", "Press digest", "Field notes",
               "Board memorandum", "Project log", "Audit summary")
 
 
+_MONTH_NAMES = tuple(month.capitalize() for month in MONTHS)
+
+
 def format_date(date: dt.date, style: int) -> str:
     """One of several renderings of a date, so that string matching alone cannot order events."""
+    month = _MONTH_NAMES[date.month - 1]
     styles = (
-        lambda d: f"on {d.day} {d:%B} {d.year}",
-        lambda d: f"on {d:%B} {d.day}, {d.year}",
+        lambda d: f"on {d.day} {month} {d.year}",
+        lambda d: f"on {month} {d.day}, {d.year}",
         lambda d: f"on {d.isoformat()}",
-        lambda d: f"on the {ORDINAL_WORDS[d.day - 1]} of {d:%B} {d.year}",
-        lambda d: f"in {d:%B} {d.year}, on the {d.day}{_suffix(d.day)}",
+        lambda d: f"on the {ORDINAL_WORDS[d.day - 1]} of {month} {d.year}",
+        lambda d: f"in {month} {d.year}, on the {d.day}{_suffix(d.day)}",
     )
     return styles[style % len(styles)](date)
 
@@ -50,19 +54,30 @@ def format_number(value: int, style: int) -> str:
 @dataclass
 class Block:
     """A paragraph of a document. `anchors` locate the fact sentences it states (fact id, start, end
-    within the block); a `removable` block is filler that length fitting may drop."""
+    within the block); a `removable` block is filler that length fitting may drop; `breaks` are offsets
+    between two of its sentences where another sentence may go."""
 
     text: str
     anchors: tuple[tuple[str, int, int], ...] = ()
     removable: bool = False
     tokens: int = 0
+    breaks: tuple[int, ...] = ()
 
 
-def fact_block(fact_id: str, sentence: str, before: str = "", after: str = "") -> Block:
-    """A paragraph stating one fact sentence, optionally between sentences of filler."""
-    prefix = f"{before} " if before else ""
-    text = f"{prefix}{sentence}{' ' + after if after else ''}"
-    return Block(text=text, anchors=((fact_id, len(prefix), len(prefix) + len(sentence)),))
+def with_sentences(block: Block, inserted: list[tuple[int, str, str, int]]) -> Block:
+    """The block with sentences put in at its breaks: (break offset, fact id, sentence, tokens of the sentence
+    with its leading space). It keeps no breaks and is no longer removable."""
+    parts, anchors, position, shift = [], list(block.anchors), 0, 0
+    for offset, fact_id, sentence, _ in sorted(inserted, key=lambda item: item[0]):
+        parts.append(block.text[position:offset] + " ")
+        start = offset + shift + 1
+        anchors.append((fact_id, start, start + len(sentence)))
+        parts.append(sentence)
+        shift += len(sentence) + 1
+        position = offset
+    parts.append(block.text[position:])
+    return Block(text="".join(parts), anchors=tuple(anchors), removable=False,
+                 tokens=block.tokens + sum(tokens for *_, tokens in inserted))
 
 
 @dataclass

@@ -24,7 +24,9 @@ from taskforge.graders.long_context.derive import derive_rules, hypotheses, posi
 
 CATEGORY = "rule_induction"
 KNOBS = {"near_miss_strength": (0, 1, 2, 3), "lexical_gap": (0, 1), "predicate_composition": (1, 2, 3),
-         "answer_scope": (3, 4, 6), "search_space": (12, 20, 32), **PLACEMENT_KNOBS}
+         "answer_scope": (3, 4, 6, 8), "search_space": (12, 16, 24, 32), **PLACEMENT_KNOBS}
+START = {"near_miss_strength": 1, "predicate_composition": 2, "answer_scope": 4, "search_space": 16}
+"""Where a root task starts on the ladders above (the easier levels stay for `start=easiest`)."""
 VOCABULARY = {"region": ("north", "south", "east", "west"), "kind": ("standard", "fragile", "perishable"),
               "priority": ("routine", "urgent")}
 SYNONYMS = {"north": "northern", "south": "southern", "east": "eastern", "west": "western", "standard": "ordinary",
