@@ -56,7 +56,8 @@ _TABLE_TOKEN = re.compile(r"^[-+±]?\d+(?:[.,]\d+)?%?\*?$|^[-–—/|]+$")
 
 def number_debris(text: str, start: int, end: int) -> str | None:
     """Why the number at text[start:end] is not a finding: it points at a section, table, figure, page,
-    equation or the like; it numbers a heading; it is a year; or it sits in math or set notation."""
+    equation or the like; it numbers a heading; it is a year; it labels a list item ('25%: 1'); or it sits in
+    math or set notation."""
     before, number = text[max(0, start - 24):start], text[start:end]
     if _POINTER.search(before):
         return f"the number {number} points into the document ({before.strip()[-12:]} {number})"
@@ -64,6 +65,8 @@ def number_debris(text: str, start: int, end: int) -> str | None:
         return f"the number {number} numbers a heading"
     if re.fullmatch(r"(?:19|20)\d\d", number):
         return f"the number {number} is a year"
+    if re.match(r"%?\s*:", text[end:end + 3]):
+        return f"the number {number} labels an item of a list"
     around = text[max(0, start - 3):end + 3]
     if "{" in around or "}" in around or re.search(r"\d:\d", around):
         return f"the number {number} sits in math or set notation"
