@@ -28,6 +28,8 @@ NON_CONTENT_SECTION = re.compile(
 _DEFINED = re.compile(r"((?:[A-Za-z][\w'-]*[ -]){1,10})\(\s*([A-Z][A-Za-z0-9-]{1,9})\s*\)")
 _DEFINING = re.compile(r"\b([A-Z][A-Za-z0-9-]{1,9})\s*\(\s*((?:[A-Za-z][\w'-]*[ -]?){1,10})\)")
 _WORD = re.compile(r"[A-Za-z0-9]+")
+_HYPHENABLE = 6
+"""Words this long or longer are matched with a hyphen anywhere inside them."""
 
 
 def content_sections(paper: Paper) -> dict[str, str]:
@@ -88,10 +90,11 @@ def concept_forms(term: str, texts: list[str]) -> list[str]:
 
 @lru_cache(maxsize=4096)
 def _form_pattern(form: str) -> re.Pattern[str]:
-    """A pattern for one form: its words in order, separated by spaces or hyphens, the last one optionally
-    inflected (s, es, 's), whole words only, any case."""
-    words = _WORD.findall(form)
-    body = r"[\s-]+".join(re.escape(w) for w in words)
+    """A pattern for one form: its words in order, separated by spaces or hyphens (a long word may carry a hyphen
+    anywhere: 'Tree-bank' is 'treebank'), the last one optionally inflected (s, es, 's), whole words only, any
+    case."""
+    body = r"[\s-]+".join(re.escape(w) if len(w) < _HYPHENABLE or is_abbreviation(w) else "-?".join(w)
+                           for w in _WORD.findall(form))
     return re.compile(rf"(?<![\w-]){body}(?:s|es|'s)?(?![\w])", re.IGNORECASE)
 
 
