@@ -31,7 +31,8 @@ METRIC = re.compile(
     re.IGNORECASE)
 """Words that name what a reported number measures."""
 _CASED = {"EM", "AP", "MAP", "CER", "WER", "PPV", "NPV", "ICC", "BPC", "AUC", "AUROC"}
-_NUMBER = re.compile(r"(?<![\w.,-])\d+\.\d+(?![\w-]|\.\d)|(?<![\w.,-])\d+(?:\.\d+)?(?=\s?%)")
+NUMBER = re.compile(r"(?<![\w.,-])\d+\.\d+(?![\w-]|\.\d)|(?<![\w.,-])\d+(?:\.\d+)?(?=\s?%)")
+"""A reported number: a decimal (87.3) or a percentage (45%), not part of a name or a longer number."""
 _NOT_A_RESULT = re.compile(
     r"(?:\bp\s*[<=>≤≥]\s*|\bCI\b[^)]{0,12}|±\s*|\bSD\b\s*[=:]?\s*|\bSE\b\s*[=:]?\s*|\b95\s*%\s*|\bn\s*=\s*|"
     r"\bversion\s+|\bv)$", re.IGNORECASE)
@@ -78,7 +79,7 @@ def sentence_findings(passage_id: str, passage: str, sentence: str) -> list[Find
     if sentence_debris(sentence):
         return []
     found = []
-    for match in _NUMBER.finditer(sentence):
+    for match in NUMBER.finditer(sentence):
         value = match[0]
         if (number_debris(sentence, match.start(), match.end()) or _NOT_A_RESULT.search(sentence[:match.start()])
                 or _CONFIDENCE_LEVEL.match(sentence, match.end())):
