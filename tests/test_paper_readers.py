@@ -117,7 +117,7 @@ def test_tasks_from_a_real_collection_of_each_format_are_accepted(tmp_path, fmt,
 
 
 def test_the_shipped_real_collection_builds_every_kind_its_findings_allow(tmp_path):
-    """select_evidence is not among them: the shipped full texts state few findings (28, in five papers) and
+    """select_evidence is not among them: the shipped full texts state few findings (27, in five papers) and
     no retrieved paper is a near miss for any of them, so no claim makes a task (none is built from debris)."""
     kinds = ["find_papers", "select_evidence", "fulltext_qa", "table_synthesis"]
     tasks = literature_tasks(SAMPLES_DIR / "papers", tmp_path, kinds)

@@ -51,6 +51,9 @@ _GENERIC_TERMS = frozenset(
     "I II III IV V VI VII VIII IX X US USA UK EU PhD MSc BSc CEO CV PDF URL HTTP HTML XML JSON API CPU GPU RAM "
     "OK AM PM ID IDs No Fig Figs Eq Eqs Tab Sec Ref Refs CI SD SE SEM IQR OR HR RR AUC ROC".split())
 """Capitalised tokens that name no method, dataset or concept of a paper (or only a statistic)."""
+_ENDS_IN_A_CELL = re.compile(r"\d%?\*?\s*$")
+"""A sentence that ends on a bare number, with no full stop, is a table's row run into the text
+('… extraction model Description F1 Without LM 49.9')."""
 _TABLE_TOKEN = re.compile(r"^[-+±]?\d+(?:[.,]\d+)?%?\*?$|^[-–—/|]+$")
 
 
@@ -137,6 +140,8 @@ def sentence_debris(sentence: str) -> str | None:
         return "set or list notation"
     if len(sentence.split()) < 6:
         return "too short to state a finding"
+    if _ENDS_IN_A_CELL.search(sentence):
+        return "a flattened table"
     return passage_debris(sentence)
 
 
