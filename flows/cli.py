@@ -55,7 +55,8 @@ def _parser() -> argparse.ArgumentParser:
     runner.add_argument("--task-runner", choices=TASK_RUNNERS, default="thread", help="Prefect task runner")
     runner.add_argument("--runner-address", help="address of an existing Dask scheduler or Ray cluster")
     runner.add_argument("--seed", type=int, default=0, help="seed of every generator in the run")
-    runner.add_argument("--target-tokens", type=int, default=16384, help="long-context target length in tokens")
+    runner.add_argument("--target-tokens", type=int, default=None,
+                        help="long-context target length in tokens (default: a mix of 16K, 32K, 64K and 128K)")
 
     verdicts = argparse.ArgumentParser(add_help=False)
     verdicts.add_argument("--verdicts", nargs="+", default=[], metavar="FILE",

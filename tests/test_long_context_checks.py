@@ -147,7 +147,8 @@ def test_answerability_rejects_an_answer_that_one_span_holds():
 def test_hardness_check_rejects_easy_tasks_and_tampered_estimates(task):
     assert CHECKS["shortcut"].run(task).passed
     item = PlanItem(family="long_context", capability="history_tracking", quota=1, gap_ids=[], priority=1.0)
-    context = BuildContext(cycle_id="easy", options={"target_tokens": 3072, "categories": "timeline", "evolve": False})
+    context = BuildContext(cycle_id="easy", options={"target_tokens": 3072, "categories": "timeline", "evolve": False,
+                                                     "start": "easiest"})
     root = next(LongContextBuilder().build(item, context))
     assert "too easy: the keyword_lookup shortcut scores 1.0" in _rejected_by(root, CHECKS["shortcut"])
     evolution = {**task.payload["evolution"], "estimate": 0.123}
