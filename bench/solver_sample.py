@@ -59,8 +59,10 @@ def sample(tasks: dict[str, list[Task]], per_family: int, seed: int) -> list[Tas
     return [task for family in sorted(tasks) for task in rng.sample(tasks[family], min(per_family, len(tasks[family])))]
 
 
-def _tools_note(task: Task) -> str:
-    names = [tool["function"]["name"] for tool in task_tools(task).tools]
+def _tools_note(task: Task, release: Path) -> str:
+    """What the solver is told about calling the task's tools here."""
+    tools = task_tools(task, data_dir=str(release)).tools
+    names = [tool["function"]["name"] for tool in tools]
     lines = [f"Tools of this task: {', '.join(names)}."]
     if task.family == "literature":
         lines.append("Call search/read with: `.venv/bin/python bench/solver_sample.py tool <this folder> search "
@@ -70,7 +72,7 @@ def _tools_note(task: Task) -> str:
         lines.append("Work in workspace/ (it is the sandbox's /workspace); your outputs there are what is graded.")
     else:
         lines.append("Write your final reply into answer.txt.")
-    return "\n".join(lines) + "\n\n```json\n" + json.dumps(task_tools(task).tools, indent=1) + "\n```\n"
+    return "\n".join(lines) + "\n\n```json\n" + json.dumps(tools, indent=1) + "\n```\n"
 
 
 def stage(release: Path, out: Path, per_family: int, seed: int) -> None:
@@ -80,7 +82,7 @@ def stage(release: Path, out: Path, per_family: int, seed: int) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         prompt = "\n\n".join(f"## {m['role']}\n\n{m['content']}" for m in rl_prompt(task))
         (folder / PROMPT_FILE).write_text(prompt + "\n")
-        (folder / TOOLS_FILE).write_text(_tools_note(task))
+        (folder / TOOLS_FILE).write_text(_tools_note(task, release))
         if task.family in WORKSPACE_FAMILIES:
             (folder / WORKSPACE_DIR).mkdir(exist_ok=True)
             task_tools(task).stage(folder / WORKSPACE_DIR)
