@@ -21,7 +21,7 @@ def strategies(context: CheckContext) -> dict[str, Strategy]:
         "noop": answered_by(ScorerNoOp()),
         "reference": answered_by(ScorerReference(), EvidenceCheck(), AnswerabilityCheck()),
         "leakage": answered_by(FindsLeaks("long_context_leaks", long_context_leaks)),
-        "shortcut": answered_by(HardnessCheck(), otherwise="the task records no evolution (no shortcut solvers ran)"),
+        "shortcut": answered_by(HardnessCheck()),
         "determinism": answered_by(DeterminismCheck()),
         "review": answered_by(EvolutionJudgeCheck(), Reviewer(context.agents)),
     }
