@@ -17,7 +17,7 @@ from typing import Any, Callable
 from taskforge.builders.long_context.axes import Axes
 from taskforge.builders.long_context.length import (LengthTarget, FillerMaker, counted, fit_length, measure,
                                           refuse_if_over)
-from taskforge.builders.long_context.prompting import SYSTEM, user_message
+from taskforge.graders.long_context.prompting import SYSTEM, user_message
 from taskforge.builders.long_context.render import (Block, Doc, document_title, fact_block, filler_paragraph, filler_sentences,
                                           render_docs)
 from taskforge.builders.long_context.world import World

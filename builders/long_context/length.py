@@ -13,7 +13,7 @@ import random
 from dataclasses import dataclass
 from typing import Callable
 
-from taskforge.builders.long_context.prompting import prompt_text
+from taskforge.graders.long_context.prompting import prompt_text
 from taskforge.builders.long_context.render import Block, Doc, render_docs
 from taskforge.schemas.tokens import count_tokens
 
