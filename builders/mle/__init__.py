@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Iterator
 
 from taskforge.builders.base import BuildContext
-from taskforge.builders.mle.leaderboard import BaselineEnvironmentError, BaselineError
+from taskforge.graders.mle.baseline_runs import BaselineEnvironmentError, BaselineError
 from taskforge.builders.mle.prepare import PreparationError
 from taskforge.builders.mle.source import dataset_paths, dataset_spec
 from taskforge.builders.mle.task import competition_task

@@ -14,10 +14,6 @@ the fourth. The direction comes from the metric, not from the leaderboard order.
 
 from __future__ import annotations
 
-import json
-import shutil
-import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,11 +21,11 @@ from typing import Any
 from taskforge.builders.mle.prepare import Competition
 from taskforge.graders.mle.grading import (MIN_LEADERBOARD, InvalidSubmission, Thresholds, metric_score, prediction_columns,
                          thresholds_from_leaderboard)
+from taskforge.graders.mle.baseline_runs import BASELINE_ENVIRONMENT, BaselineError, BaselineRuns, run_plan
+from taskforge.graders.mle.baseline_runs import baseline_workspace as plan_workspace
 from taskforge.graders.mle.metrics import METRICS
-from taskforge.sandbox import Job, Sandbox
-from taskforge.schemas import InfrastructureError, TaskforgeError
+from taskforge.sandbox import Sandbox
 
-BASELINE_SCRIPT = Path(__file__).with_name("baselines.py")
 ENTRIES: tuple[tuple[str, float], ...] = (
     ("constant", 1.0), ("shallow_tree", 1.0),
     ("linear", 0.1), ("linear", 0.3), ("linear", 1.0),
@@ -37,31 +33,6 @@ ENTRIES: tuple[tuple[str, float], ...] = (
     ("gradient_boosting", 0.1), ("gradient_boosting", 0.3), ("gradient_boosting", 1.0),
 )
 """Baseline entries of increasing strength: (model family, share of the training rows it sees)."""
-BASELINE_TIMEOUT_S = 600.0
-BASELINE_MEMORY_MB = 2048
-BASELINE_ENVIRONMENT = "science"
-"""The sandbox's Python environment with numpy, pandas and scikit-learn."""
-MISSING_PACKAGES_EXIT = 3
-"""The baseline script's exit code when numpy, pandas or scikit-learn cannot be imported."""
-NO_INTERPRETER_EXIT = 127
-
-
-class BaselineError(TaskforgeError):
-    """The baselines could not produce a usable leaderboard for a competition."""
-
-
-class BaselineEnvironmentError(InfrastructureError):
-    """The sandbox has no Python with the baselines' packages: no dataset can be built until it has."""
-
-
-@dataclass(frozen=True)
-class BaselineRuns:
-    """What the sandbox returned: each entry's submission text (or error), and how long the job took."""
-
-    submissions: dict[str, str]
-    errors: dict[str, str]
-    seconds: float
-    backend: str
 
 
 @dataclass(frozen=True)
@@ -100,43 +71,13 @@ def baseline_plan(competition: Competition, seed: int) -> dict[str, Any]:
 
 def baseline_workspace(competition: Competition, plan: dict[str, Any], root: Path) -> Path:
     """A folder with the public train and test files, the script and its plan (nothing private)."""
-    workspace = root / "workspace"
-    (workspace / "public").mkdir(parents=True)
-    for name in ("train.csv", "test.csv"):
-        (workspace / "public" / name).write_text(competition.public[name], encoding="utf-8")
-    shutil.copyfile(BASELINE_SCRIPT, workspace / BASELINE_SCRIPT.name)
-    (workspace / "plan.json").write_text(json.dumps(plan), encoding="utf-8")
-    return workspace
+    return plan_workspace(plan, competition.public, root)
 
 
 def run_baselines(competition: Competition, sandbox: Sandbox, seed: int) -> BaselineRuns:
     """Run every baseline entry in one sandbox job with the network off; return their submissions."""
-    plan = baseline_plan(competition, seed)
-    with tempfile.TemporaryDirectory(prefix="taskforge-mle-") as tmp:
-        root = Path(tmp)
-        job = Job(command=("python3", BASELINE_SCRIPT.name, "plan.json"), python_env=BASELINE_ENVIRONMENT,
-                  workspace=baseline_workspace(competition, plan, root), network=False,
-                  timeout_s=BASELINE_TIMEOUT_S, memory_mb=BASELINE_MEMORY_MB,
-                  env=(("OMP_NUM_THREADS", "1"), ("OPENBLAS_NUM_THREADS", "1")),
-                  collect=("submissions",), label=f"mle-baselines-{competition.competition_id}")
-        started = time.perf_counter()
-        result = sandbox.run(job, collect_to=root / "out")
-        seconds = time.perf_counter() - started
-        if result.infrastructure_error:
-            raise InfrastructureError(f"baselines of {competition.competition_id}: {result.infrastructure_error}")
-        if result.exit_code in (MISSING_PACKAGES_EXIT, NO_INTERPRETER_EXIT) and not result.timed_out:
-            raise BaselineEnvironmentError(f"the {result.backend} sandbox cannot run the baselines: "
-                                           f"{result.stderr.strip()[-300:]}")
-        if not result.ok:
-            why = "timed out" if result.timed_out else "ran out of memory" if result.oom_killed else \
-                f"exited with {result.exit_code}"
-            raise BaselineError(f"the baseline job {why}: {result.stderr.strip()[-500:]}")
-        folder = root / "out" / "submissions"
-        runs = json.loads((folder / "runs.json").read_text(encoding="utf-8"))
-        submissions = {name: (folder / f"{name}.csv").read_text(encoding="utf-8")
-                       for name, run in runs.items() if run["ok"]}
-        errors = {name: run["error"] for name, run in runs.items() if not run["ok"]}
-    return BaselineRuns(submissions=submissions, errors=errors, seconds=seconds, backend=result.backend)
+    return run_plan(baseline_plan(competition, seed), competition.public, sandbox,
+                    label=f"mle-baselines-{competition.competition_id}", python_env=BASELINE_ENVIRONMENT)
 
 
 def build_leaderboard(competition: Competition, runs: BaselineRuns) -> Leaderboard:
