@@ -2,7 +2,8 @@
 with the task's own grader.
 
 - `copied_inputs`: the input files copied into outputs/, each deliverable filled
-  with the first input file of its format (any input when none has it);
+  with the input of its file name, else the first input of its format (any
+  input when none has it);
 - `constant_deliverables`: well-formed deliverables (the reference's header, key
   columns and rows, its JSON shape, its number of lines) whose every other value is
   one constant: zero / empty (`zero`), or the most common value of its column or
@@ -28,9 +29,12 @@ FORMAT_SUFFIXES = {"csv": (".csv",), "json": (".json", ".jsonl"), "text": (".txt
 
 
 def copied_inputs(inputs: dict[str, str], deliverables: list[dict[str, Any]]) -> dict[str, str]:
-    """Every input file under outputs/ by its name, and each deliverable holding an input of its format."""
+    """Every input file under outputs/ by its name, and each deliverable holding the input of its name, else an
+    input of its format."""
     submission = {f"{OUTPUTS}/{path.rsplit('/', 1)[-1]}": text for path, text in inputs.items()}
     for spec in deliverables:
+        if spec["path"] in submission:
+            continue
         suffixes = FORMAT_SUFFIXES[spec["format"]]
         same = [text for path, text in inputs.items() if any(path.endswith(s) for s in suffixes if s)]
         chosen = same or list(inputs.values())
