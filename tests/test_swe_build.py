@@ -81,8 +81,9 @@ def test_the_right_candidates_are_accepted(built):
     assert div.payload["PASS_TO_PASS"] == ["tests/test_ops.py::test_add", "tests/test_ops.py::test_sub"]
     assert div.payload["statement_origin"] == "issue" and div.payload["hints_text"] == "Confirmed on main."
     assert [r.check for r in div.validation] == list(QUESTIONS)
-    assert {r.check: r.detail.get("strategy") for r in div.validation}["noop"] == ["noop"]
-    assert all(r.detail.get("not_applicable") for r in div.validation if r.check in ("shortcut", "determinism", "review"))
+    strategies = {r.check: r.detail.get("strategy") for r in div.validation}
+    assert strategies["noop"] == ["swe_noop"] and strategies["shortcut"] == ["swe_shortcuts"]
+    assert all(r.detail.get("not_applicable") for r in div.validation if r.check in ("determinism", "review"))
     assert tasks["power_merge"].payload["instance_id"] == "local__calc-7"
 
 
@@ -90,8 +91,8 @@ def test_a_test_that_already_passes_is_rejected_by_the_noop_check(built):
     _, tasks = built
     task = tasks["already_passing"]
     assert task.payload["FAIL_TO_PASS"] == [] and "tests/test_ops.py::test_clamp_bounds" in task.payload["PASS_TO_PASS"]
-    assert failed_checks(task) == {"noop"}
-    assert "no FAIL_TO_PASS test" in task.reasons[0]
+    assert failed_checks(task) == {"noop", "shortcut"}
+    assert "no FAIL_TO_PASS test" in task.reasons[0] and "the empty_patch shortcut scores 1.0" in task.reasons[1]
 
 
 def test_the_flaky_test_is_dropped(built):
@@ -112,8 +113,9 @@ def test_runs_are_recorded_as_task_metadata(built):
     noop = next(r for r in task.validation if r.check == "noop")
     reference = next(r for r in task.validation if r.check == "reference")
     assert noop.score == 0.0 and noop.detail["verdict"]["FAIL_TO_PASS"]["failure"] == ["tests/test_ops.py::test_div_by_zero"]
-    assert reference.detail["scores"] == [1.0, 1.0, 1.0]
-    assert noop.detail["runs_cached"] and reference.detail["runs_cached"], "the checks re-derive from the build's runs"
+    solution = reference.detail["parts"]["swe_reference"]["detail"]
+    assert solution["scores"] == [1.0, 1.0, 1.0]
+    assert noop.detail["runs_cached"] and solution["runs_cached"], "the checks re-derive from the build's runs"
     assert task.payload["committed_at"] == "2025-03-02T12:00:00Z"
     assert task.environment["network"] is False and task.grader["test_files"] == ["tests/test_ops.py"]
 
@@ -181,13 +183,13 @@ def test_a_statement_naming_the_fix_or_leaving_out_the_interface_is_rejected(bui
     _, tasks = built
     sub = tasks["sub_absolute"]
     named = validate(_with_statement(sub, "Add an absolute option to sub\nsub should take the absolute value."))
-    assert failed_checks(named) == {"statement"} and "fix commit's subject" in named.reasons[0]
+    assert failed_checks(named) == {"leakage"} and "fix commit's subject" in named.reasons[0]
     change = validate(_with_statement(sub, "fix: sub keeps the sign\nsub(2, 5, absolute=True) gives -3."))
-    assert failed_checks(change) == {"statement"} and "change description" in change.reasons[0]
+    assert failed_checks(change) == {"leakage"} and "change description" in change.reasons[0]
     quoted = validate(_with_statement(sub, "sub is wrong\nIt should be: return abs(difference) if absolute else difference"))
-    assert failed_checks(quoted) == {"leakage", "statement"} and "quotes" in quoted.reasons[-1]
+    assert failed_checks(quoted) == {"leakage"} and "quotes" in quoted.reasons[0]
     unstated = validate(_with_statement(sub, "sub cannot give a distance\nsub(2, 5) is -3; I need 3 as well."))
-    assert failed_checks(unstated) == {"statement"}
+    assert failed_checks(unstated) == {"reference"}
     assert "the hidden tests call absolute, which the statement never mentions" in unstated.reasons[0]
 
 
@@ -202,9 +204,9 @@ def test_stored_rows_are_revalidated_by_rerunning_their_tests(built, tmp_path, c
     assert main(["validate", str(path), "--data-dir", str(tmp_path / "data"), "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["tasks"]
     assert [row["status"] for row in rows] == ["accepted", "rejected", "rejected"], rows
-    assert rows[1]["reasons"] == ("reference: FAIL_TO_PASS names tests/test_ops.py::test_add, which passes before "
-                                  "the patch")
-    assert rows[2]["reasons"] == "reference: PASS_TO_PASS leaves out tests/test_ops.py::test_sub"
+    assert rows[1]["reasons"] == ("reference: swe_reference: FAIL_TO_PASS names tests/test_ops.py::test_add, which "
+                                  "passes before the patch")
+    assert rows[2]["reasons"] == "reference: swe_reference: PASS_TO_PASS leaves out tests/test_ops.py::test_sub"
 
 
 def test_a_shallow_clone_builds_and_only_its_boundary_commit_is_quarantined(built, tmp_path):
@@ -299,7 +301,7 @@ def test_cli_builds_lands_and_exports_swe_tasks(built, capsys, data_dir, tmp_pat
     assert code == 0, captured.err
     summary = json.loads(captured.out)
     assert summary["families"]["swe"] == {"candidates": 5, "accepted": 4, "rejected": 1,
-                                          "rejected_by_check": {"noop": 1}}
+                                          "rejected_by_check": {"noop": 1, "shortcut": 1}}
     instances = [json.loads(line) for line in export.read_text().splitlines()]
     assert summary["swebench_instances"] == 4 and len(instances) == 4
     assert {i["instance_id"] for i in instances} == {t.payload["instance_id"] for t in built[1].values()

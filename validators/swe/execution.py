@@ -69,7 +69,7 @@ class SweNoOpCheck:
     """Grades the empty patch against the derived lists and the stored ones: it must resolve neither (a task
     with no FAIL_TO_PASS test always fails here)."""
 
-    name = "noop"
+    name = "swe_noop"
 
     def applies_to(self, task: Task) -> bool:
         return task.family == "swe"
@@ -94,7 +94,7 @@ class SweReferenceCheck:
     """Grades the solution in every repeated run against the stored lists, which must equal the lists the runs
     give: the solution must resolve the task every time."""
 
-    name = "reference"
+    name = "swe_reference"
 
     def applies_to(self, task: Task) -> bool:
         return task.family == "swe"
