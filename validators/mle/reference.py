@@ -49,7 +49,7 @@ def _answer_problems(task: Task) -> list[str]:
         labels = set(answers[grader.target_column].to_list()) | set(train[grader.target_column].to_list())
         if labels != set(grader.classes):
             problems.append(f"the grader's classes {sorted(grader.classes)} are not the labels of train and the "
-                            f"answers {sorted(labels)}")
+                            f"answers {sorted(labels, key=str)}")
     return problems
 
 
