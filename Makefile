@@ -4,7 +4,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: venv run test bench clean
+VERL_VENV := .venv-verl
+VERL_STAMP := $(VERL_VENV)/.installed-stamp
+
+.PHONY: venv verl-venv run test bench clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "taskforge needs $(PYTHON)"; exit 1; }
@@ -14,6 +17,16 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 venv: $(STAMP)
+
+# verl (CPU-only: PyTorch's CPU build) beside taskforge, for the test that runs verl's own dataset and tool
+# dispatch on a release (tests/test_family_tools.py); kept apart so the main environment's pins stay as they are.
+$(VERL_STAMP): pyproject.toml
+	test -x $(VERL_VENV)/bin/python || $(PYTHON) -m venv $(VERL_VENV)
+	$(VERL_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(VERL_VENV)/bin/python -m pip install --quiet "torch==2.13.0" "verl==0.9.1" -e .
+	touch $(VERL_STAMP)
+
+verl-venv: $(VERL_STAMP)
 
 run: venv
 	$(BIN)/taskforge cycle

@@ -1,7 +1,8 @@
 """Package layout: each top-level folder of the checkout installs as `taskforge.<folder>`."""
 from setuptools import find_packages, setup
 
-FOLDERS = ("agents", "builders", "diagnosis", "flows", "graders", "sandbox", "schemas", "store", "validators")
+FOLDERS = ("agents", "builders", "diagnosis", "flows", "graders", "sandbox", "schemas", "store", "tools",
+           "validators")
 
 setup(
     packages=["taskforge"] + [f"taskforge.{folder}{'.' + sub if sub else ''}"

@@ -167,6 +167,35 @@ class Agents:
             return Reply(status="ok", value=value, call=call, view=tally.view)
         return Reply(status="failed", reason=f"{status}: {problem}", call=call, view=tally.view)
 
+    def ask_next(self, role: str, conversation: list[dict[str, str]], model: type[M], *, purpose: str, family: str,
+                 subject: str, seed: int | None = None, check: Check | None = None) -> Reply[M]:
+        """Ask a role for its next `model` in a running conversation: `conversation` is the system turn, then the
+        user and assistant turns so far (an agent's actions and what they showed). The schema goes with the system
+        turn; `seed` goes with the request (and so into its cache key: attempts with different seeds are
+        separate samples, each replayed on a rerun). A conversation longer than the role's window is recorded
+        as `too_long`, never sent (an agent's history has no view to cut to)."""
+        reason = self.skip_reason(role)
+        if reason:
+            return Reply(status="skipped", reason=reason)
+        endpoint = self.config.roles[role]
+        started = time.perf_counter()
+        tally = _Tally()
+        first, *turns = conversation
+        messages = [{"role": "system", "content": f"{first['content']}\n\n{schema_instruction(model)}"}, *turns]
+        used = messages_tokens([m["content"] for m in messages], endpoint.input_budget)
+        if used > endpoint.input_budget:
+            status, value, problem = "too_long", None, (f"{TOO_LONG}: the conversation takes {used} tokens, the "
+                                                        f"role's window leaves {endpoint.input_budget}")
+        else:
+            try:
+                status, value, problem = self._rounds(endpoint, messages, model, check, tally, seed)
+            except _Overflow as exc:
+                status, value, problem = "too_long", None, f"{TOO_LONG}: the server refused the conversation ({exc})"
+        call = self._record(endpoint, tally, status, problem, purpose, family, subject, started)
+        if status == "ok":
+            return Reply(status="ok", value=value, call=call)
+        return Reply(status="failed", reason=f"{status}: {problem}", call=call)
+
     def _converse(self, endpoint: RoleEndpoint, system: str, user: str | Fit, model: type[M], check: Check | None,
                   tally: "_Tally") -> tuple[CallStatus, M | None, str | None]:
         """Fit the input, request, validate, and send the problem back until a reply passes or the repairs run
@@ -188,11 +217,12 @@ class Agents:
         return "too_long", None, f"{TOO_LONG}: the server refused every view down to about {target} tokens"
 
     def _rounds(self, endpoint: RoleEndpoint, conversation: list[dict[str, str]], model: type[M],
-                check: Check | None, tally: "_Tally") -> tuple[CallStatus, M | None, str | None]:
+                check: Check | None, tally: "_Tally",
+                seed: int | None = None) -> tuple[CallStatus, M | None, str | None]:
         """Request and validate, sending each problem back for another attempt, up to the role's repairs."""
         problem: str | None = None
         for round_ in range(endpoint.repairs + 1):
-            body = _body(endpoint, conversation, model)
+            body = _body(endpoint, conversation, model, seed)
             key = request_key(endpoint.role, body)
             tally.call_id = tally.call_id or key
             try:
@@ -329,9 +359,12 @@ def _is_overflow(exc: openai.BadRequestError) -> bool:
     return getattr(exc, "code", None) == "context_length_exceeded" or bool(_OVERFLOW.search(str(exc)))
 
 
-def _body(endpoint: RoleEndpoint, conversation: list[dict[str, str]], model: type[BaseModel]) -> dict[str, Any]:
+def _body(endpoint: RoleEndpoint, conversation: list[dict[str, str]], model: type[BaseModel],
+          seed: int | None = None) -> dict[str, Any]:
     """The request body: everything that decides the answer, and nothing about the transport."""
     body: dict[str, Any] = {"model": endpoint.model, "messages": conversation, "temperature": endpoint.temperature}
+    if seed is not None:
+        body["seed"] = seed
     fmt = response_format(model, endpoint.response_format)
     if fmt is not None:
         body["response_format"] = fmt

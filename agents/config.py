@@ -1,9 +1,14 @@
 """Where each role's endpoint, model, limits and prices come from: the environment and an optional TOML file.
 
-Every role (`builder`, `reviewer`, `judge`, `diagnoser`) resolves each setting
-from, in order: `TASKFORGE_<ROLE>_<SETTING>`, the file's `[llm.roles.<role>]`
-table, the generic environment variable (`OPENAI_BASE_URL`, `OPENAI_API_KEY`,
-`TASKFORGE_LLM_<SETTING>`), the file's `[llm]` table, the default. The file
+Every role (`builder`, `reviewer`, `judge`, `diagnoser`, `solver`) resolves each
+setting from, in order: `TASKFORGE_<ROLE>_<SETTING>`, the file's
+`[llm.roles.<role>]` table, the generic environment variable (`OPENAI_BASE_URL`,
+`OPENAI_API_KEY`, `TASKFORGE_LLM_<SETTING>`), the file's `[llm]` table, the
+role's default, the default. The solver (the solver gate's agent, ideally the
+model being trained) costs k attempts × many turns per task, so it runs only
+when its model is named for it (`TASKFORGE_SOLVER_MODEL` or
+`[llm.roles.solver] model`), never on the generic model; it samples at
+temperature 1.0 unless told otherwise, so its k attempts differ. The file
 (`TASKFORGE_LLM_CONFIG`) never holds a key: it names the environment variable
 that does (`api_key_env`). Prices are USD per million tokens per model
 (`[llm.prices."<model>"]`, `input_per_mtok` / `output_per_mtok`).
@@ -26,7 +31,7 @@ from typing import Any, Literal, Mapping
 
 from taskforge.schemas import TaskforgeError
 
-ROLES: tuple[str, ...] = ("builder", "reviewer", "judge", "diagnoser")
+ROLES: tuple[str, ...] = ("builder", "reviewer", "judge", "diagnoser", "solver")
 RESPONSE_FORMATS = ("json_schema", "json_object", "none")
 DIAGNOSIS_SCOPES = ("unexplained", "all")
 CONFIG_ENV = "TASKFORGE_LLM_CONFIG"
@@ -39,6 +44,9 @@ _DEFAULTS: dict[str, Any] = {
     "temperature": 0.0, "max_tokens": None, "diagnosis": "unexplained", "max_context_tokens": 131072,
     "require_separate_models": False,
 }
+_ROLE_DEFAULTS: dict[str, dict[str, Any]] = {"solver": {"temperature": 1.0}}
+OWN_MODEL_ROLES = ("solver",)
+"""Roles that never take the generic model: their model must be named for them."""
 REPLY_RESERVE_TOKENS = 8192
 """Tokens kept free for the reply when a role sets no `max_tokens` (at most a quarter of its window)."""
 MIN_INPUT_TOKENS = 1024
@@ -90,6 +98,9 @@ class RoleEndpoint:
         """Why this role cannot run (None when it can)."""
         if not self.base_url and not self.api_key:
             return NO_ENDPOINT
+        if not self.model and self.role in OWN_MODEL_ROLES:
+            return (f"no {self.role} model named (TASKFORGE_{self.role.upper()}_MODEL or "
+                    f"[llm.roles.{self.role}] model; the generic model is not used for it)")
         if not self.model:
             return f"no model configured (TASKFORGE_{self.role.upper()}_MODEL or TASKFORGE_LLM_MODEL)"
         return None
@@ -154,7 +165,9 @@ class _Lookup:
         if role:
             candidates += [self.env.get(f"TASKFORGE_{role.upper()}_{name.upper()}"),
                            self.file.get("roles", {}).get(role, {}).get(name)]
-        candidates += [self.env.get(_GENERIC_ENV.get(name, f"TASKFORGE_LLM_{name.upper()}")), self.file.get(name)]
+        if not (name == "model" and role in OWN_MODEL_ROLES):
+            candidates += [self.env.get(_GENERIC_ENV.get(name, f"TASKFORGE_LLM_{name.upper()}")), self.file.get(name)]
+        candidates.append(_ROLE_DEFAULTS.get(role or "", {}).get(name))
         return next((c for c in candidates if c not in (None, "")), _DEFAULTS.get(name))
 
     def api_key(self, role: str) -> str | None:

@@ -28,6 +28,8 @@ LLM_STEPS: tuple[LLMStep, ...] = (
     LLMStep("mle_description", "builder", "write MLE competition descriptions from the data facts"),
     LLMStep("easiness_estimate", "judge", "answer long-context candidates to estimate how easy they are"),
     LLMStep("evolution_judge", "judge", "judge evolved tasks (long-context, workflow) against their parents"),
+    LLMStep("solver_attempt", "solver", "attempt candidates k times with their family's tools (the solver gate: "
+                                        "the `difficulty` question)"),
 )
 
 

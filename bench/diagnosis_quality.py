@@ -1,28 +1,38 @@
 """How well the rule-based diagnosis tells failure from success and finds the decisive step, on public labelled runs.
 
-Two measurements, each on a calibration part and a held-out part (a fixed split by a hash of the run's id;
-`--held-out` sets its share):
+Two measurements, each on a calibration part and a held-out part (a fixed split by a hash of the task id, or of
+the file name for Who&When; `--held-out` sets its share):
 
-1. SWE runs with published SWE-bench verdicts: every rule's firing rate on failed runs and on resolved runs
-   relabelled as failed (a rule that fires as often on resolved runs points at nothing), and the share of runs
-   that get a confident capability diagnosis (confidence >= 0.6).
+1. SWE runs with published SWE-bench verdicts, per system (agent and model): every rule's firing rate on failed
+   runs and on resolved runs relabelled as failed (a rule that fires as often on resolved runs points at
+   nothing), and the share of runs that get a confident capability diagnosis (confidence >= 0.6). Twice: with
+   the harness's per-test results the verdicts carry (`Outcome.tests`: which FAIL_TO_PASS / PASS_TO_PASS tests
+   failed), and from the trace alone (those results removed). A third table says whether what the trace shows
+   about those tests (did the agent run them after its last change?) separates failed from resolved runs by
+   itself.
 2. Who&When's Algorithm-Generated multi-agent transcripts: how often the diagnosis names the annotated agent and
-   step, beside the always-last-step and first-action baselines and the published LLM figures.
+   step, beside trivial baselines and the published LLM figures.
 
 By default it reads the small copies kept under tests/fixtures/diagnosis. For the full measurement point it at
-larger local copies:
+larger local copies (`--swe LABEL RUNS VERDICTS…`, repeatable):
 
-    .venv/bin/python bench/diagnosis_quality.py \
-        --swe-runs DATA/mini-swe-agent-gemini-3-pro/trajs \
-        --swe-verdicts DATA/mini-swe-agent-gemini-3-pro/trajs/sb-cli-reports \
+    .venv/bin/python bench/diagnosis_quality.py \\
+        --swe mini-swe-agent/gemini-3-pro DATA/mini-swe-agent-gemini-3-pro/trajs \\
+              DATA/mini-swe-agent-gemini-3-pro/trajs/sb-cli-reports DATA/mini-swe-agent-gemini-3-pro/logs \\
+        --swe SWE-agent/gpt-4o DATA/java/20240825_SWE-agent_gpt-4o-2024-05-13/trajs \\
+              DATA/java/20240825_SWE-agent_gpt-4o-2024-05-13/results/results.json \\
+              DATA/java/20240825_SWE-agent_gpt-4o-2024-05-13/logs \\
         --who-and-when "DATA/who_and_when/Who&When/Algorithm-Generated"
 
-Where to get them (public GitHub repositories, MIT licence):
-- SWE runs: `gruckion/mini-swe-agent`, folder `swebench_results/20251118_gemini-3-pro-74pct/` (500 mini-swe-agent
-  runs of Gemini 3 Pro on SWE-bench Verified, `trajs/` with the sb-cli report under `trajs/sb-cli-reports/`, and
-  per-instance `logs/<id>/report.json`). Any SWE-agent, mini-swe-agent or OpenHands run folder with its SWE-bench
-  report works the same way (`--swe-runs` and `--swe-verdicts` may be repeated, in pairs).
-- Who&When: `mingyin1/Agents_Failure_Attribution`, folder `Who&When/Algorithm-Generated/` only. The Hand-Crafted
+Where to get them (public GitHub repositories):
+- `gruckion/mini-swe-agent` (MIT), folder `swebench_results/20251118_gemini-3-pro-74pct/`: 500 mini-swe-agent runs
+  of Gemini 3 Pro on SWE-bench Verified, `trajs/` with the sb-cli report under `trajs/sb-cli-reports/`, and the
+  harness's per-instance `logs/<id>/report.json` (with `tests_status`).
+- `multi-swe-bench/experiments`, folders `evaluation/java/verified/20240825_SWE-agent_<model>/`: SWE-agent runs of
+  five models on SWE-bench-java Verified (91 instances each): `trajs/*.traj`, `results/results.json`, and the
+  harness's `logs/<id>/run_instance.log` (its `report: {…}` line holds `tests_status`). No licence file: used
+  here for measurement only, never kept in the repository.
+- `mingyin1/Agents_Failure_Attribution` (MIT), folder `Who&When/Algorithm-Generated/` only. The Hand-Crafted
   split is kept for independent evaluation: this script refuses any path that names it.
 """
 
@@ -33,7 +43,7 @@ import hashlib
 import json
 import sys
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -44,6 +54,7 @@ HELD_OUT = 0.4
 FORBIDDEN = "hand-crafted"
 PUBLISHED = ("Who&When (ICML 2025): best LLM judges without help 7-9 % step accuracy (as cited in issue 18); "
              "a tracer trained for attribution about 20 %")
+PARTS = ("calibration", "held-out")
 
 
 def held_out(key: str, share: float) -> bool:
@@ -52,58 +63,61 @@ def held_out(key: str, share: float) -> bool:
 
 
 def relabelled(episode):
-    """A resolved run presented as a failure."""
+    """A resolved run presented as a failure (its harness results, every test passing, kept)."""
     return episode.model_copy(update={"outcome": episode.outcome.model_copy(
         update={"success": False, "score": 0.0, "failure_origin": "model"})})
 
 
-def swe_runs(pairs: list[tuple[Path, Path]]):
-    """Graded episodes of every run folder with a verdict (runs without one are counted and left out)."""
+def trace_only(episode):
+    """The run without the harness's per-test results: what the rules see from the trace and verdict alone."""
+    return episode.model_copy(update={"outcome": episode.outcome.model_copy(update={"tests": None})})
+
+
+def swe_runs(runs: Path, verdict_files: list[Path]):
+    """Graded episodes of a run folder (runs without a verdict, or with an evaluation error, are counted and
+    left out)."""
     from taskforge.diagnosis.readers import discover, read_traces
     from taskforge.diagnosis.verdicts import graded_by, load_verdicts
     from taskforge.schemas import Episode
 
+    verdicts = load_verdicts(verdict_files)
     episodes, unmatched = [], 0
-    for runs, verdict_file in pairs:
-        verdicts = load_verdicts([verdict_file])
-        for item in read_traces(discover([runs])):
-            if isinstance(item, Episode):
-                verdict = verdicts.match(item)
-                if verdict is None or verdict.resolved is None:
-                    unmatched += 1
-                else:
-                    episodes.append(graded_by(item, verdict))
+    for item in read_traces(discover([runs])):
+        if isinstance(item, Episode):
+            verdict = verdicts.match(item)
+            if verdict is None or verdict.resolved is None:
+                unmatched += 1
+            else:
+                episodes.append(graded_by(item, verdict))
     return episodes, unmatched
 
 
 @dataclass
 class Part:
-    """Counts of one part (calibration or held-out) of the SWE measurement."""
+    """Counts of one part (calibration or held-out) of one system's SWE measurement."""
 
-    failed: int = 0
-    resolved: int = 0
-    fires: Counter = None
-    confident_fires: Counter = None
-    confident: Counter = None
-    diagnosed: Counter = None
-
-    def __post_init__(self):
-        self.fires, self.confident_fires, self.confident, self.diagnosed = Counter(), Counter(), Counter(), Counter()
+    runs: Counter = field(default_factory=Counter)
+    fires: Counter = field(default_factory=Counter)
+    confident_fires: Counter = field(default_factory=Counter)
+    diagnosed: Counter = field(default_factory=Counter)
+    confident: Counter = field(default_factory=Counter)
+    trace_signals: Counter = field(default_factory=Counter)
 
 
-def measure_swe(episodes, share: float) -> dict[str, Part]:
-    """Per part: every rule's firing (and confident firing) on failed and relabelled resolved runs, and the runs
-    with any / a confident capability diagnosis."""
+def measure_swe(episodes, share: float, strip_tests: bool) -> dict[str, Part]:
+    """Per part: every rule's firing (and confident firing) on failed and relabelled resolved runs, the runs with
+    any / a confident capability diagnosis, and what the trace shows about the tests the harness ran."""
     from taskforge.diagnosis.diagnose import diagnose
-    from taskforge.diagnosis.rules import RULES
+    from taskforge.diagnosis.rules import rules_for
 
-    parts = {"calibration": Part(), "held-out": Part()}
+    parts = {name: Part() for name in PARTS}
     for episode in episodes:
         part = parts["held-out" if held_out(episode.task_id, share) else "calibration"]
         side = "failed" if not episode.outcome.success else "resolved"
-        setattr(part, side, getattr(part, side) + 1)
         case = episode if side == "failed" else relabelled(episode)
-        for rule in RULES:
+        case = trace_only(case) if strip_tests else case
+        part.runs[side] += 1
+        for rule in rules_for(case.family):
             finding = rule(case)
             if finding is not None and finding.mode.applies_to(case.family):
                 part.fires[(rule.__name__, side)] += 1
@@ -111,29 +125,94 @@ def measure_swe(episodes, share: float) -> dict[str, Part]:
         found = [d for d in diagnose(case) if not d.failure_mode.is_infrastructure]
         part.diagnosed[side] += bool(found)
         part.confident[side] += any(d.confidence >= CONFIDENT for d in found)
+        _count_trace_signals(episode, side, part.trace_signals)
     return parts
 
 
-def print_swe(parts: dict[str, Part], unmatched: int) -> None:
-    """The SWE tables: per rule, then per run."""
+def _count_trace_signals(episode, side: str, counts: Counter) -> None:
+    """What the trace alone shows about the tests that decide the task (those the harness named), for failed and
+    resolved runs alike: whether the agent ever ran them, ran them after its last change to the patch's files,
+    and whether its last check after that change ran clean."""
+    from taskforge.diagnosis.signals import calls, failed, runs_of_tests, solution_changes
+
+    tests = episode.outcome.tests
+    if tests is None:
+        return
+    names = [*tests.fail_to_pass_failed, *tests.fail_to_pass_passed, *tests.pass_to_pass_failed]
+    changed = solution_changes(episode)
+    last = changed[-1].step if changed else -1
+    checks = [c for c in calls(episode) if c.step > last and c.is_check and c.observation is not None]
+    counts[("with test results", side)] += 1
+    counts[("ran the deciding tests at all", side)] += bool(runs_of_tests(episode, names))
+    counts[("ran them after its last change", side)] += bool(runs_of_tests(episode, names, after=last))
+    counts[("a check after its last change", side)] += bool(checks)
+    counts[("that check ran clean", side)] += bool(checks) and not failed(checks[-1].observation)
+
+
+def print_swe(label: str, parts: dict[str, Part], unmatched: int, strip_tests: bool) -> None:
+    """The SWE tables of one system: per rule, then per run."""
     from taskforge.diagnosis.rules import RULES
 
+    evidence = "from the trace alone" if strip_tests else "with the harness's per-test results"
     for name, part in parts.items():
-        if not part.failed and not part.resolved:
+        if not part.runs:
             continue
-        print(f"\nSWE runs, {name}: {part.failed} failed, {part.resolved} resolved (relabelled as failed)"
-              + (f"; {unmatched} runs without a verdict left out" if unmatched and name == "calibration" else ""))
+        print(f"\n{label}, {name}, {evidence}: {part.runs['failed']} failed, {part.runs['resolved']} resolved "
+              f"(relabelled as failed)" + (f"; {unmatched} runs without a verdict left out"
+                                           if unmatched and name == "calibration" else ""))
         print(f"{'rule':<30}{'fires: failed':>14}{'resolved':>10}{'confident: failed':>19}{'resolved':>10}")
         for rule in RULES:
             cells = [part.fires[(rule.__name__, "failed")], part.fires[(rule.__name__, "resolved")],
                      part.confident_fires[(rule.__name__, "failed")], part.confident_fires[(rule.__name__, "resolved")]]
             if any(cells):
-                print(f"{rule.__name__:<30}{_rate(cells[0], part.failed):>14}{_rate(cells[1], part.resolved):>10}"
-                      f"{_rate(cells[2], part.failed):>19}{_rate(cells[3], part.resolved):>10}")
-        print(f"{'any capability diagnosis':<30}{_rate(part.diagnosed['failed'], part.failed):>14}"
-              f"{_rate(part.diagnosed['resolved'], part.resolved):>10}")
-        print(f"{'a confident one (>= 0.6)':<30}{_rate(part.confident['failed'], part.failed):>14}"
-              f"{_rate(part.confident['resolved'], part.resolved):>10}   goal: >= 70 % of failed, <= 20 % of resolved")
+                print(f"{rule.__name__:<30}{_rate(cells[0], part.runs['failed']):>14}"
+                      f"{_rate(cells[1], part.runs['resolved']):>10}{_rate(cells[2], part.runs['failed']):>19}"
+                      f"{_rate(cells[3], part.runs['resolved']):>10}")
+        print(f"{'any capability diagnosis':<30}{_rate(part.diagnosed['failed'], part.runs['failed']):>14}"
+              f"{_rate(part.diagnosed['resolved'], part.runs['resolved']):>10}")
+        print(f"{'a confident one (>= 0.6)':<30}{_rate(part.confident['failed'], part.runs['failed']):>14}"
+              f"{_rate(part.confident['resolved'], part.runs['resolved']):>10}   goal: >= 70 % of failed, "
+              "<= 20 % of resolved")
+
+
+def print_trace_signals(label: str, parts: dict[str, Part]) -> None:
+    """Whether the trace alone separates: the share of failed and resolved runs showing each signal about the
+    tests the harness ran."""
+    for name, part in parts.items():
+        counts = part.trace_signals
+        if not counts[("with test results", "failed")]:
+            continue
+        failed, resolved = counts[("with test results", "failed")], counts[("with test results", "resolved")]
+        print(f"\n{label}, {name}: what the trace shows about the deciding tests (runs with test results: "
+              f"{failed} failed, {resolved} resolved)")
+        print(f"{'signal':<36}{'failed':>8}{'resolved':>10}")
+        for signal in ("ran the deciding tests at all", "ran them after its last change",
+                       "a check after its last change", "that check ran clean"):
+            print(f"{signal:<36}{_rate(counts[(signal, 'failed')], failed):>8}"
+                  f"{_rate(counts[(signal, 'resolved')], resolved):>10}")
+
+
+def print_summary(rows: list[tuple[str, str, Part, Part]]) -> None:
+    """One line per system and part: confident diagnoses on failed and relabelled resolved runs, with the
+    harness's per-test results and from the trace alone."""
+    print("\nSummary: runs with a confident capability diagnosis (goal: >= 70 % of failed, <= 20 % of resolved)")
+    print(f"{'system':<40}{'part':<13}{'failed':>7}{'resolved':>9}{'with test results':>20}{'trace alone':>15}")
+    totals = {part: [Part(), Part()] for part in PARTS}
+    for label, part_name, with_tests, alone in rows:
+        for total, part in zip(totals[part_name], (with_tests, alone)):
+            total.runs.update(part.runs)
+            total.confident.update(part.confident)
+        print(_summary_line(label, part_name, with_tests, alone))
+    if len({label for label, *_ in rows}) > 1:
+        for part_name, (with_tests, alone) in totals.items():
+            print(_summary_line("all systems", part_name, with_tests, alone))
+
+
+def _summary_line(label: str, part_name: str, with_tests: Part, alone: Part) -> str:
+    failed, resolved = with_tests.runs["failed"], with_tests.runs["resolved"]
+    pair = [f"{_rate(p.confident['failed'], failed)} / {_rate(p.confident['resolved'], resolved)}"
+            for p in (with_tests, alone)]
+    return f"{label[:39]:<40}{part_name:<13}{failed:>7}{resolved:>9}{pair[0]:>20}{pair[1]:>15}"
 
 
 def _rate(count: int, total: int) -> str:
@@ -158,21 +237,32 @@ def who_and_when(folder: Path):
     return labelled
 
 
+METHODS = ("rules (decisive step)", "always the last step", "the first action", "the second turn",
+           "the most active agent's first turn")
+"""The rules and every trivial baseline: the last step, the first agent turn, the second agent turn (the most
+common labelled position in the calibration part), and the first turn of the agent that spoke most."""
+
+
 def measure_attribution(labelled, share: float) -> dict[str, Counter]:
-    """Per part: agent and step hits of the diagnosis's decisive step and of the two trivial baselines."""
+    """Per part: agent and step hits of the diagnosis's decisive step and of the trivial baselines."""
     from taskforge.diagnosis.diagnose import attribution, diagnose
 
-    parts = {"calibration": Counter(), "held-out": Counter()}
+    parts = {name: Counter() for name in PARTS}
     for episode, agent, step in labelled:
         part = parts["held-out" if held_out(Path(episode.source_file).stem, share) else "calibration"]
         part["n"] += 1
-        agents = [s for s in episode.steps if s.role == "assistant"]
+        turns = [s for s in episode.steps if s.role == "assistant"]
         found = diagnose(episode)
         part["diagnosed"] += bool(found)
+        busiest = Counter(s.actor for s in turns).most_common(1)[0][0] if turns else None
+        second = turns[1] if len(turns) > 1 else turns[0] if turns else None
         guesses = {
             "rules (decisive step)": attribution(found),
-            "always the last step": (agents[-1].actor if agents else None, episode.steps[-1].index),
-            "the first action": (agents[0].actor if agents else None, agents[0].index if agents else None),
+            "always the last step": (turns[-1].actor if turns else None, episode.steps[-1].index),
+            "the first action": (turns[0].actor if turns else None, turns[0].index if turns else None),
+            "the second turn": (second.actor if second else None, second.index if second else None),
+            "the most active agent's first turn": (busiest, next((s.index for s in turns if s.actor == busiest),
+                                                                  None)),
         }
         for method, (guess_agent, guess_step) in guesses.items():
             part[(method, "agent")] += guess_agent == agent
@@ -186,9 +276,9 @@ def print_attribution(parts: dict[str, Counter]) -> None:
         if not part["n"]:
             continue
         print(f"\nWho&When Algorithm-Generated, {name}: {part['n']} failed multi-agent transcripts")
-        print(f"{'method':<26}{'agent accuracy':>16}{'step accuracy':>15}")
-        for method in ("rules (decisive step)", "always the last step", "the first action"):
-            print(f"{method:<26}{_rate(part[(method, 'agent')], part['n']):>16}"
+        print(f"{'method':<36}{'agent accuracy':>16}{'step accuracy':>15}")
+        for method in METHODS:
+            print(f"{method:<36}{_rate(part[(method, 'agent')], part['n']):>16}"
                   f"{_rate(part[(method, 'step')], part['n']):>15}")
     print(f"published: {PUBLISHED}")
 
@@ -196,19 +286,29 @@ def print_attribution(parts: dict[str, Counter]) -> None:
 def main() -> None:
     """Run both measurements on the given (or the kept) public files and print their tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--swe-runs", type=Path, action="append", help="a folder of SWE-agent/mini-swe-agent/"
-                        "OpenHands runs (repeatable, paired with --swe-verdicts)")
-    parser.add_argument("--swe-verdicts", type=Path, action="append", help="the SWE-bench report of those runs")
+    parser.add_argument("--swe", nargs="+", action="append", metavar="LABEL RUNS VERDICTS",
+                        help="a system's label, its run folder (SWE-agent / mini-swe-agent / OpenHands runs) and "
+                             "its verdict files or folders (repeatable)")
     parser.add_argument("--who-and-when", type=Path, help="Who&When's Algorithm-Generated folder")
     parser.add_argument("--held-out", type=float, default=HELD_OUT, help="share of runs in the held-out part")
     args = parser.parse_args()
-    runs = args.swe_runs or [FIXTURES / "mini-swe-agent-gemini-3-pro" / "trajs"]
-    verdicts = args.swe_verdicts or [FIXTURES / "mini-swe-agent-gemini-3-pro" / "report.json"]
-    if len(runs) != len(verdicts):
-        raise SystemExit("give one --swe-verdicts per --swe-runs")
-    episodes, unmatched = swe_runs(list(zip(runs, verdicts)))
-    print(f"SWE runs: {len(episodes)} with a verdict from {', '.join(str(r) for r in runs)}")
-    print_swe(measure_swe(episodes, args.held_out), unmatched)
+    mini = FIXTURES / "mini-swe-agent-gemini-3-pro"
+    systems = args.swe or [["mini-swe-agent/gemini-3-pro (kept sample)", str(mini / "trajs"),
+                            str(mini / "report.json"), str(mini / "logs")]]
+    rows = []
+    for system in systems:
+        if len(system) < 3:
+            raise SystemExit(f"--swe {' '.join(system)}: give a label, a run folder and at least one verdict file")
+        label, runs, *verdict_files = system
+        episodes, unmatched = swe_runs(Path(runs), [Path(v) for v in verdict_files])
+        print(f"\n== {label}: {len(episodes)} runs with a verdict from {runs}")
+        with_tests = measure_swe(episodes, args.held_out, strip_tests=False)
+        alone = measure_swe(episodes, args.held_out, strip_tests=True)
+        print_swe(label, with_tests, unmatched, strip_tests=False)
+        print_swe(label, alone, unmatched, strip_tests=True)
+        print_trace_signals(label, with_tests)
+        rows += [(label, name, with_tests[name], alone[name]) for name in PARTS]
+    print_summary(rows)
     folder = args.who_and_when or FIXTURES / "who_and_when"
     print_attribution(measure_attribution(who_and_when(folder), args.held_out))
 

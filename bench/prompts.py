@@ -121,13 +121,7 @@ STEPS: dict[str, Step] = {
 
 
 GOLDEN = REPO / "tests" / "golden" / "prompts"
-NOT_GOLDEN = ("diagnosis",)
-"""Steps rendered here whose prompt is golden-tested by its owner."""
-
-
-def golden_steps() -> dict[str, Step]:
-    """The steps whose rendered prompts are compared with `GOLDEN`."""
-    return {name: step for name, step in STEPS.items() if name not in NOT_GOLDEN}
+"""Every step's rendered prompts, compared by tests/test_prompts.py."""
 
 
 def agents_for(server: ChatServer, folder: Path, mode: str, window: int | None = None) -> Agents:
@@ -217,7 +211,7 @@ def collect_samples(work: Path) -> dict[str, Any]:
     parent = next(t for t in built if t.task_id == child.lineage.parent_task_id)
 
     seeds = work / "seeds"
-    shutil.copytree(data / "workflow_seeds" / "temperature-anomaly", seeds / "temperature-anomaly")
+    shutil.copytree(REPO / "tests" / "fixtures" / "workflow_seeds" / "temperature-anomaly", seeds / "temperature-anomaly")
     item = PlanItem(family="workflow", capability="verification", quota=2, gap_ids=[], priority=1.0)
     process = sandbox.get_sandbox("process")
     original, sandbox.default_sandbox = sandbox.default_sandbox, lambda: process
@@ -233,7 +227,7 @@ def collect_samples(work: Path) -> dict[str, Any]:
     env = open_environment(str(snapshot_dir), collection.collection_id, collection.version)
     case = LiteratureBuilder()._case("find_papers", env, derive_seed("prompts", 0))
 
-    spec = dataset_spec(data / "mle" / "orchard_yield.csv", data / "mle")
+    spec = dataset_spec(REPO / "tests" / "fixtures" / "mle" / "orchard_yield.csv", REPO / "tests" / "fixtures" / "mle")
     frame, problem = define_problem(load_table(spec), spec)
     facts = description_facts(prepare(frame, problem, 3, spec.title), spec.title, spec.description)
 
@@ -245,7 +239,7 @@ def collect_samples(work: Path) -> dict[str, Any]:
                 if isinstance(e, Episode)]
     return {
         "long_context_parent": parent.model_dump(mode="json"), "long_context_child": child.model_dump(mode="json"),
-        "workflow_seed": load_seed(data / "workflow_seeds" / "temperature-anomaly").package.model_dump(mode="json"),
+        "workflow_seed": load_seed(REPO / "tests" / "fixtures" / "workflow_seeds" / "temperature-anomaly").package.model_dump(mode="json"),
         "workflow_parent": wf_parent.model_dump(mode="json"), "workflow_child": wf_child.model_dump(mode="json"),
         "literature": {"papers": [p.model_dump() for p in source_papers(case, env)],
                        "brief": brief_for(case).model_dump(), "subject": "literature-sample"},
@@ -261,7 +255,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=REPO / "data" / "out" / "prompts")
     parser.add_argument("--mode", choices=("json_schema", "json_object", "none"), default="json_schema")
-    parser.add_argument("--golden", action="store_true", help=f"render the golden-tested steps into {GOLDEN}")
+    parser.add_argument("--golden", action="store_true", help=f"render every step into {GOLDEN}")
     parser.add_argument("--refresh-samples", action="store_true")
     args = parser.parse_args()
     if args.golden:
@@ -272,7 +266,7 @@ def main() -> None:
         SAMPLES_FILE.write_text(json.dumps(samples, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
                                 encoding="utf-8")
         print(f"samples written to {SAMPLES_FILE.relative_to(REPO)}")
-    done = render_all(args.out, args.mode, golden_steps() if args.golden else None)
+    done = render_all(args.out, args.mode)
     for name, (reply, requests) in done.items():
         print(f"{args.out / (name + '.md')}: {reply.status}, {len(requests)} request(s)"
               f"{', view: ' + reply.view if reply.view else ''}{', ' + reply.reason if reply.reason else ''}")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Protocol
+from typing import Any, Iterable, Iterator, Protocol, runtime_checkable
 
 from taskforge.schemas import PlanItem, Quarantined, Task
 from taskforge.schemas.contracts import conforming
@@ -41,6 +41,14 @@ class Builder(Protocol):
     default_source: str | None
 
     def build(self, item: PlanItem, context: BuildContext) -> Iterator[Task | Quarantined]: ...
+
+
+@runtime_checkable
+class Evolving(Protocol):
+    """A builder that can make a harder variant of one of its tasks, when the solver gate (the `difficulty`
+    question) found it too easy; the variant is validated again (`taskforge.flows.evolution`)."""
+
+    def harder(self, task: Task, context: BuildContext) -> Task | Quarantined: ...
 
 
 def emitted(candidates: Iterable[Task | Quarantined]) -> Iterator[Task | Quarantined]:

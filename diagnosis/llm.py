@@ -1,10 +1,14 @@
 """LLM diagnosis: the diagnoser role reads an episode and names its failure modes, in the rules' Diagnosis schema.
 
-The prompt gives the taxonomy's definitions (only the modes the episode can have), the task as posed, the
-expected answer when the trace recorded it, and each step as head and tail; it asks for the decisive step
-first. Replies are filtered: modes of another family, infrastructure modes on a model failure and a mode named
-twice are dropped and recorded; a transcript too long for the window is shortened in the middle and the
-diagnosis records it (`signals.input`).
+The prompt gives the taxonomy's definitions (only the modes the episode can have); the user message is a
+`Fit` of parts (`agents.context`): a header kept whole (family, outcome, the harness's failing tests, the
+expected answer when known), one part per step, and the task as posed with the final answer, kept whole. When
+the whole transcript does not fit the diagnoser's window, each step is cut to its head and tail (a pytest log
+keeps its `FAILED … / 1 failed` summary) and the call records the view it sent (`LLMCall.view`, and
+`signals.input` on each diagnosis); when even that does not fit, nothing is sent and the call is recorded
+`too_long`. The reply gives its analysis first and, in each finding, the decisive step first; its parts are
+cross-checked (`LLMDiagnosisReply`) and a reply that fails is sent back for repair. Modes of another family and
+infrastructure modes on a model failure are dropped and recorded (`signals.dropped_findings`).
 
 By default it reads only the failed, model-caused episodes the rules leave
 unexplained (`TASKFORGE_LLM_DIAGNOSIS=unexplained`); with `all` it reads every
@@ -15,24 +19,24 @@ failed call is recorded with its reason.
 
 from __future__ import annotations
 
-import json
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
+from taskforge.agents import verdicts
 from taskforge.agents.client import Agents, Reply
+from taskforge.agents.context import Fit, Part, cut_middle, fit_parts
 from taskforge.diagnosis.diagnose import diagnose
-from taskforge.diagnosis.signals import actor_of, expected_answer, task_text
+from taskforge.diagnosis.signals import actor_of, expected_answer, final_answer, task_text
 from taskforge.schemas import CAPABILITIES, TAXONOMY_VERSION, Diagnosis, Episode, FailureMode, Step, content_id
 
-STEP_HEAD = 700
-STEP_TAIL = 900
-"""Each step is shown as its head and its tail: a pytest log keeps its `FAILED … / 1 failed` summary, a long
-document its question."""
-EPISODE_CHARS = 60_000
-HEAD_STEPS = 4
 TASK_CHARS = 4_000
+"""The task as posed, kept whole in the prompt, is cut to this many characters around its middle: a long
+document keeps its question (documents come first, the question last)."""
+ANSWER_CHARS = 2_000
+SHOWN_TESTS = 10
+VIEW = "head and tail of each step; the header, the task as posed and the final answer kept"
 
 
 class LLMFinding(BaseModel):
@@ -49,10 +53,32 @@ class LLMFinding(BaseModel):
 
 
 class LLMDiagnosisReply(BaseModel):
-    """The diagnoser's reasoning, then every failure mode it sees (empty when the trace shows none)."""
+    """The diagnoser's reasoning, then every failure mode it sees (empty when the trace shows none); the parts
+    must agree or the reply is sent back for repair."""
 
-    analysis: str = Field(default="", description="your reasoning over the steps, written before the findings")
-    findings: list[LLMFinding]
+    analysis: str = verdicts.ANALYSIS
+    findings: list[LLMFinding] = Field(description="every failure mode the trace shows, each at most once")
+
+    @model_validator(mode="after")
+    def _parts_agree(self) -> "LLMDiagnosisReply":
+        """Reasoning before findings, each mode once, and no decisive step after all the evidence of it (every
+        problem is named at once, so one repair can fix them all)."""
+        problems = []
+        if self.findings and not self.analysis.strip():
+            problems.append("write the analysis (your reasoning over the steps) before naming findings")
+        named = [f.failure_mode.value for f in self.findings]
+        twice = sorted({mode for mode in named if named.count(mode) > 1})
+        if twice:
+            problems.append(f"name each failure mode at most once ({', '.join(twice)} named more than once): merge "
+                            "their evidence into one finding")
+        late = [f.failure_mode.value for f in self.findings if f.decisive_step > max(f.evidence_steps)]
+        if late:
+            problems.append(f"the decisive step of {', '.join(late)} comes after every step given as its evidence: "
+                            "the decisive step is the earliest step after which the failure was likely, so the "
+                            "evidence must reach it")
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
 
 
 def taxonomy(episode: Episode) -> str:
@@ -82,8 +108,9 @@ INSTRUCTIONS = (
     "step. Then name each failure mode the trace shows, from the taxonomy below only and each at most once, with "
     "its decisive step, the agent that took it (multi-agent transcripts), the steps that show it, a confidence in "
     "[0, 1] and a short explanation citing the steps. When the expected answer is given, compare the final answer "
-    "with it. Harness notices (install messages, 'output too long', format reminders) are never evidence. Name a "
-    "mode only when a step shows it."
+    "with it; when the evaluation harness's failing tests are given, find where the trace shows why they fail. "
+    "Harness notices (install messages, 'output too long', format reminders) are never evidence. Name a mode only "
+    "when a step shows it."
 )
 
 
@@ -92,85 +119,82 @@ def system_prompt(episode: Episode) -> str:
     return f"{INSTRUCTIONS}\n\nTaxonomy:\n{taxonomy(episode)}"
 
 
-def head_and_tail(text: str, head: int = STEP_HEAD, tail: int = STEP_TAIL) -> str:
-    """A text cut to its head and its tail, the cut marked with how much was left out."""
-    if len(text) <= head + tail:
-        return text
-    return f"{text[:head]}\n…[{len(text) - head - tail} characters cut]…\n{text[-tail:]}"
-
-
-def _render_step(step: Step) -> str:
-    """One step: index, role, agent, segment, content, tool calls and error, each as head and tail."""
+def render_step(step: Step) -> str:
+    """One step in full: index, role, agent, segment, content, tool calls and error."""
     actor = f" ({step.actor})" if step.actor else ""
     parts = [f"[{step.index}] {step.role}{actor} (segment {step.segment})" + (" ERROR" if step.is_error else "")]
     if step.content:
-        parts.append(head_and_tail(step.content))
-    parts += [f"→ call {c.name}({head_and_tail(c.arguments)})" for c in step.tool_calls]
+        parts.append(step.content)
+    parts += [f"→ call {c.name}({c.arguments})" for c in step.tool_calls]
     if step.error:
-        parts.append(f"error: {head_and_tail(step.error)}")
+        parts.append(f"error: {step.error}")
     return "\n".join(parts)
 
 
-@dataclass(frozen=True)
-class RenderedEpisode:
-    """The episode as the diagnoser reads it, and what had to be left out for the window."""
-
-    text: str
-    steps_shown: int
-    steps_omitted: int
-
-    @property
-    def cut(self) -> dict[str, int | bool]:
-        """What the diagnosis records about its input: never a silent cut."""
-        return {"steps_shown": self.steps_shown, "steps_omitted": self.steps_omitted,
-                "too_long_for_window": self.steps_omitted > 0}
-
-
-def render_episode(episode: Episode) -> RenderedEpisode:
-    """The episode as the diagnoser reads it: family, outcome, the task (question kept), the expected answer when
-    known, then its steps; when too long, the middle steps are left out and the text says how many."""
-    rendered = [_render_step(s) for s in episode.steps]
-    kept, size = list(rendered), sum(map(len, rendered))
-    omitted = 0
-    if size > EPISODE_CHARS:
-        head, tail, budget = rendered[:HEAD_STEPS], [], EPISODE_CHARS - sum(map(len, rendered[:HEAD_STEPS]))
-        for text in reversed(rendered[HEAD_STEPS:]):
-            if budget - len(text) < 0:
-                break
-            tail.insert(0, text)
-            budget -= len(text)
-        omitted = len(rendered) - len(head) - len(tail)
-        kept = [*head, f"…[{omitted} steps omitted: the episode is too long for the window]…", *tail]
-    outcome = json.dumps(episode.outcome.model_dump(), sort_keys=True)
-    lines = [f"Task family: {episode.family}", f"Outcome: {outcome}"]
-    task = task_text(episode)
-    if task:
-        lines.append(f"Task as posed:\n{head_and_tail(task, TASK_CHARS // 2, TASK_CHARS // 2)}")
+def header(episode: Episode) -> str:
+    """What the diagnoser must always see first: the family, how the episode ended, the tests the harness found
+    failing (when the verdict came with them) and the expected answer (when known)."""
+    outcome = episode.outcome
+    lines = [f"Task family: {episode.family}",
+             f"Outcome: success={outcome.success}, failure origin={outcome.failure_origin}, score={outcome.score}"
+             + (f", {outcome.detail}" if outcome.detail else "")]
+    tests = outcome.tests
+    if tests is not None:
+        if tests.patch_applied is False:
+            lines.append("The evaluation harness could not apply the submitted patch.")
+        for label, failing, passing in (("tests the issue asks to pass (FAIL_TO_PASS)", tests.fail_to_pass_failed,
+                                         tests.fail_to_pass_passed),
+                                        ("tests that passed before the patch (PASS_TO_PASS)", tests.pass_to_pass_failed,
+                                         tests.pass_to_pass_passed)):
+            if failing:
+                shown = ", ".join(failing[:SHOWN_TESTS]) + (f" and {len(failing) - SHOWN_TESTS} more"
+                                                             if len(failing) > SHOWN_TESTS else "")
+                lines.append(f"Failing after the patch, {len(failing)} of {len(failing) + len(passing)} {label}: "
+                             f"{shown}")
     expected = expected_answer(episode)
     if expected is not None:
         lines.append(f"Expected answer: {expected}")
-    if omitted:
-        lines.append(f"Note: {omitted} of {len(rendered)} steps are left out for length.")
-    text = "\n".join(lines) + "\n\nSteps:\n\n" + "\n\n".join(kept)
-    return RenderedEpisode(text=text, steps_shown=len(rendered) - omitted, steps_omitted=omitted)
+    return "\n".join(lines)
+
+
+def question_and_final_answer(episode: Episode) -> str:
+    """The task as posed (cut around its middle: a long document keeps its question) and the final answer."""
+    lines = []
+    task = task_text(episode)
+    if task:
+        lines.append(f"Task as posed:\n{cut_middle(task, TASK_CHARS)}")
+    answer = final_answer(episode)
+    lines.append(f"Final answer (step {answer.step}):\n{cut_middle(answer.text, ANSWER_CHARS)}" if answer
+                 else "Final answer: none given")
+    return "\n".join(lines)
+
+
+def episode_parts(episode: Episode) -> list[Part]:
+    """The episode as the diagnoser reads it: the header kept, one part per step, the task and answer kept."""
+    return [Part(header(episode) + "\n\nSteps:", keep=True), *(Part(render_step(s)) for s in episode.steps),
+            Part(question_and_final_answer(episode), keep=True)]
+
+
+def render_episode(episode: Episode) -> Fit:
+    """The diagnoser's input: the whole transcript, or its view (each step as head and tail) when too long."""
+    parts = episode_parts(episode)
+    return Fit(full="\n\n".join(p.text for p in parts), view=VIEW, cut=lambda tokens: fit_parts(parts, tokens))
 
 
 def kept_findings(episode: Episode, findings: list[LLMFinding]) -> tuple[list[LLMFinding], list[dict[str, str]]]:
-    """The findings that fit the episode, and those dropped with why: a mode of another family, an
-    infrastructure mode on a model failure, or a mode named twice (the more confident one stays)."""
-    kept: dict[FailureMode, LLMFinding] = {}
+    """The findings that fit the episode, and those dropped with why: a mode of another family, or an
+    infrastructure mode on a model failure (a mode named twice never gets here: the reply is repaired)."""
+    kept: list[LLMFinding] = []
     dropped: list[dict[str, str]] = []
-    for finding in sorted(findings, key=lambda f: -f.confidence):
+    for finding in findings:
         mode = finding.failure_mode
         if not mode.applies_to(episode.family):
             dropped.append({"mode": mode.value, "why": f"not a mode of {episode.family} episodes"})
         elif mode.is_infrastructure and episode.outcome.failure_origin == "model":
             dropped.append({"mode": mode.value, "why": "an infrastructure mode on a model failure"})
-        elif mode in kept:
-            dropped.append({"mode": mode.value, "why": "named twice"})
         else:
-            kept[mode] = finding
-    return list(kept.values()), dropped
+            kept.append(finding)
+    return kept, dropped
 
 
 def diagnose_with_llm(agents: Agents, episode: Episode) -> Reply[list[Diagnosis]]:
@@ -185,13 +209,13 @@ def diagnose_with_llm(agents: Agents, episode: Episode) -> Reply[list[Diagnosis]
             raise ValueError(f"evidence steps {bad} are not steps of this episode (steps are "
                              f"{min(indices, default=0)}..{max(indices, default=0)})")
 
-    rendered = render_episode(episode)
-    reply = agents.ask("diagnoser", system_prompt(episode), rendered.text, LLMDiagnosisReply, purpose="diagnosis",
-                       family=episode.family, subject=episode.episode_id, check=check)
+    reply = agents.ask("diagnoser", system_prompt(episode), render_episode(episode), LLMDiagnosisReply,
+                       purpose="diagnosis", family=episode.family, subject=episode.episode_id, check=check)
     if not reply.ok:
         return replace(reply, value=None)
     kept, dropped = kept_findings(episode, reply.value.findings)
-    signals = {"model": reply.call.model, "call_id": reply.call.call_id, "input": rendered.cut,
+    signals = {"model": reply.call.model, "call_id": reply.call.call_id,
+               "input": {"view": reply.view, "too_long_for_window": reply.view is not None},
                **({"dropped_findings": dropped} if dropped else {})}
     return replace(reply, value=[_diagnosis(episode, f, signals) for f in kept])
 

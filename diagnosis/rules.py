@@ -16,10 +16,12 @@ from functools import lru_cache
 from typing import Callable
 
 from taskforge.diagnosis.finding import Finding
-from taskforge.diagnosis.signals import (FULL_TRACEBACK, TEST_FAILURE, WARNING_SIGN, Call, assistant_after, calls,
-                                        code_runs, evidence_text, expected_answer, failed, final_answer,
+from taskforge.diagnosis.signals import (FULL_TRACEBACK, TEST_FAILURE, WARNING_HINTS, WARNING_SIGN, Call, assistant_after,
+                                        assistant_text, calls, code_runs, evidence_text, expected_answer, failed,
+                                        final_answer, mentions, observations_lowered, observations_text,
                                         changes, first_executed_turn, first_statement, has_traceback,
-                                        near_identical_groups, reads, searches, source_ids, step_text, task_text,
+                                        near_identical_groups, reads, runs_of_tests, searches, solution_changes,
+                                        source_ids, step_text, task_text, test_locators,
                                         unreferenced_observations, words)
 from taskforge.schemas import Episode, FailureMode
 
@@ -36,6 +38,9 @@ ON_TOPIC = 0.3
 OFF_TOPIC = 0.15
 FEW_ACTIONS = 1
 FORMAT_ERRORS = 3
+HARNESS_CONFIDENCE = 0.8
+"""A failure the evaluation harness's own test results show (a test named, failing after the patch)."""
+SHOWN_TESTS = 5
 CLEAN_RUN_CONFIDENCE = {"swe": 0.3}
 """A submitted patch that failed is an implementation error by default, but nothing in the trace shows where:
 for SWE runs this finding is the fallback, below any confident rule."""
@@ -77,6 +82,9 @@ ASSUMPTIONS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
      re.compile(r"accuracy_score", re.I)),
 )
 ANY_VIOLATION = re.compile("|".join(f"(?:{violation.pattern})" for _, violation, _ in ASSUMPTIONS), re.I)
+VIOLATION_HINTS = ("normal", "skew", "stationar", "unit root", "adf", "autocorrelat", "durbin", "imbalanc",
+                   "minority class")
+"""What every violation above holds (lower-cased); see `mentions`."""
 ANY_METHOD = re.compile("|".join(f"(?:{method.pattern})" for _, _, method in ASSUMPTIONS), re.I)
 
 
@@ -151,6 +159,8 @@ def insufficient_exploration(episode: Episode) -> Finding | None:
 
 def premature_discard(episode: Episode) -> Finding | None:
     """A retrieved source dismissed as irrelevant and never cited, though it was the evidence needed."""
+    if not DISMISSAL.search(assistant_text(episode)):
+        return None
     answer = final_answer(episode)
     cited = source_ids(answer.text) if answer else set()
     gold = {str(g).lower() for g in episode.metadata.get("gold_sources", [])}
@@ -223,9 +233,12 @@ def stuck_exploring(episode: Episode) -> Finding | None:
 def method_outside_assumptions(episode: Episode) -> Finding | None:
     """Output showed an assumption violated (non-normal, non-stationary …), then a method relying on it was run.
 
-    Each step is searched once for any violation (and each call once for any method); only a hit is looked at
-    assumption by assumption.
+    The observations are searched once for any violation; only then each step (and each call once for any
+    method), and only a hit is looked at assumption by assumption.
     """
+    if not mentions(observations_lowered(episode), VIOLATION_HINTS) \
+            or not ANY_VIOLATION.search(observations_text(episode)):
+        return None
     violated: dict[str, int] = {}
     for step in episode.steps:
         if step.role == "tool" and len(violated) < len(ASSUMPTIONS) and ANY_VIOLATION.search(step.content):
@@ -252,6 +265,8 @@ def method_outside_assumptions(episode: Episode) -> Finding | None:
 def ignored_warning_sign(episode: Episode) -> Finding | None:
     """A run of the agent's code printed a sign the result is wrong (NaN, non-convergence …) and no later step
     took it up. Harness notices, installer output and denials ("No divide by zero warnings!") are not signs."""
+    if not mentions(observations_lowered(episode), WARNING_HINTS) or not WARNING_SIGN.search(observations_text(episode)):
+        return None
     for call in code_runs(episode):
         obs = call.observation
         if failed(obs) or not call.runs_program or not WARNING_SIGN.search(obs.content):
@@ -291,8 +306,12 @@ def clean_run_wrong_answer(episode: Episode) -> Finding | None:
 
     The decisive step is, for a patch, its last edit; for an answer, the first turn whose action ran (the result
     the rest built on).
-    For SWE runs this is the fallback of every failed submission, with a low confidence.
+    For SWE runs this is the fallback of every failed submission, with a low confidence; a run whose verdict came
+    with the harness's per-test results is diagnosed from those instead (`issue_tests_still_fail`,
+    `broke_passing_tests`).
     """
+    if episode.family == "swe" and episode.outcome.tests is not None:
+        return None
     runs = code_runs(episode)
     answer = final_answer(episode)
     if not runs or answer is None:
@@ -300,7 +319,7 @@ def clean_run_wrong_answer(episode: Episode) -> Finding | None:
     last = runs[-1]
     if failed(last.observation) or not last.observation.content.strip():
         return None
-    changed = [c.step for c in changes(episode)]
+    changed = [c.step for c in solution_changes(episode)]
     decisive = changed[-1] if changed and episode.family == "swe" else first_executed_turn(episode)
     return Finding(
         mode=FailureMode.IMPLEMENTATION_ERROR, steps=[last.step],
@@ -316,7 +335,7 @@ def failing_tests_at_submission(episode: Episode) -> Finding | None:
     (when it called the failure unrelated, that is `dismissed_failing_test`)."""
     answer = final_answer(episode)
     made = calls(episode)
-    changed = [c.step for c in changes(episode)]
+    changed = [c.step for c in solution_changes(episode)]
     if answer is None or not changed:
         return None
     runs = [c for c in made if changed[-1] < c.step < answer.step and REPOSITORY_TESTS.search(c.text)
@@ -335,26 +354,130 @@ def failing_tests_at_submission(episode: Episode) -> Finding | None:
 
 
 def dismissed_failing_test(episode: Episode) -> Finding | None:
-    """A test or script failed and the agent's next turn called the failure unrelated or pre-existing."""
+    """A test or script failed and the agent's next turn called the failure unrelated or pre-existing.
+
+    Whether it was unrelated the trace alone cannot tell (a pre-existing failure is often just that): without
+    the harness's test results the finding stays below confident. With them, a dismissal counts only when the
+    harness found one of the dismissed tests failing after the patch (then it is confident); a dismissal of
+    tests the harness found passing, or never checked, was not the failure.
+    """
+    if not DISMISSED_TEST.search(assistant_text(episode)):
+        return None
+    tests = episode.outcome.tests
     steps = episode.steps
     for position, step in enumerate(steps):
         if step.role != "assistant" or not (said := DISMISSED_TEST.search(step.content)):
             continue
         before = [s for s in steps[max(0, position - 3):position] if s.role == "tool"]
         failing = next((s for s in reversed(before) if TEST_FAILURE.search(s.content)), None)
-        if failing is not None:
-            return Finding(
-                mode=FailureMode.DISMISSED_FAILING_TEST, steps=[failing.index, step.index],
-                signals={"dismissal": said.group(0), "failure_step": failing.index},
-                confidence=0.55, decisive=step.index,
-                explanation=f"step {failing.index} showed a failing test; step {step.index} called it "
-                            f"{said.group(0)!r} and went on",
-            )
+        if failing is None:
+            continue
+        confirmed = [name for name in tests.failing if any(locator in failing.content
+                                                           for locator in test_locators(name))] if tests else []
+        if tests is not None and not confirmed:
+            continue
+        return Finding(
+            mode=FailureMode.DISMISSED_FAILING_TEST, steps=[failing.index, step.index],
+            signals={"dismissal": said.group(0), "failure_step": failing.index,
+                     **({"failing_after_patch": confirmed[:SHOWN_TESTS]} if tests else {})},
+            confidence=HARNESS_CONFIDENCE if confirmed else 0.55, decisive=step.index,
+            explanation=f"step {failing.index} showed a failing test; step {step.index} called it "
+                        f"{said.group(0)!r} and went on"
+                        + (f"; the harness found {', '.join(confirmed[:2])} failing after the patch" if confirmed
+                           else ""),
+        )
     return None
 
 
+def _last_solution_change(episode: Episode) -> int | None:
+    """The step of the last change to the submitted patch's files (the fix as submitted)."""
+    changed = solution_changes(episode)
+    return changed[-1].step if changed else None
+
+
+def _names(tests: list[str]) -> str:
+    shown = ", ".join(tests[:SHOWN_TESTS])
+    return shown + (f" and {len(tests) - SHOWN_TESTS} more" if len(tests) > SHOWN_TESTS else "")
+
+
+def issue_tests_still_fail(episode: Episode) -> Finding | None:
+    """The harness ran the tests the issue asks to pass (FAIL_TO_PASS) on the submitted patch and some still fail,
+    or could not apply the patch: the fix does not do what the issue asks.
+
+    The trace adds how the agent missed it: whether it ran those tests after its last change (`ran_them`), and
+    whether its own last check after that change ran clean. The decisive step is the last change to the
+    patch's files: the fix as submitted.
+    """
+    tests = episode.outcome.tests
+    if tests is None or not (tests.fail_to_pass_failed or tests.patch_applied is False):
+        return None
+    last = _last_solution_change(episode)
+    answer = final_answer(episode)
+    decisive = last if last is not None else answer.step if answer else episode.steps[-1].index
+    ran = runs_of_tests(episode, tests.fail_to_pass_failed, after=-1 if last is None else last)
+    checks = [c for c in calls(episode) if last is not None and c.step > last and c.is_check
+              and c.observation is not None]
+    applied = tests.patch_applied is not False
+    total = len(tests.fail_to_pass_failed) + len(tests.fail_to_pass_passed)
+    explanation = ("the harness could not apply the submitted patch" if not applied else
+                   f"{len(tests.fail_to_pass_failed)} of {total} tests the issue asks to pass still fail after the "
+                   f"patch ({_names(tests.fail_to_pass_failed)}); the agent "
+                   + (f"ran them at step {ran[-1].step}" if ran else "never ran them") + " after its last change"
+                   + (f", and its last check (step {checks[-1].step}) ran clean"
+                      if checks and not failed(checks[-1].observation) else ""))
+    return Finding(
+        mode=FailureMode.IMPLEMENTATION_ERROR, steps=sorted({decisive, *(c.step for c in ran[-1:])}),
+        signals={"still_failing": tests.fail_to_pass_failed[:SHOWN_TESTS],
+                 "still_failing_count": len(tests.fail_to_pass_failed), "issue_tests": total,
+                 "patch_applied": applied, "ran_them": bool(ran), "last_change_step": last,
+                 "last_check_clean": bool(checks) and not failed(checks[-1].observation)},
+        confidence=0.9 if not applied else HARNESS_CONFIDENCE, decisive=decisive, explanation=explanation,
+    )
+
+
+def broke_passing_tests(episode: Episode) -> Finding | None:
+    """Tests that passed before the patch (PASS_TO_PASS) fail after it: the change broke working behaviour.
+
+    If the agent never ran those tests after its last change, it finished without the check that would have
+    shown its change wrong (`no_verification`); if it ran them and submitted anyway, the patch is wrong and it
+    knew or could have known (`implementation_error`; calling the failure unrelated is
+    `dismissed_failing_test`). The decisive step is the last change to the patch's files.
+    """
+    tests = episode.outcome.tests
+    if tests is None or not tests.pass_to_pass_failed:
+        return None
+    last = _last_solution_change(episode)
+    answer = final_answer(episode)
+    decisive = last if last is not None else answer.step if answer else episode.steps[-1].index
+    ran = runs_of_tests(episode, tests.pass_to_pass_failed, after=-1 if last is None else last)
+    broken = _names(tests.pass_to_pass_failed)
+    signals = {"broken": tests.pass_to_pass_failed[:SHOWN_TESTS], "broken_count": len(tests.pass_to_pass_failed),
+               "ran_them": bool(ran), "last_change_step": last}
+    if not ran:
+        return Finding(
+            mode=FailureMode.NO_VERIFICATION, steps=[decisive], signals=signals, confidence=0.75, decisive=decisive,
+            explanation=f"the patch broke {len(tests.pass_to_pass_failed)} test(s) that passed before ({broken}); the "
+                        "agent never ran them after its last change")
+    seen = any(c.observation is not None and TEST_FAILURE.search(c.observation.content) for c in ran)
+    return Finding(
+        mode=FailureMode.IMPLEMENTATION_ERROR, steps=sorted({decisive, ran[-1].step}),
+        signals={**signals, "saw_them_fail": seen}, confidence=HARNESS_CONFIDENCE if seen else 0.7,
+        decisive=decisive,
+        explanation=f"the patch broke {len(tests.pass_to_pass_failed)} test(s) that passed before ({broken}); the "
+                    f"agent ran them at step {ran[-1].step}"
+                    + (", saw failures and submitted" if seen else " and they passed there"))
+
+
 def patch_adds_unrelated_files(episode: Episode) -> Finding | None:
-    """The submitted patch adds new files that are not tests: scratch scripts, copies, build output."""
+    """The submitted patch adds new files that are not tests: scratch scripts, copies, build output.
+
+    Below confident: on public runs it goes with failure for one agent (mini-swe-agent, Gemini 3 Pro: 14 % of
+    failed, 2 % of resolved runs) and not for another (SWE-agent on SWE-bench-java leaves its reproduction
+    scripts in resolved patches as often as in failed ones); a stray file rarely breaks the tests. When the
+    harness's per-test results are known, they say why the run failed instead.
+    """
+    if episode.outcome.tests is not None:
+        return None
     submission = str(episode.metadata.get("submission") or "")
     added = [path for path in NEW_FILE.findall(submission) if not TEST_PATH.search(path)]
     if not added:
@@ -366,7 +489,7 @@ def patch_adds_unrelated_files(episode: Episode) -> Finding | None:
     return Finding(
         mode=FailureMode.IMPLEMENTATION_ERROR, steps=sorted(set(creating[:3])) or [decisive],
         signals={"added_files": added[:10], "added_count": len(added)},
-        confidence=0.7, decisive=decisive,
+        confidence=0.5, decisive=decisive,
         explanation=f"the submitted patch adds {len(added)} new non-test file(s): {', '.join(added[:3])}",
     )
 
@@ -389,9 +512,12 @@ def answer_without_tools(episode: Episode) -> Finding | None:
 
 
 def format_errors(episode: Episode) -> Finding | None:
-    """The harness refused several of the agent's turns for breaking its action format."""
+    """The harness refused several of the agent's turns for breaking its action format, and the agent never
+    recovered: no action of its ran after the last refusal. Refusals it recovered from (the next turn ran)
+    cost turns but did not end the run: on public runs they are as common in resolved runs as in failed ones."""
     refused = [s for s in episode.steps if s.is_error and (s.error or "").startswith("format error")]
-    if len(refused) < FORMAT_ERRORS:
+    if len(refused) < FORMAT_ERRORS or any(c.step > refused[-1].index and c.observation is not None
+                                           for c in calls(episode)):
         return None
     turns = [next((p.index for p in reversed(episode.steps[:s.index]) if p.role == "assistant"), s.index)
              for s in refused]
@@ -430,7 +556,7 @@ def lost_objective(episode: Episode) -> Finding | None:
 def ignored_intermediate_finding(episode: Episode) -> Finding | None:
     """An observation stated a result (`total = 42`) that no later step ever used (answers only: a SWE run
     submits a patch, not a value)."""
-    if final_answer(episode) is None or episode.family == "swe":
+    if final_answer(episode) is None or episode.family == "swe" or not FINDING.search(observations_text(episode)):
         return None
     observations = [s for s in episode.steps if s.role == "tool" and not failed(s)]
     for step in observations:
@@ -452,11 +578,14 @@ def ignored_intermediate_finding(episode: Episode) -> Finding | None:
 
 
 def premature_termination(episode: Episode) -> Finding | None:
-    """The agent stopped early: it gave up, stopped right after an unanswered error, or barely acted.
+    """The agent stopped early: it gave up, stopped right after an unanswered error, submitted no change at all,
+    or barely acted.
 
     A run cut off by a step, cost or context limit did not stop by choice: not this mode. Neither is an
     answer given without tools (that is a wrong answer, `answer_without_tools`), nor an answer given after a
-    failed run (the answer was wrong, not missing).
+    failed run (the answer was wrong, not missing). Stopping after an unanswered error is decided by the turn
+    whose call failed: that is the decisive step. Submitting an empty patch (the trace recorded the submission
+    and it holds no change) is stopping before the task was done.
     """
     if CUT_OFF.search(episode.outcome.detail or ""):
         return None
@@ -468,27 +597,36 @@ def premature_termination(episode: Episode) -> Finding | None:
     tool_steps = [s for s in episode.steps if s.role == "tool"]
     after_last_tool = assistant_after(episode, tool_steps[-1].index) if tool_steps else []
     gave_up = last.role == "assistant" and not last.tool_calls and GIVE_UP.search(last.content)
+    answer = final_answer(episode)
     unanswered_error = bool(tool_steps) and failed(tool_steps[-1]) and not any(s.tool_calls for s in after_last_tool) \
-        and final_answer(episode) is None
+        and answer is None
+    empty = episode.family == "swe" and "submission" in episode.metadata \
+        and not str(episode.metadata["submission"]).strip()
     few = len(work) <= FEW_ACTIONS
-    if not (gave_up or unanswered_error or few):
+    if not (gave_up or unanswered_error or empty or few):
         return None
-    reason = "gave up" if gave_up else "stopped after an unanswered error" if unanswered_error else "barely acted"
+    reason = "gave up" if gave_up else "stopped after an unanswered error" if unanswered_error else \
+        "submitted no change" if empty else "barely acted"
+    decisive = answer.step if empty and answer else last.index
+    if unanswered_error and not gave_up:
+        decisive = next((s.index for s in reversed(episode.steps[:tool_steps[-1].index]) if s.role == "assistant"),
+                        decisive)
     return Finding(
         mode=FailureMode.PREMATURE_TERMINATION, steps=[last.index],
         signals={"tool_calls": len(made), "work_calls": len(work), "gave_up": bool(gave_up),
-                 "unanswered_error": unanswered_error,
+                 "unanswered_error": unanswered_error, "empty_submission": empty,
                  "reason": reason},
-        confidence=0.65 if gave_up else 0.6 if unanswered_error else 0.4, decisive=last.index,
+        confidence=0.65 if gave_up else 0.7 if empty else 0.6 if unanswered_error else 0.4, decisive=decisive,
         explanation=f"the agent {reason} after {len(made)} tool call(s)",
     )
 
 
 def no_verification(episode: Episode) -> Finding | None:
-    """The agent changed something (edited, wrote) and concluded without running any check afterwards."""
+    """The agent changed something (edited, wrote) and concluded without running any check afterwards. When the
+    trace recorded the submitted patch, only changes to its files count (a scratch script is not the fix)."""
     made = calls(episode)
     answer = final_answer(episode)
-    changed = changes(episode)
+    changed = solution_changes(episode)
     if not changed or answer is None:
         return None
     last_change = changed[-1]
@@ -516,6 +654,8 @@ RULE_MODES: dict[Rule, tuple[FailureMode, ...]] = {
     clean_run_wrong_answer: (M.IMPLEMENTATION_ERROR,),
     failing_tests_at_submission: (M.IMPLEMENTATION_ERROR,),
     dismissed_failing_test: (M.DISMISSED_FAILING_TEST,),
+    issue_tests_still_fail: (M.IMPLEMENTATION_ERROR,),
+    broke_passing_tests: (M.NO_VERIFICATION, M.IMPLEMENTATION_ERROR),
     patch_adds_unrelated_files: (M.IMPLEMENTATION_ERROR,),
     answer_without_tools: (M.INCORRECT_ANSWER,),
     format_errors: (M.FORMAT_ERROR,),
@@ -526,12 +666,17 @@ RULE_MODES: dict[Rule, tuple[FailureMode, ...]] = {
 }
 """Every capability rule and the failure modes it reports; each capability mode of the taxonomy has one."""
 RULES: tuple[Rule, ...] = tuple(RULE_MODES)
+NOT_EVIDENCE_FOR: dict[Rule, tuple[str, ...]] = {repeated_actions: ("swe",)}
+"""Rules measured not to separate failed from resolved runs of a family (bench/diagnosis_quality.py, calibration
+part): they are not run there. Coding agents re-run the same inspection command as often in resolved runs."""
 
 
 @lru_cache(maxsize=None)
 def rules_for(family: str) -> tuple[Rule, ...]:
-    """The rules worth running on a family's episodes: those reporting a mode the family can fail by."""
-    return tuple(rule for rule in RULES if any(mode.applies_to(family) for mode in RULE_MODES[rule]))
+    """The rules worth running on a family's episodes: those reporting a mode the family can fail by, less those
+    that are no evidence there (`NOT_EVIDENCE_FOR`)."""
+    return tuple(rule for rule in RULES if any(mode.applies_to(family) for mode in RULE_MODES[rule])
+                 and family not in NOT_EVIDENCE_FOR.get(rule, ()))
 
 
 def infrastructure_finding(episode: Episode) -> Finding | None:

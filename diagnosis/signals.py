@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import cached_property, lru_cache, wraps
+from functools import lru_cache, wraps
 from typing import Any, Callable, TypeVar
 
 from taskforge.schemas import Episode, Step
@@ -25,12 +25,16 @@ CHANGE_ACTION = re.compile(r"\b(?:str_replace|insert|apply_patch|create|write_fi
                            r"\bpatch -p\d|(?<![0-9&])>>?\s*(?!/dev/)[\w./-]+\.\w+|cat <<|\btee \S+\.\w+", re.I)
 """An action that changes a file: an editor command, an in-place edit, a redirect into a file, a patch applied
 (a bare `patch` word, as in `cat patch.txt`, is not a change)."""
+CHANGE_HINTS = ("str_replace", "insert", "apply_patch", "create", "write_file", "edit_file", "sed -i", "git apply",
+                "patch -p", ">", "<<", "tee ")
+"""What every change action holds (lower-cased): a text without any is no change, and the regex is not run."""
 EDIT_TOOL = re.compile(r"edit|write|create|insert|apply_patch", re.I)
 CHECK_ACTION = re.compile(r"pytest|unittest|runtests|\btest|python3? \S+\.py|python3? -c|verify|check|assert|reproduc",
                           re.I)
 CODE_TOOL = re.compile(r"python|ipython|jupyter|run|exec|bash|shell|code|script|\bsh\b", re.I)
 SHELL_TOOL = re.compile(r"bash|shell|\bsh\b|terminal|execute_command|run_command", re.I)
-PROGRAM_RUN = re.compile(r"\bpython[\d.]*\b|\bpytest\b|runtests|\bRscript\b|\bnode\b|\bjulia\b|\./\S+", re.I)
+PROGRAM_RUN = re.compile(r"\bpython[\d.]*\b|\bpytest\b|runtests|\bRscript\b|\bnode\b|\bjulia\b|\bmvn\b|\bgradlew?\b|"
+                         r"\bjava\b|\./\S+", re.I)
 END_MARKERS = {"TERMINATE", "TERMINATE.", "DONE"}
 """Turns that only end a group chat: the answer is the turn before."""
 FULL_TRACEBACK = "Traceback (most recent call last)"
@@ -45,6 +49,9 @@ WARNING_SIGN = re.compile(
     re.I)
 """Signs that a result is numerically wrong. Deprecation, future, user and syntax warnings are about the code's
 age or style, not its result: they are not signs."""
+WARNING_HINTS = ("warning", "nan", "inf", "overflow", "divide by zero", "converge", "singular", "ill-conditioned",
+                 "separation", "precision")
+"""What every warning sign holds (lower-cased); see `mentions`."""
 BOILERPLATE = re.compile(
     r"WARNING: Running pip as the 'root' user[^\n]*(?:\n[^\n]*venv[^\n]*)?|\[notice\][^\n]*|"
     r"DEPRECATION: [^\n]*|<warning>.*?</warning>|The output of your last command was too long[^\n]*|"
@@ -69,7 +76,26 @@ STOPWORDS = frozenset(
     "this that with from have what which when where their there about into your will would could should "
     "then than them they these those been being were does done make made find give show using used each "
     "only also more most some such very just like over after before under between answer please task".split())
+PATCH_FILE = re.compile(r"^diff --git a/(\S+) b/", re.M)
+PYTEST_ID = re.compile(r"^([\w./-]+?)(?:\.py)?::(?:\w+::)*(\w+)")
+UNITTEST_ID = re.compile(r"^(\w+) \(([\w.]+)\.\w+\)")
+"""`test_name (app.module.Class)`: Django's and unittest's way of naming a test."""
+JAVA_TEST_ID = re.compile(r"(?:^|[:.])([A-Z]\w*Tests?)\b")
 _ARGUMENT_KEYS = ("query", "q", "search", "keywords", "term", "command", "cmd", "code", "url", "path", "id")
+
+
+class once:
+    """A property computed on first access and kept on the instance (`functools.cached_property` without its
+    lock, which Python 3.11 takes on every first access: a call is read by one thread)."""
+
+    def __init__(self, method: Callable[[Any], Any]) -> None:
+        self.method, self.name, self.__doc__ = method, method.__name__, method.__doc__
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.method(instance)
+        return value
 
 
 @dataclass(frozen=True)
@@ -85,27 +111,27 @@ class Call:
     text: str
     observation: Step | None
 
-    @cached_property
+    @once
     def is_submit(self) -> bool:
         """Whether it hands the work in (a submit tool, or a command carrying the harness's submit marker)."""
         return bool(SUBMIT_COMMAND.search(self.text)) or (bool(SUBMIT_TOOL.search(self.name))
                                                            and not CODE_TOOL.search(self.name))
 
-    @cached_property
+    @once
     def is_change(self) -> bool:
         """Whether it changes a file: a changing command, or an edit tool used for anything but viewing."""
         if self.is_submit:
             return False
-        if CHANGE_ACTION.search(self.text):
+        if mentions(self.text.lower(), CHANGE_HINTS) and CHANGE_ACTION.search(self.text):
             return True
         return bool(EDIT_TOOL.search(self.name)) and not re.match(r"\s*view\b", self.text)
 
-    @cached_property
+    @once
     def is_check(self) -> bool:
         """Whether it runs a test, a script or a check (and changes nothing)."""
         return not self.is_submit and not self.is_change and bool(CHECK_ACTION.search(self.text))
 
-    @cached_property
+    @once
     def runs_program(self) -> bool:
         """Whether it executes the agent's code: a code tool, or a shell command that runs a program (not one
         that only lists, prints or searches files)."""
@@ -145,6 +171,30 @@ def per_episode(measure: Callable[[Episode], T]) -> Callable[[Episode], T]:
         return last[1]
 
     return cached
+
+
+def mentions(lowered: str, hints: tuple[str, ...]) -> bool:
+    """Whether a lower-cased text holds any of the hints: a substring test, far cheaper than the case-insensitive
+    regular expression it guards (a text without any hint cannot match it)."""
+    return any(hint in lowered for hint in hints)
+
+
+@per_episode
+def observations_text(episode: Episode) -> str:
+    """Every tool step's output in one text: one search tells a rule whether any step is worth a closer look."""
+    return "\n".join(s.content for s in episode.steps if s.role == "tool")
+
+
+@per_episode
+def observations_lowered(episode: Episode) -> str:
+    """`observations_text` lower-cased, for `mentions`."""
+    return observations_text(episode).lower()
+
+
+@per_episode
+def assistant_text(episode: Episode) -> str:
+    """Every assistant step's content in one text (see `observations_text`)."""
+    return "\n".join(s.content for s in episode.steps if s.role == "assistant")
 
 
 @per_episode
@@ -228,6 +278,47 @@ def code_runs(episode: Episode) -> list[Call]:
 def changes(episode: Episode) -> list[Call]:
     """Calls that changed a file, in order."""
     return [c for c in calls(episode) if c.is_change]
+
+
+@per_episode
+def submitted_files(episode: Episode) -> list[str]:
+    """The files the submitted patch touches (from `metadata.submission`), in order."""
+    return PATCH_FILE.findall(str(episode.metadata.get("submission") or ""))
+
+
+@per_episode
+def solution_changes(episode: Episode) -> list[Call]:
+    """Changes to files the submitted patch touches (a scratch script written and deleted is not part of the
+    solution); every change when the trace recorded no patch."""
+    names = {path.rsplit("/", 1)[-1] for path in submitted_files(episode)}
+    made = changes(episode)
+    if not names:
+        return made
+    return [c for c in made if any(name in c.text for name in names)]
+
+
+def test_locators(name: str) -> frozenset[str]:
+    """What a command running a test would name: its file's stem and its function (`tests/test_x.py::test_y`),
+    its module and app (`test_y (app.tests.Class)`), or its Java class; nothing for a test named by a sentence."""
+    name = name.strip()
+    if match := PYTEST_ID.match(name):
+        return frozenset({match.group(1).rsplit("/", 1)[-1], match.group(2)})
+    if match := UNITTEST_ID.match(name):
+        module = match.group(2)
+        return frozenset({match.group(1), module, module.split(".", 1)[0]} - {"tests", "test"})
+    if match := JAVA_TEST_ID.search(name):
+        return frozenset({match.group(1)})
+    return frozenset({name}) if re.fullmatch(r"test_\w+", name) else frozenset()
+
+
+def runs_of_tests(episode: Episode, names: list[str], after: int = -1) -> list[Call]:
+    """Program runs after step `after` (submission left out) whose command names one of the tests (see
+    `test_locators`): a `grep` for a test's name is not a run of it."""
+    locators = set().union(*map(test_locators, names)) if names else set()
+    if not locators:
+        return []
+    return [c for c in calls(episode) if c.step > after and not c.is_submit and c.runs_program
+            and any(locator in c.text for locator in locators)]
 
 
 def actor_of(episode: Episode, index: int) -> str | None:

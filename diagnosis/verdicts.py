@@ -9,26 +9,33 @@ id. Understood files:
   `empty_patch_ids`, `completed_ids`/`submitted_ids`), or an experiments-style
   `results.json` (`{"resolved": [ids], ...}`);
 - a per-instance `report.json` of the harness (`{instance_id: {"resolved": …}}`,
-  or the flat `{"resolved": …}` named by its folder), and a folder holding such files;
+  or the flat `{"resolved": …}` named by its folder), the harness's per-instance
+  `run_instance.log` (its `report: {…}` line), and a folder holding such files;
+  their `tests_status` (which FAIL_TO_PASS and PASS_TO_PASS tests passed or failed)
+  and whether the patch applied are kept with the verdict and carried onto the
+  episode's outcome (`Outcome.tests`): the evidence of why a run failed;
 - a JSON object `{id: true/false/score}`;
 - JSON lines or CSV with an id column (`episode_id`, `instance_id`, `task_id` or
   `id`) and `resolved`/`success` (true/false) or `score` (full marks = resolved).
 
 An evaluation error (`error_ids`) leaves the episode ungraded. A broken file
 raises an InputError naming it; the same id with two different verdicts is
-recorded as a conflict and the first verdict stands.
+recorded as a conflict and the first verdict stands (a later file with the same
+verdict and the per-test results the first lacked adds those results).
 """
 
 from __future__ import annotations
 
+import ast
 import csv
 import io
 import json
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from taskforge.schemas import Episode, InputError, Outcome, Quarantined
+from taskforge.schemas import Episode, HarnessTests, InputError, Outcome, Quarantined
 
 ID_KEYS = ("episode_id", "instance_id", "task_id", "id")
 REPORT_LISTS = {"resolved_ids": True, "resolved": True, "unresolved_ids": False, "empty_patch_ids": False,
@@ -37,6 +44,10 @@ REPORT_LISTS = {"resolved_ids": True, "resolved": True, "unresolved_ids": False,
 COMPLETED_LISTS = ("completed_ids", "submitted_ids")
 TRUE_WORDS = {"true", "1", "yes", "resolved", "pass", "passed", "success"}
 FALSE_WORDS = {"false", "0", "no", "unresolved", "fail", "failed", "failure"}
+VERDICT_SUFFIXES = (".json", ".jsonl", ".csv")
+HARNESS_LOG = "run_instance.log"
+"""The SWE-bench harness's log of one instance's evaluation: its `report: {…}` line is the instance report."""
+LOG_REPORT = re.compile(r"\breport: (\{.*?)\s*$", re.M)
 
 
 @dataclass(frozen=True)
@@ -47,6 +58,7 @@ class Verdict:
     resolved: bool | None
     source: str
     score: float | None = None
+    tests: HarnessTests | None = None
 
 
 @dataclass
@@ -58,9 +70,12 @@ class Verdicts:
     problems: list[Quarantined] = field(default_factory=list)
 
     def add(self, verdict: Verdict) -> None:
-        """Keep the first verdict of an id; a different later one is recorded as a conflict."""
+        """Keep the first verdict of an id; a different later one is recorded as a conflict, the same one adds
+        the per-test results the first lacked."""
         kept = self.by_key.setdefault(verdict.key, verdict)
-        if kept is not verdict and kept.resolved != verdict.resolved:
+        if kept is not verdict and kept.resolved == verdict.resolved and kept.tests is None and verdict.tests:
+            self.by_key[verdict.key] = replace(kept, tests=verdict.tests)
+        elif kept is not verdict and kept.resolved != verdict.resolved:
             problem = InputError(f"{verdict.source}#{verdict.key}",
                                  f"conflicting verdict ({_word(verdict.resolved)}); {kept.source} says "
                                  f"{_word(kept.resolved)}, which stands")
@@ -82,8 +97,7 @@ def load_verdicts(paths: Iterable[str | Path]) -> Verdicts:
     """Every verdict in the given files and folders; a broken file is recorded (quarantine) and the rest is read."""
     verdicts = Verdicts()
     for given in map(Path, paths):
-        files = sorted(p for p in given.rglob("*") if p.is_file() and p.suffix in (".json", ".jsonl", ".csv")) \
-            if given.is_dir() else [given]
+        files = sorted(p for p in given.rglob("*") if p.is_file() and _verdict_file(p)) if given.is_dir() else [given]
         for path in files:
             name = path.name if path == given else f"{given.name}/{path.relative_to(given).as_posix()}"
             verdicts.files.append(name)
@@ -93,6 +107,11 @@ def load_verdicts(paths: Iterable[str | Path]) -> Verdicts:
             except InputError as exc:
                 verdicts.problems.append(Quarantined.from_error(exc, "verdicts", name))
     return verdicts
+
+
+def _verdict_file(path: Path) -> bool:
+    """Whether a file in a verdict folder is read: JSON, JSON lines, CSV, and the harness's instance logs."""
+    return path.suffix in VERDICT_SUFFIXES or path.name == HARNESS_LOG
 
 
 def read_verdict_file(path: Path, name: str) -> Iterator[Verdict]:
@@ -106,6 +125,9 @@ def read_verdict_file(path: Path, name: str) -> Iterator[Verdict]:
     stripped = text.lstrip()
     if not stripped:
         raise InputError(name, "empty verdict file")
+    if path.name == HARNESS_LOG:
+        yield from _harness_log(text, path, name)
+        return
     if path.suffix == ".csv" or not stripped.startswith(("{", "[")):
         yield from _rows(csv.DictReader(io.StringIO(text)), name)
         return
@@ -122,6 +144,21 @@ def read_verdict_file(path: Path, name: str) -> Iterator[Verdict]:
         yield from _object(data, path, name)
     else:
         raise InputError(name, f"expected a JSON object or list of verdicts, found {type(data).__name__}")
+
+
+def _harness_log(text: str, path: Path, name: str) -> Iterator[Verdict]:
+    """The instance report a harness log printed (`report: {…}`, a Python literal); a log of an evaluation that
+    never graded the instance (no report line) gives no verdict."""
+    found = LOG_REPORT.findall(text)
+    if not found:
+        return
+    try:
+        report = ast.literal_eval(found[-1])
+    except (ValueError, SyntaxError) as exc:
+        raise InputError(name, f"the report line is not a readable literal ({type(exc).__name__})") from exc
+    if not isinstance(report, dict):
+        raise InputError(name, f"the report line holds a {type(report).__name__}, not a report")
+    yield from _object(report, path, name)
 
 
 def _json_lines(text: str, name: str) -> Iterator[dict[str, Any]]:
@@ -150,7 +187,7 @@ def _object(data: dict[str, Any], path: Path, name: str) -> Iterator[Verdict]:
                     yield Verdict(str(instance), False, name)
         return
     if "resolved" in data and not isinstance(data["resolved"], (dict, list)):
-        yield Verdict(path.parent.name, _resolved(data["resolved"], name), name)
+        yield _verdict_of(path.parent.name, data, name)
         return
     for key, value in data.items():
         if isinstance(value, dict):
@@ -175,10 +212,30 @@ def _verdict_of(key: str, record: dict[str, Any], name: str) -> Verdict:
     for field_name in ("resolved", "success", "is_correct"):
         if record.get(field_name) not in (None, ""):
             score = _number(record.get("score"))
-            return Verdict(key, _resolved(record[field_name], f"{name}#{key}"), name, score)
+            return Verdict(key, _resolved(record[field_name], f"{name}#{key}"), name, score, harness_tests(record))
     if record.get("score") not in (None, ""):
         return _scored(key, record["score"], name)
     raise InputError(f"{name}#{key}", "no verdict field (resolved, success or score)")
+
+
+def harness_tests(report: dict[str, Any]) -> HarnessTests | None:
+    """The per-test results of a harness instance report (`tests_status`, `patch_successfully_applied`), if any."""
+    status = report.get("tests_status")
+    applied = report.get("patch_successfully_applied")
+    if not isinstance(status, dict) and not isinstance(applied, bool):
+        return None
+    status = status if isinstance(status, dict) else {}
+
+    def names(group: str, side: str) -> list[str]:
+        part = status.get(group)
+        values = part.get(side) if isinstance(part, dict) else None
+        return [str(v) for v in values] if isinstance(values, list) else []
+
+    return HarnessTests(fail_to_pass_failed=names("FAIL_TO_PASS", "failure"),
+                        fail_to_pass_passed=names("FAIL_TO_PASS", "success"),
+                        pass_to_pass_failed=names("PASS_TO_PASS", "failure"),
+                        pass_to_pass_passed=names("PASS_TO_PASS", "success"),
+                        patch_applied=applied if isinstance(applied, bool) else None)
 
 
 def _scored(key: str, value: Any, name: str) -> Verdict:
@@ -215,7 +272,8 @@ def graded_by(episode: Episode, verdict: Verdict) -> Episode:
 
     Resolved: a success. Not resolved: a failure, the model's unless the run itself
     broke (an infrastructure exit stays the infrastructure's). An evaluation error:
-    ungraded, since nothing says whether the submission was right.
+    ungraded, since nothing says whether the submission was right. The harness's
+    per-test results, when the verdict has them, go with it (`Outcome.tests`).
     """
     before = episode.outcome
     detail = f"{before.detail + '; ' if before.detail else ''}verdict from {verdict.source}: {_word(verdict.resolved)}"
@@ -223,11 +281,11 @@ def graded_by(episode: Episode, verdict: Verdict) -> Episode:
         outcome = Outcome(score=None, success=False, graded=False, failure_origin="none", detail=detail)
     elif verdict.resolved:
         outcome = Outcome(score=verdict.score if verdict.score is not None else 1.0, success=True,
-                          failure_origin="none", detail=detail)
+                          failure_origin="none", detail=detail, tests=verdict.tests)
     else:
         origin = "infrastructure" if before.failure_origin == "infrastructure" else "model"
         outcome = Outcome(score=verdict.score if verdict.score is not None else 0.0, success=False,
-                          failure_origin=origin, detail=detail)
+                          failure_origin=origin, detail=detail, tests=verdict.tests)
     return episode.model_copy(update={"outcome": outcome,
                                       "metadata": {**episode.metadata, "verdict_source": verdict.source}})
 

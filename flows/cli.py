@@ -1,4 +1,4 @@
-"""The `taskforge` command line: cycle, diagnose, build, validate, release, sft, decontam, report, serve."""
+"""The `taskforge` command line: cycle, diagnose, build, validate, release, export, sft, decontam, report, serve."""
 
 from __future__ import annotations
 
@@ -55,7 +55,8 @@ def _parser() -> argparse.ArgumentParser:
     runner.add_argument("--task-runner", choices=TASK_RUNNERS, default="thread", help="Prefect task runner")
     runner.add_argument("--runner-address", help="address of an existing Dask scheduler or Ray cluster")
     runner.add_argument("--seed", type=int, default=0, help="seed of every generator in the run")
-    runner.add_argument("--target-tokens", type=int, default=16384, help="long-context target length in tokens")
+    runner.add_argument("--target-tokens", type=int, default=None,
+                        help="long-context target length in tokens (default: a mix of 16K, 32K, 64K and 128K)")
 
     verdicts = argparse.ArgumentParser(add_help=False)
     verdicts.add_argument("--verdicts", nargs="+", default=[], metavar="FILE",
@@ -85,12 +86,19 @@ def _parser() -> argparse.ArgumentParser:
                        help="swe: mine changes committed on or after DATE (the trained model's knowledge cutoff; "
                             "default 2025-01-01; '' for the whole history)")
     build.add_argument("--export-jsonl", type=Path, metavar="FILE",
-                       help="swe: also write the accepted tasks as SWE-bench instances (JSON lines) to FILE")
+                       help="swe: also write the accepted tasks as SWE-bench instances (JSON lines) to FILE, their "
+                            "instance images built (see `export swebench`)")
     validate = commands.add_parser("validate", parents=[common], help="run every check on task Parquet files")
     validate.add_argument("paths", nargs="+", type=Path, help="Parquet files of tasks (candidates or shards)")
     release = commands.add_parser("release", parents=[common], help="export a Hugging Face dataset release")
     release.add_argument("--version", required=True, help="release version, e.g. 2026.11.0")
     release.add_argument("--out", help="output folder or fsspec URL (default: <data-dir>/releases/<version>)")
+    export = commands.add_parser("export", parents=[common],
+                                 help="swebench: the accepted SWE tasks as SWE-bench instances (JSON lines) whose "
+                                      "instance images are built here, for the SWE-bench harness and mini-swe-agent")
+    export.add_argument("target", choices=("swebench",))
+    export.add_argument("--out", type=Path, required=True, help="the instances file to write (JSON lines)")
+    export.add_argument("--no-images", action="store_true", help="write the instances without building their images")
     sft = commands.add_parser("sft", parents=[common], help="select SFT demonstrations from traces and write them")
     sft.add_argument("traces", nargs="*", help="trace files or folders (formats are detected by content)")
     sft.add_argument("--out", type=Path, required=True, help="output folder (rows under <out>/data/)")
@@ -200,11 +208,15 @@ def _run(args: argparse.Namespace, api: TemporaryAPI | None) -> dict[str, Any]:
                                          task_runner=args.task_runner, runner_address=args.runner_address,
                                          catalog_path=catalog_path), data)
         if args.export_jsonl:
-            from taskforge.store.swebench import export_shards
+            from taskforge.flows.export import export_swebench
 
-            built["swebench_jsonl"] = str(args.export_jsonl.resolve())
-            built["swebench_instances"] = export_shards(built["shard_paths"], args.export_jsonl.resolve())
+            exported = export_swebench(built["shard_paths"], args.export_jsonl.resolve())
+            built.update(swebench_jsonl=exported["swebench_jsonl"], swebench_instances=exported["swebench_instances"])
         return built
+    if args.command == "export":
+        from taskforge.flows.export import catalog_swe_shards, export_swebench
+
+        return export_swebench(catalog_swe_shards(data), args.out.resolve(), images=not args.no_images)
     if args.command == "validate":
         from taskforge.flows.validate import validate_files
 
@@ -268,6 +280,9 @@ def _print(args: argparse.Namespace, result: dict[str, Any]) -> None:
         out.print(f"sft: {result['selected']} of {result['episodes']} episodes selected "
                   f"({', '.join(f'{k}={v}' for k, v in result['by_reason'].items())}), "
                   f"{result['regraded']} regraded, written to {result['out_dir']}")
+    elif args.command == "export":
+        out.print(f"swebench: {result['swebench_instances']} instance(s) written to {result['swebench_jsonl']}; "
+                  f"images: {', '.join(f'{tag} ({how})' for tag, how in result['images'].items()) or 'none built'}")
     elif args.command == "release":
         out.print(f"release {result['version']} written to {result['out_dir']}: "
                   + ", ".join(f"{f}={n}" for f, n in result["rows"].items()))

@@ -20,7 +20,7 @@ from taskforge.store.layout import SAMPLES_DIR, DataDir, display_source
 @flow(name="cycle")
 def cycle(traces: list[str] | None = None, data_dir: str | None = None, budget: int = 12,
           families: list[str] | None = None, sources: dict[str, str] | None = None, seed: int = 0,
-          target_tokens: int = 16384, cycle_id: str | None = None, task_runner: str = "thread",
+          target_tokens: int | None = None, cycle_id: str | None = None, task_runner: str = "thread",
           runner_address: str | None = None, catalog_path: str | None = None,
           verdicts: list[str] | None = None) -> dict[str, Any]:
     """Run one improvement cycle over trace files; `sources` maps a family to the resource it builds from;
@@ -37,7 +37,7 @@ def cycle(traces: list[str] | None = None, data_dir: str | None = None, budget: 
 
 @flow(name="cycle-stages")
 def run_cycle(traces: list[str] | None, data_dir: str | None, budget: int, families: list[str] | None,
-              sources: dict[str, str], seed: int, target_tokens: int, cycle_id: str | None,
+              sources: dict[str, str], seed: int, target_tokens: int | None, cycle_id: str | None,
               catalog_path: str | None = None, verdicts: list[str] | None = None) -> dict[str, Any]:
     """The stages of a cycle under whichever task runner the caller chose."""
     data = DataDir.at(data_dir, catalog_path)

@@ -26,10 +26,11 @@ from taskforge.diagnosis.diagnose import diagnose
 from taskforge.diagnosis.llm import in_llm_scope, llm_diagnoses
 from taskforge.diagnosis.readers import SourceFile, read_traces
 from taskforge.diagnosis.verdicts import graded_by, load_verdicts
+from taskforge.flows.evolution import validate_evolving
 from taskforge.schemas import Diagnosis, Episode, InfrastructureError, LLMCall, PlanItem, Quarantined, Task
 from taskforge.schemas.locations import Location, exists, join, name_of
 from taskforge.store.batches import iter_batch, write_batch
-from taskforge.validators.runner import default_checks, validate_all
+from taskforge.validators.runner import default_checks
 
 
 def beside(batch: Location, kind: str) -> str:
@@ -197,12 +198,14 @@ def validate_batch(built: dict[str, Any], out_path: str, data_dir: str, llm_dir:
     """Run every check (reading `data_dir`'s snapshots and evaluation sets, and the reviewer where
     configured) on a batch of candidates; write the decided tasks; return their counts, the quarantined
     candidates, the infrastructure failures survived, and the files of the LLM calls made building and
-    deciding them."""
+    deciding them. A candidate the solver gate finds too easy is handed back to its builder and the harder
+    variant decided after it (`taskforge.flows.evolution`)."""
     candidates = built["candidates"]
 
     def decide() -> None:
-        with Agents.open(llm_dir, cycle_id, "validate") as agents:
-            decided = list(validate_all(iter_batch(candidates, Task), default_checks(data_dir, agents)))
+        with Agents.open(llm_dir, cycle_id, "validate") as agents, using(agents):
+            decided = list(validate_evolving(iter_batch(candidates, Task), default_checks(data_dir, agents),
+                                             BuildContext(cycle_id=cycle_id, data_dir=data_dir)))
             write_batch(calls_path(out_path), agents.take_calls(), LLMCall)
         write_batch(out_path, decided, Task, crash_at="validate")
 

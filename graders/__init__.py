@@ -12,7 +12,7 @@ from taskforge.graders.literature.scorers import SCORERS as LITERATURE_SCORERS
 from taskforge.graders.long_context import LONG_CONTEXT_SCORERS
 from taskforge.graders.mle.grading import CompetitionScorer
 from taskforge.graders.workflow.deliverables import WorkflowDeliverables
-from taskforge.schemas import TaskforgeError
+from taskforge.errors import TaskforgeError
 
 SCORERS: dict[str, Scorer] = {scorer.name: scorer for scorer in (*LONG_CONTEXT_SCORERS, *LITERATURE_SCORERS,
                                                                 WorkflowDeliverables(), CompetitionScorer())}

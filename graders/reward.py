@@ -4,29 +4,38 @@ task family, dispatched through one small table.
 Rows of the RL view carry `data_source = "taskforge/<family>"`, the task's hidden
 `reference` as the JSON string `reward_model.ground_truth`, and its `grader` as a
 JSON string in `extra_info`. Point verl at this module
-(`custom_reward_function.path=graders/reward.py`, `name=compute_score`).
+(`custom_reward_function.path=graders/reward.py`, `name=compute_score`), or install
+the small `taskforge-reward` distribution and name `taskforge.graders.reward`.
 
-`REWARD_ENTRIES` maps a family to how its replies are scored. Text-answer families
-use `InProcessScorer` (the scorer `taskforge.graders.scorer_for(grader)` names); so do
-workflow, whose installed scorer grades a JSON mapping of deliverable files with
-the same code its sandboxed grader program runs, and mle, whose scorer grades a
-submission CSV against the private answers with the competition's metric. swe, whose grading must run
-task code in `sandbox/` (held-out tests of a repository), has its own entry with
-the same three methods (`taskforge.graders.swe.reward`). Every entry
-names its reference and no-op submissions, so each row can be checked to score
-1 for its reference and 0 for doing nothing.
+`REWARD_ENTRIES` maps a family to how its replies are scored. Each entry has a
+reply reader (`taskforge.graders.replies`) that takes the graded part out of a reply
+however the model wraps it (a ```json fence, sentences around it), and states the
+graded reply where the task's prompt does not. Text-answer families and workflow
+(a JSON mapping of deliverable files) and mle (a submission CSV) use
+`InProcessScorer` (the scorer `taskforge.graders.scorer_for(grader)` names); swe,
+whose grading runs the repository's tests, has its own entry
+(`taskforge.graders.swe.reward`). Every entry names its reference and no-op
+submissions, so each row can be checked to score 1 for its reference and 0 for
+doing nothing.
+
+This module and what it imports belong to the small reward install: the standard
+library, numpy, polars and scikit-learn (and the docker SDK for swe) only.
 """
 
 from __future__ import annotations
 
 from typing import Any, Protocol
 
+from taskforge.errors import TaskforgeError
 from taskforge.graders import scorer_for
 from taskforge.graders.base import decoded
-from taskforge.graders.swe.reward import SweSandboxScorer
-from taskforge.schemas import Task, TaskforgeError, canonical_json
+from taskforge.graders.replies import CsvReply, FilesReply, ReplyReader, TextAnswer
+from taskforge.graders.swe.reward import SweScorer
 
 DATA_SOURCE_PREFIX = "taskforge/"
+WORKSPACE_FAMILIES = ("swe", "mle", "workflow")
+"""Families whose solver works in a sandboxed workspace. In verl's tool agent loop their reward is the one the
+`submit` tool computed (`taskforge.tools.verl_tools`), which verl passes on as `extra_info["tool_rewards"]`."""
 
 
 class UnknownRewardError(TaskforgeError):
@@ -34,7 +43,9 @@ class UnknownRewardError(TaskforgeError):
 
 
 class RewardEntry(Protocol):
-    """How one family's replies are scored, with the submissions that must score 1 and 0."""
+    """How one family's replies are read and scored, with the submissions that must score 1 and 0."""
+
+    reader: ReplyReader
 
     def score(self, solution: str, reference: dict[str, Any], grader: dict[str, Any],
               extra_info: dict[str, Any]) -> float: ...
@@ -47,6 +58,9 @@ class RewardEntry(Protocol):
 class InProcessScorer:
     """Scores a reply with the deterministic scorer the task's grader names, in this process."""
 
+    def __init__(self, reader: ReplyReader):
+        self.reader = reader
+
     def score(self, solution: str, reference: dict[str, Any], grader: dict[str, Any],
               extra_info: dict[str, Any]) -> float:
         return float(scorer_for(grader).score(solution, reference, grader))
@@ -58,10 +72,10 @@ class InProcessScorer:
         return scorer_for(grader).noop_submissions(grader)
 
 
-IN_PROCESS = InProcessScorer()
+TEXT_ANSWER = InProcessScorer(TextAnswer())
 REWARD_ENTRIES: dict[str, RewardEntry] = {
-    "long_context": IN_PROCESS, "literature": IN_PROCESS, "workflow": IN_PROCESS, "mle": IN_PROCESS,
-    "swe": SweSandboxScorer(),
+    "long_context": TEXT_ANSWER, "literature": TEXT_ANSWER, "workflow": InProcessScorer(FilesReply()),
+    "mle": InProcessScorer(CsvReply()), "swe": SweScorer(),
 }
 """Family → reward entry. A family's tasks cannot be trained on until it has one here."""
 
@@ -90,26 +104,34 @@ def reward_entry(family: str) -> RewardEntry:
                                  f"{', '.join(sorted(REWARD_ENTRIES))}") from None
 
 
+def reply_format(family: str, grader: dict[str, Any]) -> str | None:
+    """The sentence stating the graded reply of a task, when its own prompt does not state it."""
+    return reward_entry(family).reader.reply_format(grader)
+
+
 def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_info: dict[str, Any] | None = None,
                   **_: Any) -> float:
     """verl's reward function: the score in [0, 1] of `solution_str` for the row's task.
 
     `ground_truth` is the task's reference (a JSON string or a mapping) and
-    `extra_info["grader"]` its grader; verl's extra keyword arguments (sandbox
-    URL, semaphores) are accepted and not used.
+    `extra_info["grader"]` its grader; the graded part of the reply is read
+    out of its wrapping first. verl's extra keyword arguments (sandbox URL,
+    semaphores) are accepted and not used. A workspace family's row run in
+    verl's tool agent loop (`extra_info["tool_rewards"]` present) scores what
+    its `submit` tool graded.
     """
     info = dict(extra_info or {})
-    entry = reward_entry(family_of(data_source, info))
-    return entry.score(solution_str or "", decoded(ground_truth), decoded(info.get("grader")), info)
+    family = family_of(data_source, info)
+    if family in WORKSPACE_FAMILIES and "tool_rewards" in info:
+        return submitted_reward(info["tool_rewards"])
+    entry = reward_entry(family)
+    grader = decoded(info.get("grader"))
+    answer = entry.reader.read(solution_str or "", grader)
+    return entry.score(answer, decoded(ground_truth), grader, info)
 
 
-def task_info(task: Task) -> dict[str, Any]:
-    """The task fields every RL row's `extra_info` carries (payload, grader, environment as JSON strings)."""
-    return {"task_id": task.task_id, "family": task.family, "kind": task.kind, "capability": task.capability,
-            "parent_task_id": task.lineage.parent_task_id, "payload": canonical_json(task.payload),
-            "grader": canonical_json(task.grader), "environment": canonical_json(task.environment)}
-
-
-def score_task(task: Task, solution: str) -> float:
-    """A reply's reward for a task envelope, exactly as `compute_score` scores it on the task's RL row."""
-    return compute_score(data_source_for(task.family), solution, canonical_json(task.reference), task_info(task))
+def submitted_reward(tool_rewards: Any) -> float:
+    """A workspace trajectory's reward in verl's tool agent loop: what its `submit` graded (taskforge's tools
+    give no other reward; verl adds 0 for a call it refused), 0 when it never submitted."""
+    rewards = [float(r) for r in (list(tool_rewards) if tool_rewards is not None else [])]
+    return max(rewards, default=0.0)

@@ -3,7 +3,7 @@
 from taskforge.schemas.arrow import arrow_schema, from_row, from_table, to_row, to_table
 from taskforge.schemas.base import JsonDict, Record, canonical_json, content_id
 from taskforge.schemas.diagnosis import CAPABILITIES, TAXONOMY_VERSION, Diagnosis, FailureMode
-from taskforge.schemas.episode import Episode, Outcome, Segment, Step, TokenRecord, ToolCall
+from taskforge.schemas.episode import Episode, HarnessTests, Outcome, Segment, Step, TokenRecord, ToolCall
 from taskforge.schemas.errors import InfrastructureError, InputError, TaskforgeError, UnknownFormatError
 from taskforge.schemas.gap import BuildPlan, Gap, PlanItem
 from taskforge.schemas.llm import LLMCall
@@ -16,7 +16,7 @@ from taskforge.schemas.version import SCHEMA_VERSION
 __all__ = [
     "CAPABILITIES", "FAMILIES", "NOT_APPLICABLE", "SCHEMA_VERSION", "SKIPPED", "TAXONOMY_VERSION",
     "BuildPlan", "Diagnosis", "Episode", "FailureMode", "Gap", "InfrastructureError", "InputError",
-    "JsonDict", "LLMCall", "Lineage", "Message", "Outcome", "PlanItem", "Quarantined", "Record", "Resource",
+    "HarnessTests", "JsonDict", "LLMCall", "Lineage", "Message", "Outcome", "PlanItem", "Quarantined", "Record", "Resource",
     "Segment", "Step", "Task", "TaskforgeError", "TokenRecord", "ToolCall", "UnknownFormatError",
     "ValidationResult", "arrow_schema", "canonical_json", "content_id", "from_row", "from_table",
     "task_id_for", "to_row", "to_table", "without_credentials", "without_host_paths",

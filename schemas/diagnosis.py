@@ -103,8 +103,8 @@ DEFINITIONS: dict[FailureMode, str] = {
         "the agent stopped by its own choice before the task was done: it gave up, or stopped right after an error "
         "it did not answer; a run cut off by a step, cost or context limit is not this mode",
     FailureMode.NO_VERIFICATION:
-        "the agent changed code or files and finished without running any test, script or check after its last "
-        "change",
+        "the agent changed code or files and finished without the check that would have shown its change wrong: "
+        "no test, script or check after its last change, or never the existing tests its change broke",
     FailureMode.INFRA_TOOL_ERROR:
         "a tool or the sandbox failed for reasons outside the agent's action (connection refused, service "
         "unavailable); not the model's fault",

@@ -45,13 +45,32 @@ class Segment(Record):
     summary: str | None = None
 
 
+class HarnessTests(Record):
+    """What an evaluation harness reported about the tests that decide a task (SWE-bench's `tests_status`):
+    the tests the fix had to make pass (`fail_to_pass`) and those it had to keep passing (`pass_to_pass`),
+    each split into those that passed and those that failed after the patch."""
+
+    fail_to_pass_failed: list[str] = Field(default_factory=list)
+    fail_to_pass_passed: list[str] = Field(default_factory=list)
+    pass_to_pass_failed: list[str] = Field(default_factory=list)
+    pass_to_pass_passed: list[str] = Field(default_factory=list)
+    patch_applied: bool | None = None
+    """False when the harness could not apply the submitted patch (then no test ran)."""
+
+    @property
+    def failing(self) -> list[str]:
+        """Every test that failed after the patch."""
+        return [*self.fail_to_pass_failed, *self.pass_to_pass_failed]
+
+
 class Outcome(Record):
     """How an episode ended: its score, success, and whose failure it was.
 
     `graded` is False when the trace holds no verdict (e.g. a patch was submitted
     but never evaluated): such an episode is read and stored, but neither counted
     as a success nor diagnosed as a capability failure; `failure_origin` is then
-    "none" unless the run itself broke.
+    "none" unless the run itself broke. `tests` holds the harness's per-test
+    results when the verdict came with them.
     """
 
     score: float | None = None
@@ -59,6 +78,7 @@ class Outcome(Record):
     failure_origin: FailureOrigin = "none"
     detail: str | None = None
     graded: bool = True
+    tests: HarnessTests | None = None
 
 
 class TokenRecord(Record):

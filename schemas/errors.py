@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from taskforge.errors import TaskforgeError
 
-class TaskforgeError(Exception):
-    """Base of every error taskforge raises on purpose; the CLI prints it as one line."""
+__all__ = ["InfrastructureError", "InputError", "TaskforgeError", "UnknownFormatError"]
 
 
 class InputError(TaskforgeError):

@@ -45,6 +45,17 @@ class LeaderboardEntry(Record):
     train_fraction: float
 
 
+class LeaderboardNoise(Record):
+    """The metric's bootstrap standard deviation on the test set (of the best entry's submission) and the medal
+    gaps in its units."""
+
+    bootstrap_sd: float
+    resamples: int
+    entry: str
+    gaps_sd: dict[str, float]
+    min_gold_median_sd: float
+
+
 class MlePayload(FamilyPayload):
     """What defines a competition and what the solver's workspace holds."""
 
@@ -62,8 +73,11 @@ class MlePayload(FamilyPayload):
     split: dict[str, Any]
     dropped_columns: list[str]
     leaderboard: list[LeaderboardEntry]
+    search: dict[str, int] = Field(default_factory=dict)
+    """How the leaderboard's tuned entries searched (iterations, folds, rows): the checks rerun them the same way."""
     thresholds: MedalThresholds
     description_writer: str
+    noise: LeaderboardNoise | None = None
 
 
 class MleReference(FamilyReference):

@@ -135,6 +135,8 @@ class WorkflowPackage(FamilyPayload):
     tools: dict[str, str]
     time_budget_s: int = Field(gt=0)
     inputs: dict[str, str]
+    capabilities: list[str] = Field(default_factory=list)
+    """What the task exercises (the diagnosis' capability names); its label is chosen among them."""
     generation: int = 0
     evolution: Evolution | None = None
 

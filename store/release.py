@@ -6,6 +6,7 @@
 <out>/collections/<version>.parquet                   the files task environments are rebuilt from
 <out>/decontamination.json                            every task left out (at landing or by this release), and why
 <out>/README.md                                       the dataset card
+<out>/inspect_tasks.py                                Inspect AI tasks, one per family (`store/inspect_export.py`)
 <out>/checksums.json                                  sha256 of every file above
 ```
 
@@ -29,11 +30,12 @@ import pyarrow.parquet as pq
 
 from taskforge.graders.literature.environment import ENVIRONMENT_KIND as LITERATURE_ENVIRONMENT, environment_files
 from taskforge.schemas import Task, TaskforgeError, ValidationResult, to_table
-from taskforge.schemas.locations import Location, exists, join, normalize, open_file, read_text, readable, remove
+from taskforge.schemas.locations import Location, exists, join, normalize, open_file, read_text, remove
 from taskforge.store.batches import iter_batch
 from taskforge.store.card import release_card
 from taskforge.store.catalog import Catalog
 from taskforge.store.files import atomic_open, sha256_file, write_text_atomic
+from taskforge.store.inspect_export import TASKS_FILE, inspect_tasks_file
 from taskforge.store.layout import DataDir
 from taskforge.store.report import funnel
 from taskforge.store.rl_view import rl_row, rl_schema, tool_names
@@ -147,9 +149,11 @@ def _screened(tasks: list[Task], screen: ReleaseScreen | None) -> tuple[list[Tas
     return kept, removed
 
 
-def _write_family(out_dir: Location, family: str, tasks: list[Task], tools: list[str]) -> list[Location]:
-    """A family's RL view and envelope files, split alike, row i of one being row i of the other."""
-    rl_rows = [rl_row(task, index, tools) for index, task in enumerate(tasks)]
+def _write_family(out_dir: Location, family: str, tasks: list[Task], tools: list[str], first_index: int
+                  ) -> list[Location]:
+    """A family's RL view and envelope files, split alike, row i of one being row i of the other; the RL rows'
+    `extra_info.index` counts on from `first_index` (the rows of the families before it)."""
+    rl_rows = [rl_row(task, first_index + number, tools) for number, task in enumerate(tasks)]
     sizes = [len(json.dumps(row, ensure_ascii=False)) for row in rl_rows]
     parts = _ranges(sizes)
     written = []
@@ -182,13 +186,6 @@ def _ship(data: DataDir, relative: str, out_dir: Location) -> Location:
     return target
 
 
-def _environments(data: DataDir, shard_paths: Iterable[str]) -> Iterable[dict[str, Any]]:
-    """The `environment` of every task in the given shards."""
-    for path in shard_paths:
-        with readable(join(data.shards, path)) as source:
-            yield from map(json.loads, pq.read_table(source, columns=["environment"])[0].to_pylist())
-
-
 def export_release(catalog: Catalog, data: DataDir, version: str, out_dir: Location,
                    screen: ReleaseScreen | None = None) -> ReleaseResult:
     """Write the release folder (see the module docstring; a local path or an fsspec URL) and return what it holds."""
@@ -199,7 +196,7 @@ def export_release(catalog: Catalog, data: DataDir, version: str, out_dir: Locat
     by_family: dict[str, list[str]] = defaultdict(list)
     for shard in shards:
         by_family[shard.family].append(shard.path)
-    tools = tool_names(_environments(data, (shard.path for shard in shards)))
+    tools = tool_names(by_family)
     rows: dict[str, int] = {}
     removed: list[dict[str, Any]] = []
     written: list[Location] = []
@@ -212,7 +209,7 @@ def export_release(catalog: Catalog, data: DataDir, version: str, out_dir: Locat
         summaries[family] = {"kinds": dict(sorted(Counter(t.kind for t in kept).items())), "sources": _sources(kept)}
         needed |= _environment_files(kept)
         if kept:
-            written += _write_family(out_dir, family, kept, tools)
+            written += _write_family(out_dir, family, kept, tools, sum(rows.values()) - len(kept))
     written += [_ship(data, relative, out_dir) for relative in sorted(needed)]
     removals = _landing_removals(catalog) + removed
     references = screen.references() if screen else {}
@@ -221,7 +218,8 @@ def export_release(catalog: Catalog, data: DataDir, version: str, out_dir: Locat
     card = release_card(version, {f: n for f, n in rows.items() if n}, summaries, funnel(catalog, None), removals,
                         references, sorted(needed))
     write_text_atomic(join(out_dir, "README.md"), card)
-    written += [join(out_dir, "decontamination.json"), join(out_dir, "README.md")]
+    write_text_atomic(join(out_dir, TASKS_FILE), inspect_tasks_file(sorted(f for f, n in rows.items() if n)))
+    written += [join(out_dir, "decontamination.json"), join(out_dir, "README.md"), join(out_dir, TASKS_FILE)]
     names = {str(path)[len(str(out_dir)) + 1:] for path in written}
     _remove_stale(out_dir, names)
     checksums = {name: sha256_file(join(out_dir, name)) for name in sorted(names)}

@@ -28,7 +28,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from taskforge.graders.literature.environment import ENVIRONMENT_KIND as LITERATURE_ENVIRONMENT, environment_for
-from taskforge.graders.reward import reward_entry, score_task
+from taskforge.graders.reward import reward_entry
+from taskforge.graders.task_reward import score_task
 from taskforge.schemas import Episode, Outcome, Segment, Step, Task, TokenRecord, ToolCall, canonical_json
 from taskforge.schemas.arrow import arrow_struct
 from taskforge.store.files import atomic_path

@@ -19,6 +19,8 @@ pytest_plugins = ["sandbox_fixtures", "s3_fixtures"]
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 SAMPLES = REPO / "data" / "samples"
+FIXTURE_SEEDS = REPO / "tests" / "fixtures" / "workflow_seeds"
+"""Small hand-made workflow seeds (shipped inputs): fast fixtures for the workflow machinery."""
 
 
 @pytest.fixture(scope="session")

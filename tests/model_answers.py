@@ -76,6 +76,16 @@ def _description(body: dict[str, Any]) -> dict[str, Any]:
                         + "\n".join(f"- {phrase}" for phrase in required) + "\n"}
 
 
+def _diagnosis(body: dict[str, Any]) -> dict[str, Any]:
+    """The first mode the prompt lists, decided at the first assistant step the transcript shows."""
+    system = body["messages"][0]["content"]
+    mode = re.search(r"^- ([a-z_]+\.[a-z_]+):", system, re.M).group(1)
+    step = int(re.search(r"^\[(\d+)\] assistant", user_text(body), re.M).group(1))
+    return {"analysis": f"Step {step} is the first the failure rests on; later steps build on it.",
+            "findings": [{"decisive_step": step, "failure_mode": mode, "evidence_steps": [step], "confidence": 0.6,
+                          "explanation": f"step {step} shows it"}]}
+
+
 ANSWERS: dict[str, Answer] = {
     "LongContextReview": _review(("answer_supported", "unambiguous", "answer_hidden")),
     "WorkflowReview": _review(("values_determined", "deliverables_specified", "answer_hidden")),
@@ -88,6 +98,6 @@ ANSWERS: dict[str, Answer] = {
     "QuestionRewrite": _rewrite,
     "NewRows": _rows,
     "CompetitionDescription": _description,
-    "LLMDiagnosisReply": lambda body: {"findings": []},
+    "LLMDiagnosisReply": lambda body: _diagnosis(body),
 }
-"""The answer to each reply schema (the diagnoser's is the empty answer, for rendering its prompt only)."""
+"""The answer to each reply schema."""

@@ -149,8 +149,8 @@ def test_the_long_context_judge_sees_evidence_and_near_miss_distractors(server, 
 
 
 def _finding(step: int, *modes: FailureMode) -> str:
-    """A diagnoser reply naming `modes`, all shown at `step`."""
-    return json.dumps({"findings": [{"decisive_step": step, "failure_mode": mode.value, "evidence_steps": [step],
+    """A diagnoser reply naming `modes`, all shown at `step`, its analysis first."""
+    return json.dumps({"analysis": f"Step {step} is where it went wrong.", "findings": [{"decisive_step": step, "failure_mode": mode.value, "evidence_steps": [step],
                                      "confidence": 0.7, "explanation": f"step {step} shows it"} for mode in modes]})
 
 
@@ -162,7 +162,7 @@ def test_llm_diagnosis_has_the_rules_schema_and_real_steps(server, tmp_path):
     assert "evidence steps [99] are not steps of this episode" in server.requests[1]["messages"][-1]["content"]
     assert found.diagnoser == "llm" and found.evidence_steps == [2] and found.capability == "objective_tracking"
     assert found.signals["call_id"] == reply.call.call_id and found.episode_id == "ep-u"
-    assert "[2] assistant" in render_episode(unexplained).text
+    assert "[2] assistant" in render_episode(unexplained).full
 
 
 def test_diagnosis_scope_and_fallback(server, tmp_path):

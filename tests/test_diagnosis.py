@@ -200,3 +200,15 @@ def test_gaps_weigh_share_by_severity_and_the_plan_spends_the_budget():
     both = plan(gaps, "c", budget=10, available_families=["long_context", "literature"])
     assert sum(i.quota for i in both.items) == 10 and {i.family for i in both.items} == {"long_context", "literature"}
     assert plan(gaps, "c", budget=7, available_families=["swe"]).items == []
+
+
+def test_stopping_after_an_unanswered_error_is_decided_by_the_turn_whose_call_failed():
+    stopped = scripted(
+        ("user", "Count the rows of ledger.csv whose amount is negative."),
+        ("call", "run_python", {"code": "import pandas as pd\nprint(len(pd.read_csv('ledger.csv')))"}, "1204"),
+        ("call", "run_python", {"code": "df = pd.read_csv('ledger.csv')\nprint((df.amont < 0).sum())"},
+         "Traceback (most recent call last):\nAttributeError: 'DataFrame' object has no attribute 'amont'",
+         "exit code 1"), family="workflow")
+    (found,) = [d for d in diagnose(stopped) if d.failure_mode is M.PREMATURE_TERMINATION]
+    assert found.signals["unanswered_error"] and found.decisive_step == 4, "the call that failed, not its output"
+    assert found.evidence_steps == [5]

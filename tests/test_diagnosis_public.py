@@ -17,8 +17,9 @@ from conftest import REPO, SHARED
 from taskforge.diagnosis.diagnose import diagnose, rule_findings
 from taskforge.diagnosis.readers import discover, read_traces
 from taskforge.diagnosis.readers.base import CUT, SourceFile, json_head
-from taskforge.diagnosis.rules import (FINDING, dismissed_failing_test, ignored_warning_sign, no_verification,
-                                       patch_adds_unrelated_files, repeated_actions)
+from taskforge.diagnosis.rules import (FINDING, broke_passing_tests, dismissed_failing_test, format_errors,
+                                       ignored_warning_sign, issue_tests_still_fail, no_verification,
+                                       patch_adds_unrelated_files, repeated_actions, rules_for)
 from taskforge.diagnosis.signals import WARNING_SIGN, calls, evidence_text, near_identical_groups
 from taskforge.diagnosis.verdicts import graded_by, load_verdicts
 from taskforge.schemas import Episode, FailureMode, Quarantined
@@ -28,7 +29,8 @@ MINI = PUBLIC / "mini-swe-agent-gemini-3-pro"
 WHO_AND_WHEN = PUBLIC / "who_and_when"
 RESOLVED = {"pytest-dev__pytest-5631", "django__django-11163", "django__django-15277", "pydata__xarray-4629",
             "django__django-14349"}
-FAILED = {"django__django-15957", "sympy__sympy-20916"}
+FAILED = {"django__django-15957", "sympy__sympy-20916", "astropy__astropy-7606", "django__django-11276",
+          "psf__requests-2317"}
 CONFIDENT = 0.6
 
 
@@ -39,11 +41,18 @@ def _read(paths):
 
 @pytest.fixture(scope="module")
 def runs() -> dict[str, Episode]:
-    """The mini-swe-agent runs graded by the sb-cli report, by instance id."""
+    """The mini-swe-agent runs graded by the sb-cli report, by instance id (the trace and the verdict alone)."""
     episodes, quarantined = _read([MINI / "trajs"])
     assert quarantined == []
     verdicts = load_verdicts([MINI / "report.json"])
     return {e.task_id: graded_by(e, verdicts.match(e)) for e in episodes}
+
+
+@pytest.fixture(scope="module")
+def tested(runs) -> dict[str, Episode]:
+    """The same runs graded by the sb-cli report and the harness's per-instance reports: with per-test results."""
+    verdicts = load_verdicts([MINI / "report.json", MINI / "logs"])
+    return {instance: graded_by(episode, verdicts.match(episode)) for instance, episode in runs.items()}
 
 
 def relabelled(episode: Episode) -> Episode:
@@ -93,16 +102,16 @@ def test_cli_diagnoses_the_failed_runs_and_none_of_the_resolved(capsys, data_dir
     assert main(["diagnose", str(MINI / "trajs"), "--verdicts", str(MINI / "report.json"),
                  "--data-dir", str(data_dir), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
-    assert summary["episodes"] == 7 and summary["failed_episodes"] == 2 and summary["ungraded_episodes"] == 0
+    assert summary["episodes"] == 10 and summary["failed_episodes"] == 5 and summary["ungraded_episodes"] == 0
     assert {d["task_id"] for d in summary["diagnoses"]} == FAILED
-    assert summary["verdicts"]["matched"] == 7 and summary["verdicts"]["unmatched_verdicts"] == 493
+    assert summary["verdicts"]["matched"] == 10 and summary["verdicts"]["unmatched_verdicts"] == 490
     with Catalog(data_dir / "catalog.duckdb", read_only=True) as catalog:
         leftovers = catalog.query("SELECT count(*) AS n FROM quarantine WHERE stage = 'verdicts'")
-    assert leftovers == [{"n": 493}], "verdict ids no run matched are recorded"
+    assert leftovers == [{"n": 490}], "verdict ids no run matched are recorded"
 
     assert main(["diagnose", str(MINI / "trajs"), "--data-dir", str(data_dir / "no-verdicts"), "--json"]) == 0
     ungraded = json.loads(capsys.readouterr().out)
-    assert ungraded["ungraded_episodes"] == 7 and ungraded["diagnoses"] == []
+    assert ungraded["ungraded_episodes"] == 10 and ungraded["diagnoses"] == []
 
 
 def test_harness_notices_are_never_warning_signs(runs):
@@ -155,19 +164,70 @@ def test_a_failing_test_called_pre_existing_is_its_own_mode(runs):
     assert finding.signals["failure_step"] < finding.decisive_step
 
 
-def test_a_patch_that_adds_a_scratch_script_is_a_confident_implementation_error(runs):
+def test_a_patch_that_adds_a_scratch_script_is_found_below_confident_and_defers_to_the_harness(runs, tested):
     finding = patch_adds_unrelated_files(runs["sympy__sympy-20916"])
-    assert finding.mode is FailureMode.IMPLEMENTATION_ERROR and finding.confidence >= CONFIDENT
+    assert finding.mode is FailureMode.IMPLEMENTATION_ERROR and finding.confidence < CONFIDENT
     assert finding.signals["added_files"] == ["verify_split_super_sub.py"]
     assert all(patch_adds_unrelated_files(runs[i]) is None for i in RESOLVED)
+    assert patch_adds_unrelated_files(tested["sympy__sympy-20916"]) is None, "the harness's results say why instead"
 
 
-def test_no_confident_diagnosis_on_these_resolved_runs_and_one_on_each_failed_run(runs):
+def test_no_confident_diagnosis_on_these_resolved_runs_and_one_on_each_failed_run(tested):
     for instance in RESOLVED:
-        assert all(d.confidence < CONFIDENT for d in diagnose(relabelled(runs[instance]))), instance
+        assert all(d.confidence < CONFIDENT for d in diagnose(relabelled(tested[instance]))), instance
     for instance in FAILED:
-        found = diagnose(runs[instance])
+        found = diagnose(tested[instance])
         assert found[0].confidence >= CONFIDENT and found[0].decisive_step is not None, instance
+
+
+def test_harness_reports_carry_which_tests_failed_onto_the_outcome(runs, tested):
+    assert all(e.outcome.tests is None for e in runs.values()), "the run report alone has no per-test results"
+    tests = tested["django__django-15957"].outcome.tests
+    assert len(tests.fail_to_pass_failed) == 4 and tests.fail_to_pass_passed == [] and tests.patch_applied
+    assert all(name.endswith("(prefetch_related.tests.PrefetchLimitTests)") for name in tests.fail_to_pass_failed)
+    assert tests.pass_to_pass_failed == [] and len(tests.pass_to_pass_passed) == 89
+    resolved = tested["django__django-14349"].outcome.tests
+    assert resolved.failing == [] and resolved.fail_to_pass_passed
+
+
+def test_the_issue_tests_still_failing_is_a_confident_implementation_error_at_the_fix(tested):
+    episode = tested["django__django-15957"]
+    finding = issue_tests_still_fail(episode)
+    assert finding.mode is FailureMode.IMPLEMENTATION_ERROR and finding.confidence >= CONFIDENT
+    assert finding.signals["still_failing_count"] == 4 and "test_m2m_forward" in finding.explanation
+    made = calls(episode)
+    fix = next(c for c in made if c.step == finding.decisive_step)
+    assert fix.is_change and "django/db/models/fields/related_descriptors.py".rsplit("/", 1)[-1] in fix.text
+    assert all(not (c.is_change and "related_descriptors" in c.text) for c in made if c.step > fix.step)
+    assert all(issue_tests_still_fail(relabelled(tested[i])) is None for i in RESOLVED)
+
+
+def test_a_broken_passing_test_never_run_after_the_change_is_unverified_and_one_seen_is_the_patch(tested):
+    unchecked = broke_passing_tests(tested["astropy__astropy-7606"])
+    assert unchecked.mode is FailureMode.NO_VERIFICATION and unchecked.confidence >= CONFIDENT
+    assert unchecked.signals["broken"] == ["astropy/units/tests/test_units.py::test_compose_roundtrip[]"]
+    assert unchecked.signals["ran_them"] is False
+    ran = broke_passing_tests(tested["psf__requests-2317"])
+    assert ran.mode is FailureMode.IMPLEMENTATION_ERROR and ran.signals["ran_them"] is True
+    assert "test_requests" in next(c.text for c in calls(tested["psf__requests-2317"]) if c.step in ran.steps
+                                   and c.step != ran.decisive_step)
+    assert all(broke_passing_tests(relabelled(tested[i])) is None for i in RESOLVED)
+
+
+def test_a_dismissal_is_confident_only_when_the_harness_found_the_dismissed_test_failing(runs, tested):
+    confirmed = dismissed_failing_test(tested["django__django-11276"])
+    assert confirmed.confidence >= CONFIDENT
+    assert "test_escape (utils_tests.test_html.TestUtilsHtml)" in confirmed.signals["failing_after_patch"]
+    assert dismissed_failing_test(runs["django__django-11276"]).confidence < CONFIDENT, "the trace alone cannot tell"
+    assert dismissed_failing_test(relabelled(tested["pydata__xarray-4629"])) is None, \
+        "the harness found every test passing: the failure the agent dismissed was not the one that mattered"
+
+
+def test_recovered_format_errors_are_not_the_failure_and_repeats_are_no_evidence_on_swe_runs(runs):
+    episode = relabelled(runs["django__django-14349"])
+    assert sum(1 for s in episode.steps if (s.error or "").startswith("format error")) == 31
+    assert format_errors(episode) is None, "the agent's next turns ran: it recovered"
+    assert repeated_actions not in rules_for("swe") and repeated_actions in rules_for("workflow")
 
 
 def test_a_file_whose_info_runs_past_the_head_is_still_recognised():
@@ -279,3 +339,44 @@ def test_verdicts_grade_swe_agent_and_openhands_runs_by_instance_id(tmp_path):
     assert graded[("swe_agent", "pydicom__pydicom-1458")].outcome.failure_origin == "model"
     assert not graded[("openhands", "astropy__astropy-12907")].outcome.success
     assert verdicts.match(next(e for e in episodes if e.task_id == "swe-agent__test-repo-i1")) is None
+
+
+def test_the_harness_instance_log_gives_the_verdict_and_test_results_of_its_report(tmp_path):
+    report = json.loads((MINI / "logs" / "django__django-15957" / "report.json").read_text())
+    folder = tmp_path / "logs" / "django__django-15957"
+    folder.mkdir(parents=True)
+    (folder / "run_instance.log").write_text(
+        "2024-08-24 20:23:23,300 - INFO - Grading answer for django__django-15957...\n"
+        f"2024-08-24 20:23:23,301 - INFO - report: {({'django__django-15957': report})!r}\n"
+        "Result for django__django-15957: resolved: False\n")
+    (tmp_path / "logs" / "ungraded").mkdir()
+    (tmp_path / "logs" / "ungraded" / "run_instance.log").write_text("INFO - Failed to apply patch\n")
+    (tmp_path / "logs" / "broken").mkdir()
+    (tmp_path / "logs" / "broken" / "run_instance.log").write_text("INFO - report: {'broken': {'resolved': Fal\n")
+    from_log = load_verdicts([tmp_path / "logs"])
+    assert set(from_log.by_key) == {"django__django-15957"}, "a log that never graded its instance gives no verdict"
+    assert [q.source for q in from_log.problems] == ["logs/broken/run_instance.log"]
+    from_report = load_verdicts([MINI / "logs"]).by_key["django__django-15957"]
+    assert from_log.by_key["django__django-15957"].tests == from_report.tests
+    assert from_report.tests.fail_to_pass_failed and from_report.resolved is False
+
+
+def test_a_run_report_then_instance_reports_keeps_the_verdict_and_adds_the_test_results():
+    merged = load_verdicts([MINI / "report.json", MINI / "logs"])
+    assert merged.problems == [] and len(merged) == 500
+    assert all(merged.by_key[i].tests is not None for i in RESOLVED | FAILED)
+    assert merged.by_key["django__django-15957"].source == "report.json", "the first file's verdict stands"
+
+
+def test_submitting_an_empty_patch_is_stopping_early(tmp_path):
+    trajectory = json.loads((SHARED / "fixtures" / "traces" / "swe-agent" / "pydicom__pydicom-1458.traj").read_text())
+    trajectory["info"]["submission"] = ""
+    (tmp_path / "pydicom__pydicom-1458.traj").write_text(json.dumps(trajectory))
+    (episode,), _ = _read([tmp_path])
+    (tmp_path / "results.json").write_text(json.dumps({"empty_patch_ids": ["pydicom__pydicom-1458"],
+                                                       "resolved_ids": []}))
+    graded = graded_by(episode, load_verdicts([tmp_path / "results.json"]).match(episode))
+    primary = diagnose(graded)[0]
+    assert primary.failure_mode is FailureMode.PREMATURE_TERMINATION and primary.confidence >= CONFIDENT
+    assert primary.signals["empty_submission"] is True
+    assert next(s for s in graded.steps if s.index == primary.decisive_step).role == "assistant", "the submitting turn"

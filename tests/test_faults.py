@@ -148,7 +148,8 @@ def test_full_data_disk_is_retried_recorded_and_a_rerun_lands_everything(capsys,
     catalog = tmp_path / "catalog.duckdb"
     with small_disk(tmp_path / "disk") as disk:
         ballast = _fill(disk, 80_000)
-        full = _cli_json(capsys, "cycle", "--data-dir", str(disk / "data"), "--catalog", str(catalog), *DISK_RUN)
+        full = _cli_json(capsys, "cycle", "--data-dir", str(disk / "data"), "--catalog", str(catalog), *DISK_RUN,
+                         expect_code=1)
         failures = full["infrastructure_failures"]
         assert failures, "the full disk failed no batch"
         assert all(f["attempts"] == 3 and "No space left on device" in f["reason"] for f in failures), failures
@@ -207,11 +208,13 @@ def _stop_mid_validation(engine: PrivateEngine, restart_after_s: float | None, s
 
 
 def _cycle_with_engine_stopped(capsys, engine, data_dir, restart_after_s):
+    """Run a cycle while the engine stops; a cycle whose engine stays down ends incomplete (exit code 1)."""
     seen: list[str] = []
     watcher = threading.Thread(target=_stop_mid_validation, args=(engine, restart_after_s, seen))
     watcher.start()
     try:
-        summary = _cli_json(capsys, "cycle", "--data-dir", str(data_dir), *WORKFLOW_RUN)
+        summary = _cli_json(capsys, "cycle", "--data-dir", str(data_dir), *WORKFLOW_RUN,
+                            expect_code=0 if restart_after_s is not None else 1)
     finally:
         watcher.join()
     assert seen, "no validation job ran on the engine before it stopped"

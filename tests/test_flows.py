@@ -21,10 +21,10 @@ pytestmark = pytest.mark.usefixtures("prefect_server")
 SMALL = ["--target-tokens", "2048", "--budget", "4"]
 
 
-def _cli_json(capsys, *argv: str) -> dict:
+def _cli_json(capsys, *argv: str, expect_code: int = 0) -> dict:
     code = main([*argv, "--json"])
     captured = capsys.readouterr()
-    assert code == 0, captured.err
+    assert code == expect_code, captured.err
     return json.loads(captured.out)
 
 

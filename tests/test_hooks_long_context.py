@@ -20,7 +20,8 @@ from test_agents import make_agents
 from taskforge.validators.runner import validate
 
 ITEM = PlanItem(family="long_context", capability="history_tracking", quota=1, gap_ids=[], priority=1.0)
-CONTEXT = BuildContext(cycle_id="lc-hooks", options={"target_tokens": 2048, "categories": "timeline"})
+CONTEXT = BuildContext(cycle_id="lc-hooks", options={"target_tokens": 2048, "categories": "timeline",
+                                                      "start": "easiest"})
 WRONG = "Answer: Z"
 
 

@@ -25,7 +25,7 @@ from taskforge.builders.workflow.judging import judged
 from taskforge.builders.workflow.operators import OPERATORS
 from taskforge.builders.workflow.package import GRADER_SOURCE
 from taskforge.builders.workflow.seeds import load_seed
-from conftest import SAMPLES
+from conftest import FIXTURE_SEEDS, SAMPLES
 from llm_server import Canned, ChatServer, schema_name, user_text
 from taskforge.schemas import PlanItem
 from taskforge.schemas.workflow import summarize, table_rows
@@ -33,7 +33,7 @@ from test_agents import make_agents
 from taskforge.validators.questions import parts_of
 from taskforge.validators.runner import default_checks, validate
 
-SEED = SAMPLES / "workflow_seeds" / "customer-dedup"
+SEED = FIXTURE_SEEDS / "customer-dedup"
 NEW_IDS = ("9001", "9002")
 
 
@@ -186,7 +186,7 @@ def test_reviewer_audits_accepted_packages_with_their_inputs(built, tmp_path):
 
 
 def test_a_long_table_is_shown_cut_and_new_rows_need_new_keys(tmp_path):
-    package = load_seed(SAMPLES / "workflow_seeds" / "temperature-anomaly").package
+    package = load_seed(FIXTURE_SEEDS / "temperature-anomaly").package
     header, rows = ["year", "month", "tmean_c"], table_rows(package, "station_monthly")
     assert key_columns(header, rows, set(package.tables["station_monthly"].jitter)) == ["year", "month"]
     inside_the_cut = json.dumps({"rows": [{"year": "1994", "month": "5", "tmean_c": "14.00"}]})

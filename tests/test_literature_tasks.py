@@ -11,6 +11,7 @@ from taskforge.builders.literature.collection import load_collection
 from taskforge.builders.literature.kinds import KINDS
 from factories import literature_tasks, paper_collection
 from taskforge.graders import scorer_for
+from taskforge.graders.literature.concepts import content_text, mentions_concept
 from taskforge.graders.literature.papers import PaperCollection, save_snapshot
 from taskforge.schemas import Message
 from taskforge.validators.questions import QUESTIONS, parts_of
@@ -78,11 +79,12 @@ def test_find_papers_gold_set_is_what_the_constraints_select(built):
     task = built["tasks"]["find_papers"]
     collection = load_collection(built["source"]).collection
     constraints = {c["type"]: c for c in task.payload["constraints"]}
-    from taskforge.graders.literature.papers import full_text, mentions
+    forms = constraints["mentions"]["forms"]
+    assert all(f"“{form}”" in task.payload["question"] for form in forms)
 
     selected = sorted(p.paper_id for p in collection.papers
                       if constraints["cites"]["paper_id"] in p.references
-                      and mentions(full_text(p), constraints["mentions"]["term"])
+                      and mentions_concept(content_text(p), forms)
                       and ("published_after" not in constraints or p.year > constraints["published_after"]["year"]))
     assert selected == task.reference["answer"] and len(selected) >= 2
 

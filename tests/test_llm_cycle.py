@@ -56,7 +56,7 @@ def client_logs():
 
 def _respond(body: dict) -> Canned:
     """The diagnoser names an evidence-selection failure (trained by literature and long-context tasks) at
-    the first assistant step; the builder rewrites literature questions to their brief; the judge model
+    the first assistant step (on an episode of another family, the first mode its taxonomy lists); the builder rewrites literature questions to their brief; the judge model
     answers wrongly; reviewers and judges accept (`model_answers`)."""
     schema = schema_name(body)
     user = body["messages"][1]["content"]
@@ -66,8 +66,12 @@ def _respond(body: dict) -> Canned:
         return Canned(content=_rewrite(body))
     if schema == "LLMDiagnosisReply":
         step = int(re.search(r"^\[(\d+)\] assistant", user, re.M).group(1))
-        return Canned(content=json.dumps({"findings": [{"decisive_step": step,
-                                                        "failure_mode": "literature.poor_evidence_selection",
+        listed = re.findall(r"^- ([a-z_]+\.[a-z_]+): ", body["messages"][0]["content"], re.M)
+        mode = "literature.poor_evidence_selection"
+        mode = mode if mode in listed else listed[0]
+        return Canned(content=json.dumps({"analysis": f"From step {step} on the evidence drifts.",
+                                          "findings": [{"decisive_step": step,
+                                                        "failure_mode": mode,
                                                         "evidence_steps": [step], "confidence": 0.6,
                                                         "explanation": f"step {step} drifts"}]}))
     if schema in ANSWERS:

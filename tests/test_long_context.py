@@ -153,8 +153,15 @@ def test_core_content_longer_than_the_target_is_refused():
         build("rule_induction", tokens=1024, answer_reserve=600)
 
 
+def test_roots_start_harder_than_the_easiest_levels():
+    (root,) = build("cross_doc_integration")
+    assert root.payload["difficulty"]["derivation_depth"] == 3 and root.payload["difficulty"]["near_miss_strength"] == 1
+    (easy,) = build("cross_doc_integration", start="easiest")
+    assert easy.payload["difficulty"]["derivation_depth"] == 2 and easy.payload["difficulty"]["near_miss_strength"] == 0
+
+
 def test_evolution_makes_an_easy_task_harder_until_shortcuts_fail():
-    emitted = build("timeline", tokens=4096, evolve=True)
+    emitted = build("timeline", tokens=4096, evolve=True, start="easiest")
     root, hard = emitted[0], emitted[-1]
     assert root.payload["evolution"]["pool"] == "seed" and root.lineage.parent_task_id is None
     assert hard.payload["evolution"]["pool"] == "hard"
@@ -174,7 +181,7 @@ def test_evolution_makes_an_easy_task_harder_until_shortcuts_fail():
 
 
 def test_shortcut_solvers_expose_an_easy_task():
-    (root,) = build("timeline", tokens=4096)
+    (root,) = build("timeline", tokens=4096, start="easiest")
     scorer = scorer_for(root.grader)
     scores = {s.name: scorer.score(s.solve(root), root.reference, root.grader) for s in SHALLOW_SOLVERS}
     assert scores["keyword_lookup"] == 1.0, "quoted event wording plus one date each: keyword lookup solves it"

@@ -34,7 +34,8 @@ def test_a_hard_task_passes_every_check(task):
     decided = validate(task)
     assert decided.status == "accepted", decided.reasons
     assert [r.check for r in decided.validation] == [
-        "noop", "reference", "leakage", "shortcut", "determinism", "decontamination", "review"]
+        "noop", "reference", "leakage", "shortcut", "determinism", "decontamination", "difficulty",
+        "review"]
     parts = {r.check: r.detail["strategy"] for r in decided.validation}
     assert parts["reference"] == ["scorer_reference", "rendered_prompt", "evidence", "answerability"]
     assert parts["shortcut"] == ["hardness"]
@@ -147,7 +148,8 @@ def test_answerability_rejects_an_answer_that_one_span_holds():
 def test_hardness_check_rejects_easy_tasks_and_tampered_estimates(task):
     assert CHECKS["shortcut"].run(task).passed
     item = PlanItem(family="long_context", capability="history_tracking", quota=1, gap_ids=[], priority=1.0)
-    context = BuildContext(cycle_id="easy", options={"target_tokens": 3072, "categories": "timeline", "evolve": False})
+    context = BuildContext(cycle_id="easy", options={"target_tokens": 3072, "categories": "timeline", "evolve": False,
+                                                     "start": "easiest"})
     root = next(LongContextBuilder().build(item, context))
     assert "too easy: the keyword_lookup shortcut scores 1.0" in _rejected_by(root, CHECKS["shortcut"])
     evolution = {**task.payload["evolution"], "estimate": 0.123}

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import polars as pl
 import pytest
-from sklearn.datasets import load_breast_cancer, load_diabetes
+from sklearn.datasets import load_diabetes
 
 from taskforge.builders.base import BuildContext
 from taskforge.builders.mle import MleBuilder, leaderboard
@@ -23,20 +23,22 @@ from taskforge.validators.runner import validate
 
 pytestmark = pytest.mark.docker
 DATASETS = {
-    "breast_cancer": (lambda: pl.from_pandas(load_breast_cancer(as_frame=True).frame), None),
-    "diabetes": (lambda: pl.from_pandas(load_diabetes(as_frame=True).frame), None),
+    "generated_regression": (lambda: generated_frame("regression", rows=300, seed=4), None),
     "generated_binary": (lambda: generated_frame("binary", rows=300, seed=1), None),
     "generated_multiclass": (lambda: generated_frame("multiclass", rows=300, seed=2),
                              {"target": "species", "metric": "log_loss"}),
     "generated_ranking": (lambda: generated_frame("ranking", rows=320, seed=3),
                           {"target": "relevance", "group_column": "query"}),
 }
-LOWER_IS_BETTER = {"diabetes", "generated_multiclass"}
+LOWER_IS_BETTER = {"generated_regression", "generated_multiclass"}
+SMALL = {"min_test_rows": 0, "min_gap_sd": 0, "search_iterations": 2, "linear_at_or_below_median": False}
+"""Options that let the small test datasets through the size, noise and linear rules (tested on real data in
+test_mle_process.py and by the refusal below)."""
 
 
-def _build(folder, quota):
+def _build(folder, quota, **rules):
     item = PlanItem(family="mle", capability="implementation", quota=quota, gap_ids=["gap-m"], priority=1.0)
-    options = {"source": str(folder), "sandbox": "docker"}
+    options = {"source": str(folder), "sandbox": "docker", **SMALL, **rules}
     return list(MleBuilder().build(item, BuildContext(cycle_id="test-mle", options=options)))
 
 
@@ -106,12 +108,15 @@ def test_reports_have_the_mle_bench_fields_and_thresholds_are_ordered_both_ways(
         assert scorer.score(task.payload["files"]["sample_submission.csv"], task.reference, task.grader) == 0.0
 
 
-def test_leaderboard_holds_ten_graded_baselines_run_in_the_sandbox(tasks):
+def test_leaderboard_holds_fifteen_graded_references_run_in_the_sandbox(tasks):
     for task in tasks.values():
         board = task.payload["leaderboard"]
-        assert len(board) == 10 and [e["rank"] for e in board] == list(range(1, 11))
-        assert {e["model"] for e in board} == {"constant", "shallow_tree", "linear", "random_forest",
-                                               "gradient_boosting"}
+        assert len(board) == 15 and [e["rank"] for e in board] == list(range(1, 16))
+        assert {e["model"] for e in board} == {"constant", "shallow_tree", "linear", "knn", "linear_tuned",
+                                               "gradient_boosting", "random_forest", "extra_trees", "knn_tuned",
+                                               "random_forest_tuned", "gradient_boosting_tuned", "stacking"}
+        noise = task.payload["noise"]
+        assert noise["bootstrap_sd"] > 0 and noise["entry"] == board[0]["entry"] and noise["resamples"] == 200
         assert board[0]["model"] != "constant" and task.reference["baseline_errors"] == {}
         assert task.reference["baseline_backend"] in ("docker", "process")
         assert task.reference["best_entry"] == board[0]["entry"]
@@ -162,12 +167,12 @@ def test_a_sandbox_without_the_baseline_packages_is_quarantined_as_infrastructur
 
 
 def test_planted_label_in_the_public_test_file_is_rejected_by_leakage(tasks):
-    task = tasks["breast_cancer"]
+    task = tasks["generated_binary"]
     test = frame_from_csv(task.payload["files"]["test.csv"])
     answers = frame_from_csv(task.reference["answers"])
     leaked = test.join(answers, on="id", how="left", maintain_order="left").write_csv()
     (reason,) = _rejected_by(_with_files(task, {"test.csv": leaked}), "leakage")
-    assert "the public test.csv holds the label column 'target'" in reason
+    assert "the public test.csv holds the label column 'label'" in reason
 
 
 def _relabelled_ids(text: str, labels: dict[str, str]) -> str:
@@ -178,10 +183,10 @@ def _relabelled_ids(text: str, labels: dict[str, str]) -> str:
 
 
 def test_planted_id_that_encodes_the_label_is_rejected_by_leakage(tasks):
-    task = tasks["breast_cancer"]
+    task = tasks["generated_binary"]
     train = frame_from_csv(task.payload["files"]["train.csv"])
     answers = frame_from_csv(task.reference["answers"])
-    labels = dict(zip(train["id"], train["target"])) | dict(zip(answers["id"], answers["target"]))
+    labels = dict(zip(train["id"], train["label"])) | dict(zip(answers["id"], answers["label"]))
     files = {name: _relabelled_ids(task.payload["files"][name], labels)
              for name in ("train.csv", "test.csv", "sample_submission.csv")}
     planted = _with_files(task, files, answers=_relabelled_ids(task.reference["answers"], labels),
@@ -203,13 +208,13 @@ def test_planted_feature_that_copies_the_label_is_rejected_by_leakage(tasks):
 
 
 def test_planted_sample_submission_holding_the_answers_is_rejected(tasks):
-    task = tasks["diabetes"]
+    task = tasks["generated_regression"]
     (reason,) = _rejected_by(_with_files(task, {"sample_submission.csv": task.reference["answers"]}), "leakage")
     assert "sample_submission.csv column 'target' reproduces the private answers" in reason
 
 
 def test_planted_sample_submission_that_scores_a_medal_is_rejected_by_noop(tasks):
-    for name in ("breast_cancer", "diabetes"):
+    for name in ("generated_binary", "generated_regression"):
         task = tasks[name]
         medal = _with_files(task, {"sample_submission.csv": task.reference["best_submission"]})
         (reason,) = _rejected_by(medal, "noop", "mle_noop")
@@ -245,3 +250,10 @@ def test_planted_non_deterministic_metric_is_rejected_by_grader_determinism(task
     monkeypatch.setitem(mle_metrics.METRICS, "roc_auc", jittery)
     (reason,) = _rejected_by(task, "determinism")
     assert "gets different reports" in reason
+
+
+def test_a_dataset_a_default_linear_model_solves_is_refused(tmp_path, docker_engine):
+    write_dataset(pl.from_pandas(load_diabetes(as_frame=True).frame), tmp_path / "linear", "diabetes")
+    (refused,) = _build(tmp_path / "linear", 1, linear_at_or_below_median=True)
+    assert isinstance(refused, Quarantined) and refused.source == "linear/diabetes.csv"
+    assert "a default linear model scores" in refused.reason and "beyond the median threshold" in refused.reason

@@ -19,7 +19,7 @@ REFRESH = ".venv/bin/python bench/prompts.py --golden"
 
 
 def test_every_rendered_prompt_and_schema_matches_its_golden_file(tmp_path):
-    done = prompts.render_all(tmp_path / "out", steps=prompts.golden_steps())
+    done = prompts.render_all(tmp_path / "out")
     rendered = {p.name: p.read_text(encoding="utf-8") for p in (tmp_path / "out").iterdir()}
     golden = {p.name: p.read_text(encoding="utf-8") for p in prompts.GOLDEN.iterdir()}
     assert sorted(rendered) == sorted(golden), f"steps rendered differ from the golden files (refresh: {REFRESH})"
@@ -39,7 +39,7 @@ def test_every_step_reaches_ok_against_replies_as_real_models_write_them(tmp_pat
     samples = prompts.load_samples()
     with ChatServer(RealModel(ANSWERS, styles=(style,), invalid_first=True)) as server, \
             prompts.agents_for(server, tmp_path, mode) as agents:
-        done = prompts.run_steps(server, agents, samples, prompts.golden_steps())
+        done = prompts.run_steps(server, agents, samples, prompts.STEPS)
         calls = agents.take_calls()
     assert {name: reply.status for name, (reply, _) in done.items()} == dict.fromkeys(done, "ok"), \
         {name: reply.reason for name, (reply, _) in done.items() if not reply.ok}

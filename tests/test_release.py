@@ -1,5 +1,6 @@
-"""Trainer views and releases: every family's RL shard loads with `datasets` and scores its reference 1 and its
-no-op 0 through verl's `compute_score`; planted overlaps with a registered evaluation set remove exactly the
+"""Trainer views and releases: every family's RL shard loads with `datasets` and scores its reference 1 (bare,
+fenced or wrapped in prose) and its no-op 0 through verl's `compute_score`, and its `extra_info` does not repeat
+the prompt; planted overlaps with a registered evaluation set remove exactly the
 planted tasks and the report names each match; near-duplicates are removed, naming the task they repeat;
 exporting a release twice gives identical files. The swe and mle releases are loaded and scored the same way
 where their tasks are built (tests/test_swe_build.py, tests/test_mle_flow.py)."""
@@ -16,13 +17,14 @@ from taskforge import sandbox
 from taskforge.builders.base import BuildContext
 from taskforge.builders.literature.kinds import KINDS
 from taskforge.builders.workflow import WorkflowBuilder
-from conftest import SAMPLES
+from conftest import FIXTURE_SEEDS, SAMPLES
 from factories import land_validated, literature_tasks, long_context_tasks, paper_collection
+from reward_checks import assert_reward_contract
 from taskforge.flows.decontam import add_evalset
 from taskforge.flows.screening import landing_screen, release_screen
 from taskforge.graders.literature.environment import environment_for
-from taskforge.graders.reward import compute_score, family_of, reward_entry
-from taskforge.schemas import Message, PlanItem, Task, task_id_for
+from taskforge.graders.task_reward import unprompted_payload
+from taskforge.schemas import Message, PlanItem, Task, canonical_json, task_id_for
 from taskforge.store.layout import DataDir
 from taskforge.store.release import export_release
 from taskforge.validators.decontamination import task_fields
@@ -34,7 +36,7 @@ FAMILIES = ("literature", "long_context", "workflow")
 def workflow_tasks(count: int) -> list[Task]:
     """Real workflow tasks from the shipped seeds (reference workflows run in the process sandbox)."""
     item = PlanItem(family="workflow", capability="verification", quota=count, gap_ids=["gap-w"], priority=1.0)
-    context = BuildContext(cycle_id="test-cycle", options={"source": str(SAMPLES / "workflow_seeds")})
+    context = BuildContext(cycle_id="test-cycle", options={"source": str(FIXTURE_SEEDS)})
     return list(WorkflowBuilder().build(item, context))
 
 
@@ -64,18 +66,20 @@ def test_every_family_rl_shard_loads_and_scores_reference_one_and_noop_zero(buil
     out = built["release"]
     schemas = {str(pq.read_schema(path)) for path in (out / "data").glob("*/*.parquet")}
     assert len(schemas) == 1, "one schema for every family's RL files"
+    indexes, by_id = [], {t.task_id: t for t in built["tasks"]}
     for family in FAMILIES:
         rows = datasets.load_dataset(str(out), family, split="train", cache_dir=str(built["root"] / "hf"))
         assert rows.num_rows == sum(t.family == family for t in built["tasks"])
-        for index, row in enumerate(rows):
+        for row in rows:
             info, truth = row["extra_info"], row["reward_model"]["ground_truth"]
-            assert row["data_source"] == f"taskforge/{family}" and info["index"] == index and info["split"] == "train"
+            indexes.append(info["index"])
+            assert row["data_source"] == f"taskforge/{family}" and info["split"] == "train"
             assert row["reward_model"]["style"] == "rule" and row["prompt"][0]["role"] == "system"
-            entry = reward_entry(family_of(row["data_source"], info))
-            reference, grader = json.loads(truth), json.loads(info["grader"])
-            assert compute_score(row["data_source"], entry.reference_submission(reference, grader), truth, info) == 1.0
-            noops = entry.noop_submissions(grader)
-            assert noops and all(compute_score(row["data_source"], noop, truth, info) == 0.0 for noop in noops)
+            assert_reward_contract(row)
+            assert info["payload"] == canonical_json(unprompted_payload(by_id[info["task_id"]]))
+            if family == "long_context":
+                assert {"documents", "question"}.isdisjoint(json.loads(info["payload"])), "shown by the prompt"
+    assert sorted(indexes) == list(range(len(built["tasks"]))), "indexes count across families, never restart"
 
 
 def test_tool_tasks_carry_verl_tool_kwargs_and_their_tools_work_from_the_release(built):
@@ -84,11 +88,12 @@ def test_tool_tasks_carry_verl_tool_kwargs_and_their_tools_work_from_the_release
     row = literature[0]
     info = row["extra_info"]
     assert row["agent_name"] == "tool_agent" and info["need_tools_kwargs"] is True
-    assert set(info["tools_kwargs"]) == {"read", "search"}
+    assert {name for name, kwargs in info["tools_kwargs"].items() if kwargs} == {"read", "search"}
+    assert info["tool_selection"] == ["search", "read"]
     create = info["tools_kwargs"]["search"]["create_kwargs"]
     assert create["task_id"] == info["task_id"] and info["interaction_kwargs"]["name"] == "literature_search"
     env = environment_for(json.loads(create["environment"]), out)
-    found = json.loads(env.call("search", {"query": json.loads(info["payload"])["question"], "k": 3}))
+    found = json.loads(env.call("search", {"query": row["prompt"][-1]["content"][:300], "k": 3}))
     assert len(found["results"]) == 3
     long_context = datasets.load_dataset(str(out), "long_context", split="train", cache_dir=str(built["root"] / "hf"))
     assert {r["agent_name"] for r in long_context} == {"single_turn_agent"}
@@ -96,6 +101,8 @@ def test_tool_tasks_carry_verl_tool_kwargs_and_their_tools_work_from_the_release
                for r in long_context)
     workflow = datasets.load_dataset(str(out), "workflow", split="train", cache_dir=str(built["root"] / "hf"))
     assert {r["extra_info"]["interaction_kwargs"]["name"] for r in workflow} == {"workflow"}
+    assert {r["agent_name"] for r in workflow} == {"tool_agent"}
+    assert workflow[0]["extra_info"]["tool_selection"] == ["run", "read_file", "write_file", "submit"]
     assert json.loads(workflow[0]["extra_info"]["environment"])["network"] is False
     envelopes = datasets.load_dataset(str(out), "literature_envelope", split="train",
                                      cache_dir=str(built["root"] / "hf"))

@@ -48,7 +48,8 @@ def test_html_report_renders_with_drawn_charts(capsys, tmp_path):
     chromium = shutil.which("chromium")
     assert chromium, "Debian's chromium package is needed (CI installs it)"
     data_dir = tmp_path / "data"
-    assert main(["cycle", "--data-dir", str(data_dir), "--budget", "3", "--target-tokens", "4096", "--json"]) == 0
+    code = main(["cycle", "--data-dir", str(data_dir), "--budget", "3", "--target-tokens", "4096", "--json"])
+    assert code == 0, capsys.readouterr().err[-4000:]
     capsys.readouterr()
     assert main(["report", "--data-dir", str(data_dir), "--html", str(tmp_path / "report"), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)

@@ -85,8 +85,10 @@ def test_engines_that_do_not_answer_are_left_out_or_fall_back(monkeypatch, sandb
     monkeypatch.setenv("TASKFORGE_DOCKER_HOSTS", f"{NO_ENGINE}, {NO_ENGINE}")
     fallback = get_sandbox("auto", temp_root=sandbox_temp_root)
     assert fallback.backend == "process"
-    assert fallback.reason == (f"auto: docker engines at 0 of 1 endpoints answered and have {BASE_IMAGE}; "
-                               "using the process backend")
+    assert fallback.reason.startswith(f"auto: docker engines at 0 of 1 endpoints answered and have {BASE_IMAGE}; "
+                                      "using the process backend (")
+    launcher = fallback.reason.rsplit(" (", 1)[1]
+    assert launcher == "bubblewrap)" or "unshare" in launcher, "the reason names the launcher this host uses"
     with pytest.raises(InfrastructureError, match="docker backend asked for, but docker engines at 0 of 1"):
         get_sandbox("docker", temp_root=sandbox_temp_root)
 

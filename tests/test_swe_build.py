@@ -24,13 +24,14 @@ from taskforge.builders.swe.recipe import detect_recipe
 from taskforge.builders.swe.source import materialize_sample, open_source
 from conftest import SAMPLES
 from taskforge.flows.cli import main
+from reward_checks import assert_reward_contract
 from taskforge.graders.reward import compute_score, reward_entry
 from taskforge.graders.swe.harness import CACHE_ENV, TaskBed, cache_root, grading_session
 from taskforge.schemas import Message, PlanItem, Quarantined, Task
 from taskforge.store.batches import write_batch
 from taskforge.store.rl_view import rl_row
 from taskforge.store.swebench import to_instance
-from taskforge.validators.questions import QUESTIONS
+from taskforge.validators.questions import QUESTIONS, parts_of
 from taskforge.validators.runner import validate
 
 SAMPLE = SAMPLES / "swe" / "calc_history.py"
@@ -113,9 +114,9 @@ def test_runs_are_recorded_as_task_metadata(built):
     noop = next(r for r in task.validation if r.check == "noop")
     reference = next(r for r in task.validation if r.check == "reference")
     assert noop.score == 0.0 and noop.detail["verdict"]["FAIL_TO_PASS"]["failure"] == ["tests/test_ops.py::test_div_by_zero"]
-    solution = reference.detail["parts"]["swe_reference"]["detail"]
-    assert solution["scores"] == [1.0, 1.0, 1.0]
-    assert noop.detail["runs_cached"] and solution["runs_cached"], "the checks re-derive from the build's runs"
+    run_part = parts_of(reference)["swe_reference"]
+    assert run_part.detail["scores"] == [1.0, 1.0, 1.0]
+    assert noop.detail["runs_cached"] and run_part.detail["runs_cached"], "the checks re-derive from the build's runs"
     assert task.payload["committed_at"] == "2025-03-02T12:00:00Z"
     assert task.environment["network"] is False and task.grader["test_files"] == ["tests/test_ops.py"]
 
@@ -183,14 +184,16 @@ def test_a_statement_naming_the_fix_or_leaving_out_the_interface_is_rejected(bui
     _, tasks = built
     sub = tasks["sub_absolute"]
     named = validate(_with_statement(sub, "Add an absolute option to sub\nsub should take the absolute value."))
-    assert failed_checks(named) == {"leakage"} and "fix commit's subject" in named.reasons[0]
+    assert failed_checks(named) == {"leakage"} and "statement_hides_fix: " in named.reasons[0]
+    assert "fix commit's subject" in named.reasons[0]
     change = validate(_with_statement(sub, "fix: sub keeps the sign\nsub(2, 5, absolute=True) gives -3."))
     assert failed_checks(change) == {"leakage"} and "change description" in change.reasons[0]
     quoted = validate(_with_statement(sub, "sub is wrong\nIt should be: return abs(difference) if absolute else difference"))
     assert failed_checks(quoted) == {"leakage"} and "quotes" in quoted.reasons[0]
     unstated = validate(_with_statement(sub, "sub cannot give a distance\nsub(2, 5) is -3; I need 3 as well."))
     assert failed_checks(unstated) == {"reference"}
-    assert "the hidden tests call absolute, which the statement never mentions" in unstated.reasons[0]
+    assert ("statement_states_interface: the hidden tests call absolute, which the statement never mentions"
+            in unstated.reasons[0])
 
 
 def test_stored_rows_are_revalidated_by_rerunning_their_tests(built, tmp_path, capsys):
@@ -251,12 +254,9 @@ def test_the_rl_reward_grades_patches_in_the_sandbox_reference_one_noop_zero(bui
     task = tasks["div_fix"]
     row = rl_row(task, 0, ())
     truth, info = row["reward_model"]["ground_truth"], row["extra_info"]
-    entry = reward_entry("swe")
-    reference, grader = json.loads(truth), json.loads(info["grader"])
-    broken = reference["patch"].replace("+", "+#", 1)
+    broken = json.loads(truth)["patch"].replace("+", "+#", 1)
     with sandbox_kind("process"):
-        assert compute_score(row["data_source"], entry.reference_submission(reference, grader), truth, info) == 1.0
-        assert [compute_score(row["data_source"], noop, truth, info) for noop in entry.noop_submissions(grader)] == [0.0]
+        assert_reward_contract(row)
         assert compute_score(row["data_source"], broken, truth, info) == 0.0, "a patch that does not apply scores 0"
 
 

@@ -11,7 +11,7 @@ from taskforge.builders.workflow.evolve import NotEvolvableError, evolve, vary
 from taskforge.builders.workflow.operators import (OPERATORS, TOLERANCE_FLOORS, relayout_table, resample_data, table_header,
                                          with_table)
 from taskforge.builders.workflow.seeds import load_seeds
-from conftest import SAMPLES
+from conftest import FIXTURE_SEEDS, SAMPLES
 from taskforge.graders.workflow.deliverables import write_tree
 from taskforge.schemas.workflow import changed_axes, summarize, table_rows
 
@@ -20,7 +20,7 @@ OPERATOR = {op.name: op for op in OPERATORS}
 
 @pytest.fixture(scope="module")
 def seeds():
-    return {s.package.seed_id: s for s in load_seeds(SAMPLES / "workflow_seeds")}
+    return {s.package.seed_id: s for s in load_seeds(FIXTURE_SEEDS)}
 
 
 def _axes(before, after):

@@ -9,10 +9,10 @@ import pytest
 
 from taskforge.builders.workflow.prompting import user_message
 from taskforge.builders.workflow.seeds import load_seed, load_seeds, seed_json, write_seed
-from conftest import SAMPLES
+from conftest import FIXTURE_SEEDS, SAMPLES
 from taskforge.schemas import InputError
 
-SEEDS = SAMPLES / "workflow_seeds"
+SEEDS = FIXTURE_SEEDS
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,8 @@
 """Workflow tasks built and certified for real: reference workflows and graders run in the sandbox.
 
 Most tests use the process backend (network namespace); the `docker` tests run
-a few seeds in containers. Every shipped seed is built and validated once per
-module, with one descendant each (an evolution round).
+a few seeds in containers. Every small fixture seed is built and validated once
+per module, with one descendant each (a build pairs each seed with a descendant).
 """
 
 from __future__ import annotations
@@ -18,14 +18,14 @@ from taskforge.builders.workflow import WorkflowBuilder
 from taskforge.builders.workflow.evolve import evolve
 from taskforge.builders.workflow.operators import OPERATORS, Operator, table_header, with_table
 from taskforge.builders.workflow.seeds import load_seed, seed_from_task, write_seed
-from conftest import SAMPLES
+from conftest import FIXTURE_SEEDS, SAMPLES
 from taskforge.schemas import PlanItem, Quarantined
 from taskforge.schemas.workflow import WorkflowPackage, changed_axes, summarize, table_rows
 from taskforge.validators.runner import validate
 from taskforge.validators.questions import parts_of
 from taskforge.validators.workflow.perturbation import KINDS
 
-SEEDS = SAMPLES / "workflow_seeds"
+SEEDS = FIXTURE_SEEDS
 SEED_COUNT = len(list(SEEDS.glob("*/seed.json")))
 WORKFLOW_PARTS = {"noop": ["scorer_noop", "workflow_noop"],
                   "reference": ["scorer_reference", "workflow_reference", "package_audit"],
@@ -53,15 +53,20 @@ def _build(source, first: int, count: int, cycle_id: str = "test-cycle") -> list
 
 
 @pytest.fixture(scope="module")
-def seed_tasks(process_backend):
-    tasks = _build(SEEDS, 0, SEED_COUNT)
+def pairs(process_backend):
+    return _build(SEEDS, 0, 2 * SEED_COUNT)
+
+
+@pytest.fixture(scope="module")
+def seed_tasks(pairs):
+    tasks = pairs[0::2]
+    assert all(not isinstance(t, Quarantined) and t.payload["generation"] == 0 for t in tasks)
     return tasks, [validate(t) for t in tasks]
 
 
 @pytest.fixture(scope="module")
-def descendants(process_backend):
-    built = _build(SEEDS, SEED_COUNT, SEED_COUNT)
-    return [item if isinstance(item, Quarantined) else validate(item) for item in built]
+def descendants(pairs):
+    return [item if isinstance(item, Quarantined) else validate(item) for item in pairs[1::2]]
 
 
 def _result(task, check):
@@ -103,8 +108,8 @@ def test_perturbation_suite_scores_below_one_for_every_perturbation(seed_tasks):
 
 
 def test_the_same_seed_builds_the_same_task(seed_tasks):
-    again = _build(SEEDS, 3, 1)[0]
-    assert again == seed_tasks[0][3], "a rebuild gives the same row, reference run included"
+    again = _build(SEEDS, 2, 1)[0]
+    assert again == seed_tasks[0][1], "a rebuild gives the same row, reference run included"
 
 
 def test_a_grader_that_accepts_anything_is_rejected(seed_tasks):
@@ -173,7 +178,7 @@ def test_accepted_descendants_seed_the_next_round(descendants, tmp_path, process
     for task in accepted:
         write_seed(seed_from_task(task), tmp_path)
     assert load_seed(tmp_path / accepted[0].payload["seed_id"]).package == WorkflowPackage.model_validate(accepted[0].payload)
-    second = [validate(t) for t in _build(tmp_path, 3, 3, cycle_id="round-2") if not isinstance(t, Quarantined)]
+    second = [validate(t) for t in _build(tmp_path, 6, 3, cycle_id="round-2") if not isinstance(t, Quarantined)]
     grown = [t for t in second if t.status == "accepted"]
     assert grown and all(t.payload["generation"] == 2 for t in grown)
     assert {t.lineage.parent_task_id for t in grown} <= {t.task_id for t in accepted}

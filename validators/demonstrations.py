@@ -5,7 +5,7 @@ Policy, in order:
    and so is a bare timeout (the outcome says it timed out and the model left no result);
 2. a zero-reward or ungraded episode is regraded once, when its task is a taskforge task of this catalog
    (found by task id) whose family has a reward entry: its final assistant message is scored with
-   `taskforge.graders.reward.score_task`; otherwise it is recorded as not regradable and keeps its outcome;
+   `taskforge.graders.task_reward.score_task`; otherwise it is recorded as not regradable and keeps its outcome;
 3. a successful episode (as read, or after the regrade) is selected when it passes the leakage audit;
 4. an unresolved one is selected when it left a non-empty result, interacted substantively (at least
    two tool calls answered without error) and passes the leakage audit.
@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from taskforge.graders.long_context.values import verbatim_in
-from taskforge.graders.reward import REWARD_ENTRIES, score_task
+from taskforge.graders.reward import REWARD_ENTRIES
+from taskforge.graders.task_reward import score_task
 from taskforge.schemas import Episode, Task
 from taskforge.validators.evalsets import load_registry
 

@@ -21,9 +21,11 @@ QUESTIONS: dict[str, str] = {
     "shortcut": "does a cheap strategy score above the family's threshold?",
     "determinism": "does the grader give the same score every time, and below 1 to every wrong answer?",
     "decontamination": "does the task overlap a registered evaluation set?",
+    "difficulty": "does a solver with the family's tools solve it sometimes, but not too often (its pass rate)?",
     "review": "does a second opinion (the LLM judge or reviewer) find the task sound?",
 }
-"""Every question, in the order the checks run (`review` last: it reviews only tasks nothing else rejected)."""
+"""Every question, in the order the checks run (`difficulty` and `review` last: they attempt and review only tasks
+nothing else rejected)."""
 
 
 @dataclass(frozen=True)

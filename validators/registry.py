@@ -15,6 +15,7 @@ from typing import Callable
 from taskforge.schemas import FAMILIES, TaskforgeError
 from taskforge.validators.base import CheckContext
 from taskforge.validators.decontamination import DecontaminationCheck
+from taskforge.validators.difficulty import strategies as difficulty
 from taskforge.validators.literature.strategies import strategies as literature
 from taskforge.validators.long_context.strategies import strategies as long_context
 from taskforge.validators.mle.strategies import strategies as mle
@@ -44,7 +45,9 @@ def strategy_tables(context: CheckContext) -> dict[str, dict[str, Strategy]]:
     without = sorted(set(FAMILIES) - set(FAMILY_STRATEGIES))
     if without:
         raise StrategyTableError(f"no strategy table for {without}: add validators/<family>/strategies.py")
-    tables = {family: {**shared(context), **FAMILY_STRATEGIES[family](context)} for family in FAMILIES}
+    gates = difficulty(context)
+    tables = {family: {**shared(context), "difficulty": gates[family], **FAMILY_STRATEGIES[family](context)}
+              for family in FAMILIES}
     for family, table in tables.items():
         missing, unknown = set(QUESTIONS) - set(table), set(table) - set(QUESTIONS)
         if missing or unknown:

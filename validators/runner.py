@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable
 
 from taskforge.schemas import Task, ValidationResult
 from taskforge.schemas.locations import Location
@@ -45,9 +45,3 @@ def decide(task: Task, results: list[ValidationResult]) -> Task:
         "validation": results, "status": "rejected" if reasons else "accepted", "reasons": reasons,
     })
 
-
-def validate_all(tasks: Iterable[Task], checks: Iterable[Check] = DEFAULT_CHECKS) -> Iterator[Task]:
-    """Validate a stream of tasks."""
-    checks = tuple(checks)
-    for task in tasks:
-        yield validate(task, checks)

@@ -63,7 +63,7 @@ def brief_for(case: Case) -> QuestionBrief:
     keep: list[str] = []
     withhold: list[str] = []
     if case.kind == "find_papers":
-        keep = [facts["anchor_title"], facts["term"], *([str(facts["after"])] if facts.get("after") else [])]
+        keep = [facts["anchor_title"], *facts["forms"], *([str(facts["after"])] if facts.get("after") else [])]
         withhold = gold + [p["title"] for p in reference["papers"] if p["role"] == "gold"]
     elif case.kind == "select_evidence":
         keep, withhold = [facts["value"], *facts["terms"]], gold

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Protocol
 
+from taskforge.graders.literature.concepts import describe_forms
+
 
 class QuestionWriter(Protocol):
     """Phrases the question of one task from its facts; must not add facts of its own."""
@@ -25,7 +27,8 @@ class QuestionWriter(Protocol):
 def _find_papers(facts: dict[str, Any]) -> str:
     after = f", were published after {facts['after']}," if facts.get("after") else ""
     return (f"Which papers in the collection cite “{facts['anchor_title']}”{after} and mention "
-            f"{facts['term']} in their title, abstract or full text?")
+            f"{facts['term']} (written as {describe_forms(facts['forms'])}; case, plurals and hyphens aside) in their "
+            f"title, abstract or body text, not counting reference lists or acknowledgments?")
 
 
 def _select_evidence(facts: dict[str, Any]) -> str:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
-from taskforge.graders.literature.papers import Paper, mentions, passages
+from taskforge.builders.literature.debris import term_debris
+from taskforge.graders.literature.concepts import content_sections, mentions_concept
+from taskforge.graders.literature.papers import Paper, passages
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 ENTITY = re.compile(r"(?<![\w-])[A-Z][a-z]*[A-Z0-9][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?![\w-])")
@@ -28,6 +30,13 @@ def decimals(text: str) -> list[str]:
     return list(dict.fromkeys(DECIMAL.findall(text)))
 
 
-def first_passage_mentioning(paper: Paper, term: str) -> tuple[str, str] | None:
-    """(passage id, text) of the first passage that mentions `term`, or None."""
-    return next(((pid, text) for pid, text in passages(paper).items() if mentions(text, term)), None)
+def matchable_terms(text: str) -> list[str]:
+    """The named terms of a text a task may ask about: not funding bodies, generic words or math debris."""
+    return [term for term in entity_terms(text) if term_debris(term) is None]
+
+
+def first_passage_mentioning(paper: Paper, forms: list[str]) -> tuple[str, str] | None:
+    """(passage id, text) of the first content passage (`concepts.py`) that mentions the concept, or None."""
+    content = content_sections(paper)
+    return next(((pid, text) for pid, text in passages(paper).items()
+                 if pid.rsplit(":", 1)[0] in content and mentions_concept(text, forms)), None)

@@ -12,6 +12,7 @@ from taskforge.builders.long_context.compose import Case, UnanswerableError, ass
 from taskforge.builders.long_context.documents import DOCUMENT_CATEGORIES
 from taskforge.builders.long_context.evolution import Judge, evolve
 from taskforge.builders.long_context.judging import JudgeModelSolver, judge_child
+from taskforge.builders.long_context.length import LengthTarget
 from taskforge.builders.long_context.options import LongContextOptions
 from taskforge.builders.long_context.sources import Corpus, load_corpus
 from taskforge.graders.long_context.solvers import SHALLOW_SOLVERS, Solver
@@ -47,24 +48,25 @@ class LongContextBuilder:
             category = categories[index % len(categories)]
             seed = derive_seed(context.cycle_id, context.seed, item.family, item.capability, index)
             module = DOCUMENT_CATEGORIES[category] if corpus else CATEGORIES[category]
+            target = options.target(index)
             yield from evolve(
-                lambda axes: self._case(category, seed, axes, options, corpus),
+                lambda axes: self._case(category, seed, axes, target, corpus),
                 lambda case, record, parent: self._task(case, record, parent, item, context, seed, corpus),
-                root_axes(module.KNOBS), module.KNOBS, random.Random(seed), options.evolution, self.solvers,
+                root_axes(module.KNOBS, None if options.start == "easiest" else getattr(module, "START", None)),
+                module.KNOBS, random.Random(seed), options.evolution, self.solvers,
                 self.judge,
             )
 
-    def _case(self, category: str, seed: int, axes: Axes, options: LongContextOptions,
-              corpus: Corpus | None) -> Case:
+    def _case(self, category: str, seed: int, axes: Axes, target: LengthTarget, corpus: Corpus | None) -> Case:
         """The case for one setting of the axes, trying a few composition seeds before giving up."""
         problems = []
         for attempt in range(COMPOSE_ATTEMPTS):
             rng = random.Random(derive_seed(seed, attempt, *axes.as_dict().values()))
             try:
                 if corpus is not None:
-                    return DOCUMENT_CATEGORIES[category].compose(corpus, axes, rng, options.target)
+                    return DOCUMENT_CATEGORIES[category].compose(corpus, axes, rng, target)
                 composition, world = CATEGORIES[category].compose(seed, axes, rng)
-                return assemble_world(composition, world, options.target, rng,
+                return assemble_world(composition, world, target, rng,
                                       {"kind": "world_model", "world_seed": seed})
             except UnanswerableError as problem:
                 problems.append(str(problem))

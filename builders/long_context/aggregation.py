@@ -20,7 +20,9 @@ from taskforge.graders.long_context.derive import derive_aggregation, grant_matc
 
 CATEGORY = "set_aggregation"
 KNOBS = {"near_miss_strength": (0, 1, 2, 3), "computational_depth": (1, 2, 3), "predicate_composition": (1, 2, 3),
-         "lexical_gap": (0, 1), "search_space": (12, 24, 48), **PLACEMENT_KNOBS}
+         "lexical_gap": (0, 1), "search_space": (12, 24, 48, 96), **PLACEMENT_KNOBS}
+START = {"near_miss_strength": 1, "computational_depth": 2, "predicate_composition": 2, "search_space": 24}
+"""Where a root task starts on the ladders above (the easier levels stay for `start=easiest`)."""
 PURPOSES = {"equipment": "instruments and hardware", "travel": "journeys to partner sites",
             "training": "courses for staff", "fieldwork": "work in the field"}
 WORDING = ("Under grant {grant}, {funder} awarded {amount} credits to {project} for {purpose} in {year}.",

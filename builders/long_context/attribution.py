@@ -12,12 +12,15 @@ from dataclasses import replace
 
 from taskforge.builders.long_context.axes import PLACEMENT_KNOBS, Axes
 from taskforge.builders.long_context.compose import Composition, capitalised
-from taskforge.builders.long_context.relations import RELATIONS, chain_statements, noun_phrase, relation_table, walk
+from taskforge.builders.long_context.relations import (RELATIONS, chain_description, chain_statements,
+                                                      relation_table, walk)
 from taskforge.builders.long_context.world import World, generate_world
 
 CATEGORY = "evidence_attribution"
-KNOBS = {"near_miss_strength": (0, 1, 2, 3), "lexical_gap": (0, 1), "answer_scope": (2, 3, 4),
-         "search_space": (8, 16, 32), **PLACEMENT_KNOBS}
+KNOBS = {"near_miss_strength": (0, 1, 2, 3), "lexical_gap": (0, 1), "answer_scope": (2, 3, 4, 5),
+         "search_space": (8, 16, 32, 64), **PLACEMENT_KNOBS}
+START = {"near_miss_strength": 1, "answer_scope": 3, "search_space": 16}
+"""Where a root task starts on the ladders above (the easier levels stay for `start=easiest`)."""
 
 
 def compose(seed: int, axes: Axes, rng: random.Random) -> tuple[Composition, World]:
@@ -25,7 +28,7 @@ def compose(seed: int, axes: Axes, rng: random.Random) -> tuple[Composition, Wor
     world = generate_world(seed, 0)
     table = relation_table(world, random.Random(seed))
     start, path, reached = walk(table, world, axes.answer_scope, rng)
-    claim = f"{capitalised(reached[-1])} is {noun_phrase(start, path, axes.lexical_gap)}."
+    claim = f"{capitalised(reached[-1])} is {chain_description(start, path, axes.lexical_gap)}."
     question = (f"Consider the claim: “{claim}” Which documents together establish it? List the ids of the "
                 "documents whose statements are needed, on a final line of the form 'Answer: doc-1, doc-2'.")
     probes = [RELATIONS[name].ask[min(axes.lexical_gap, 1)].format(x=start if i == 0 else "…")

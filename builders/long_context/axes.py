@@ -54,9 +54,10 @@ PLACEMENT_KNOBS: Knobs = {
 """Knobs every world-model category has: where evidence and distractors are placed."""
 
 
-def root_axes(knobs: Knobs, start: Axes | None = None) -> Axes:
-    """The easiest setting of every knob."""
-    return replace(start or Axes(), **{axis: levels[0] for axis, levels in knobs.items()})
+def root_axes(knobs: Knobs, start: dict[str, Any] | None = None) -> Axes:
+    """The setting a root task starts from: the `start` level of the knobs it names, the easiest level of
+    the others."""
+    return replace(Axes(), **{**{axis: levels[0] for axis, levels in knobs.items()}, **(start or {})})
 
 
 def steppable(axes: Axes, knobs: Knobs) -> list[str]:

@@ -1,7 +1,7 @@
 """From a category's composition (facts to state, question, symbolic query) to a finished case.
 
 A category decides what the world says and what is asked; this module places
-the fact sentences among filler in documents (evidence spread by positional
+the fact sentences inside paragraphs of filler in documents (evidence spread by positional
 non-locality, distractors by dispersion), fits the length, locates every fact
 sentence, derives the answer from the located facts with the category's
 derivation, checks answerability, and writes the payload, reference and grader.
@@ -10,16 +10,17 @@ derivation, checks answerability, and writes the payload, reference and grader.
 from __future__ import annotations
 
 import random
+from bisect import bisect
 from dataclasses import dataclass, field
-from functools import lru_cache
+from itertools import accumulate
 from typing import Any, Callable
 
 from taskforge.builders.long_context.axes import Axes
-from taskforge.builders.long_context.length import (LengthTarget, FillerMaker, counted, fit_length, measure,
-                                          refuse_if_over)
+from taskforge.builders.long_context.filler import CueProfile, FillerWriter
+from taskforge.builders.long_context.length import (LengthTarget, FillerMaker, fit_length, prompt_tokens,
+                                                    refuse_if_over)
 from taskforge.graders.long_context.prompting import SYSTEM, user_message
-from taskforge.builders.long_context.render import (Block, Doc, document_title, fact_block, filler_paragraph, filler_sentences,
-                                          render_docs)
+from taskforge.builders.long_context.render import Block, Doc, document_title, render_docs, with_sentences
 from taskforge.builders.long_context.world import World
 from taskforge.graders.long_context.answerability import answerability_problems
 from taskforge.graders.long_context.derive import DERIVATIONS
@@ -95,19 +96,12 @@ def capitalised(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-@lru_cache(maxsize=1 << 16)
-def _sentence_tokens(sentence: str) -> int:
-    """Tokens of one filler sentence; filler repeats its sentences, so each is encoded about once."""
-    return count_tokens(sentence)
-
-
-def world_filler(world: World, rng: random.Random) -> FillerMaker:
-    """Filler blocks of undated, fact-free prose about the world. A block's count is the sum of its
-    sentences' counts (a token or two above the exact count, which fitting measures and corrects)."""
+def filler_blocks(writer: FillerWriter) -> FillerMaker:
+    """Removable filler blocks of the writer's sentences, counted as they are written."""
 
     def make(count: int) -> Block:
-        sentences = filler_sentences(world, rng, count)
-        return Block(text=" ".join(sentences), removable=True, tokens=sum(map(_sentence_tokens, sentences)))
+        text, tokens, breaks = writer.block(count)
+        return Block(text=text, removable=True, tokens=tokens, breaks=breaks)
 
     return make
 
@@ -135,26 +129,37 @@ def _fractions(statements: list[Statement], axes: Axes, rng: random.Random) -> l
     return fractions
 
 
-def _weave(facts: list[tuple[float, Block]], fillers: list[Block]) -> list[Block]:
-    """Filler in order, with each fact block inserted where its fraction of the filler tokens falls."""
-    total = sum(b.tokens for b in fillers) or 1
-    facts = sorted(facts, key=lambda item: item[0])
-    woven, seen, k = [], 0, 0
-    for block in fillers:
-        while k < len(facts) and facts[k][0] <= seen / total:
-            woven.append(facts[k][1])
-            k += 1
-        woven.append(block)
-        seen += block.tokens
-    woven.extend(block for _, block in facts[k:])
-    return woven
+def _host(statements: list[Statement], fractions: list[float], fillers: list[Block],
+          rng: random.Random) -> tuple[list[Block], dict[int, set[str]]]:
+    """The filler blocks with each statement's sentence put between two sentences of the block where its
+    fraction of the filler tokens falls (the next block with a free break when a block already holds a
+    statement of its group); and the groups each block now holds."""
+    ends = list(accumulate(block.tokens for block in fillers))
+    chosen: dict[int, list[tuple[int, str, str, int]]] = {}
+    groups: dict[int, set[str]] = {}
+    for fraction, statement in sorted(zip(fractions, statements), key=lambda item: item[0]):
+        at = min(bisect(ends, fraction * ends[-1]), len(fillers) - 1)
+        for k in [*range(at, len(fillers)), *range(at - 1, -1, -1)]:
+            if fillers[k].breaks and not (statement.group and statement.group in groups.get(k, set())):
+                at = k
+                break
+        else:
+            raise UnanswerableError(f"no paragraph can host statement {statement.record['fact_id']}")
+        sentence = statement.sentence
+        chosen.setdefault(at, []).append((rng.choice(fillers[at].breaks), statement.record["fact_id"], sentence,
+                                          count_tokens(" " + sentence)))
+        if statement.group:
+            groups.setdefault(at, set()).add(statement.group)
+    hosted = [with_sentences(block, chosen[k]) if k in chosen else block for k, block in enumerate(fillers)]
+    return hosted, {id(hosted[k]): held for k, held in groups.items()}
 
 
-def _split(blocks: list[Block], n_docs: int, groups: dict[int, str], world: World, rng: random.Random) -> list[Doc]:
-    """Cut the woven blocks into documents of random lengths; a document never holds two statements of one
-    group (it is split between them)."""
+def _split(blocks: list[Block], n_docs: int, groups: dict[int, set[str]], world: World,
+           rng: random.Random) -> list[Doc]:
+    """Cut the blocks into documents of random lengths; a document never holds two statements of one group
+    (it is split between them)."""
     weights = [rng.uniform(0.5, 1.5) for _ in range(n_docs)]
-    total = sum(b.tokens + 1 for b in blocks)
+    total = sum(b.tokens for b in blocks)
     cuts, running = [], 0.0
     for weight in weights[:-1]:
         running += weight / sum(weights) * total
@@ -162,39 +167,37 @@ def _split(blocks: list[Block], n_docs: int, groups: dict[int, str], world: Worl
     docs: list[list[Block]] = [[]]
     seen, in_doc = 0, set()
     for block in blocks:
-        group = groups.get(id(block))
-        if docs[-1] and ((cuts and seen >= cuts[0]) or (group is not None and group in in_doc)):
+        held = groups.get(id(block), set())
+        if docs[-1] and ((cuts and seen >= cuts[0]) or held & in_doc):
             docs.append([])
             in_doc = set()
             while cuts and seen >= cuts[0]:
                 cuts.pop(0)
         docs[-1].append(block)
-        if group is not None:
-            in_doc.add(group)
-        seen += block.tokens + 1
+        in_doc |= held
+        seen += block.tokens
     return [Doc(doc_id=f"doc-{i + 1}", title=document_title(world, rng), blocks=b) for i, b in enumerate(docs) if b]
 
 
 def assemble_world(comp: Composition, world: World, target: LengthTarget, rng: random.Random,
                    source: dict[str, Any]) -> Case:
-    """Place a world-model composition into documents of the target length and finish the case."""
-    make_filler = world_filler(world, rng)
-    blocks = [counted(fact_block(s.record["fact_id"], s.sentence, filler_paragraph(world, rng, 1),
-                                 filler_paragraph(world, rng, 1))) for s in comp.statements]
+    """Place a world-model composition into documents of the target length and finish the case. The filler
+    is written to the profile of the composition's own fact sentences."""
+    profile = CueProfile.of([s.sentence for s in comp.statements])
+    writer = FillerWriter(world, rng, profile, " ".join([comp.question, *(s.sentence for s in comp.statements)]))
+    make_filler = filler_blocks(writer)
     n_docs = comp.n_docs or min(24, max(4, round(target.tokens / 5000)))
-    core = measure([Doc("doc-1", "core", list(blocks))], comp.question) + HEADING_TOKENS * (n_docs - 1)
+    core = (prompt_tokens([], comp.question) + HEADING_TOKENS * n_docs
+            + sum(count_tokens(" " + s.sentence) for s in comp.statements))
     refuse_if_over(core, target)
-    fillers, budget = [], target.context_tokens - core
-    while budget > 0:
+    fillers, budget = [make_filler(rng.randint(3, 6))], target.context_tokens - core
+    while budget - fillers[-1].tokens > target.band:
+        budget -= fillers[-1].tokens
         fillers.append(make_filler(rng.randint(3, 6)))
-        budget -= fillers[-1].tokens + 1
-    woven = _weave(list(zip(_fractions(comp.statements, comp.axes, rng), blocks)), fillers)
-    groups = {id(b): s.group for s, b in zip(comp.statements, blocks) if s.group is not None}
-    docs = _split(woven, n_docs, groups, world, rng)
+    blocks, groups = _host(comp.statements, _fractions(comp.statements, comp.axes, rng), fillers, rng)
+    docs = _split(blocks, n_docs, groups, world, rng)
     measured = fit_length(docs, comp.question, target, make_filler, rng)
-    for i, doc in enumerate(docs):
-        doc.doc_id = f"doc-{i + 1}"
-    return finish(comp, docs, measured, target, source)
+    return finish(comp, docs, measured, target, source, profile.measures("fact"))
 
 
 def _measures(documents: list[dict[str, Any]], evidence: list[dict[str, Any]], question: str) -> dict[str, Any]:
@@ -216,7 +219,7 @@ def _measures(documents: list[dict[str, Any]], evidence: list[dict[str, Any]], q
 
 
 def finish(comp: Composition, docs: list[Doc], measured: int, target: LengthTarget,
-           source: dict[str, Any]) -> Case:
+           source: dict[str, Any], measures: dict[str, float] | None = None) -> Case:
     """Locate the facts, derive the answer from them, check answerability, and write the case."""
     documents, located = render_docs(docs)
     facts, evidence = [], []
@@ -254,7 +257,7 @@ def finish(comp: Composition, docs: list[Doc], measured: int, target: LengthTarg
         "tolerance": target.tolerance,
         "answer_reserve": target.answer_reserve,
         "difficulty": comp.axes.as_dict(),
-        "measures": _measures(documents, evidence, comp.question),
+        "measures": {**_measures(documents, evidence, comp.question), **(measures or {})},
     }
     reference = {"answer": answer, "answer_text": comp.format_answer(answer), "facts": facts, "query": comp.query}
     return Case(category=comp.category, payload=payload, reference=reference, grader=grader, system=SYSTEM,

@@ -19,8 +19,10 @@ from taskforge.builders.long_context.render import format_number
 from taskforge.builders.long_context.world import World, generate_world
 
 CATEGORY = "consistency"
-KNOBS = {"near_miss_strength": (0, 1, 2, 3), "lexical_gap": (0, 1), "answer_scope": (3, 4, 6),
-         "search_space": (6, 12, 24), **PLACEMENT_KNOBS}
+KNOBS = {"near_miss_strength": (0, 1, 2, 3), "lexical_gap": (0, 1), "answer_scope": (3, 4, 6, 8),
+         "search_space": (6, 12, 24, 48), **PLACEMENT_KNOBS}
+START = {"near_miss_strength": 1, "answer_scope": 4, "search_space": 12}
+"""Where a root task starts on the ladders above (the easier levels stay for `start=easiest`)."""
 ATTRIBUTES = {
     "headcount": (
         "the headcount of {entity} in {year}",

@@ -6,7 +6,7 @@ or by its position: "the 2nd sentence giving a full date in the section â€¦ of â
 (lexical gap 1). The context keeps the documents in order; paragraphs that
 hold no evidence (and are not in a section referred to by position) may be
 dropped to meet the target, and a folder shorter than the target is padded
-with a synthetic document of undated filler, recorded in the payload.
+with a synthetic document of filler without full dates, recorded in the payload.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ from typing import Any
 
 from taskforge.builders.base import derive_seed
 from taskforge.builders.long_context.axes import Axes, Knobs
-from taskforge.builders.long_context.compose import (Case, Composition, Statement, UnanswerableError, checks, finish,
-                                           world_filler)
+from taskforge.builders.long_context.compose import (Case, Composition, Statement, UnanswerableError, checks,
+                                                    filler_blocks, finish)
+from taskforge.builders.long_context.filler import PLAIN, FillerWriter
 from taskforge.builders.long_context.length import LengthTarget, counted, fit_length
 from taskforge.builders.long_context.render import Block, Doc
 from taskforge.builders.long_context.sources import Corpus, DatedStatement, DateMention
@@ -104,20 +105,18 @@ def assemble_documents(comp: Composition, corpus: Corpus, evidence: list[DatedSt
             protected = any(a[0] in keep_ids for a in block.anchors) or (i, section) in keep_sections
             blocks.append(Block(block.text, block.anchors, removable=not protected, tokens=block.tokens))
         docs.append(Doc(doc_id="", title=display_title(corpus, i), blocks=blocks))
-    total = sum(b.tokens + 1 for d in docs for b in d.blocks) + len(comp.question) // 4
+    total = sum(b.tokens for d in docs for b in d.blocks) + len(comp.question) // 4
     droppable = [d for d in docs if all(b.removable for b in d.blocks)]
     rng.shuffle(droppable)
     for doc in droppable:
-        size = sum(b.tokens + 1 for b in doc.blocks)
+        size = sum(b.tokens for b in doc.blocks)
         if total - size >= target.context_tokens + target.band:
             docs.remove(doc)
             total -= size
     world = generate_world(derive_seed(corpus.revision), 0)
     if total < target.context_tokens + target.band:
         docs.insert(rng.randrange(len(docs) + 1), Doc(doc_id="", title="Unrelated notes", synthetic=True))
-    measured = fit_length(docs, comp.question, target, world_filler(world, rng), rng)
-    for i, doc in enumerate(docs):
-        doc.doc_id = f"doc-{i + 1}"
+    measured = fit_length(docs, comp.question, target, filler_blocks(FillerWriter(world, rng, PLAIN.without_dates())), rng)
     synthetic = sum(b.tokens for d in docs if d.synthetic for b in d.blocks)
     return finish(comp, docs, measured, target, {**corpus.source_info(), "synthetic_filler_tokens": synthetic})
 

@@ -11,12 +11,15 @@ from dataclasses import replace
 
 from taskforge.builders.long_context.axes import PLACEMENT_KNOBS, Axes
 from taskforge.builders.long_context.compose import Composition
-from taskforge.builders.long_context.relations import chain_statements, noun_phrase, relation_table, walk
+from taskforge.builders.long_context.relations import (chain_description, chain_statements, noun_phrase,
+                                                      relation_table, walk)
 from taskforge.builders.long_context.world import World, generate_world
 
 CATEGORY = "cross_doc_integration"
-KNOBS = {"near_miss_strength": (0, 1, 2, 3), "lexical_gap": (0, 1), "derivation_depth": (2, 3, 4),
-         "search_space": (8, 16, 32), **PLACEMENT_KNOBS}
+KNOBS = {"near_miss_strength": (0, 1, 2, 3), "lexical_gap": (0, 1), "derivation_depth": (2, 3, 4, 5, 6),
+         "search_space": (8, 16, 32, 64), **PLACEMENT_KNOBS}
+START = {"near_miss_strength": 1, "derivation_depth": 3, "search_space": 16}
+"""Where a root task starts on the ladders above (the easier levels stay for `start=easiest`)."""
 
 
 def compose(seed: int, axes: Axes, rng: random.Random) -> tuple[Composition, World]:
@@ -25,8 +28,8 @@ def compose(seed: int, axes: Axes, rng: random.Random) -> tuple[Composition, Wor
     table = relation_table(world, random.Random(seed))
     start, path, _ = walk(table, world, axes.derivation_depth, rng)
     phrase = noun_phrase(start, path, axes.lexical_gap)
-    question = (f"Name {phrase}. The documents state each link of this chain separately. Reply with the name "
-                "on a final line of the form 'Answer: NAME'.")
+    question = (f"Name {chain_description(start, path, axes.lexical_gap)}. The documents state each link of this "
+                "chain separately. Reply with the name on a final line of the form 'Answer: NAME'.")
     return Composition(
         category=CATEGORY, statements=chain_statements(table, world, start, path, axes, rng, group="chain"),
         question=question,

@@ -1,9 +1,12 @@
 """Fitting a context to a target length in the trainer's tokens by adding or removing filler blocks.
 
-Each block is counted once (filler blocks from cached sentence counts) and the
-whole prompt is encoded once per round; block counts add up to within a
-fraction of a percent of the prompt, so the first measurement usually lands
-within the band and the prompt is encoded about once, at 128K too
+The prompt is counted piece by piece, never encoded whole: the system message
+with the first heading, each later heading, each block with the blank line
+after it, and the question with its separator. Every piece ends where the
+tokenizer's pre-tokenizer splits anyway (after a blank line, before a word,
+heading mark or quote), so the pieces' counts add up to the prompt's count
+exactly (`tests/test_long_context.py` checks it against a whole encode), each
+block is encoded once when it is made, and fitting costs no further encoding
 (`bench/long_context.py` reports the encoded/context ratio).
 """
 
@@ -13,8 +16,8 @@ import random
 from dataclasses import dataclass
 from typing import Callable
 
-from taskforge.graders.long_context.prompting import prompt_text
-from taskforge.builders.long_context.render import Block, Doc, render_docs
+from taskforge.graders.long_context.prompting import QUESTION_SEPARATOR, SYSTEM, heading
+from taskforge.builders.long_context.render import BLOCK_SEPARATOR, Block, Doc
 from taskforge.schemas.tokens import count_tokens
 
 
@@ -49,15 +52,20 @@ FillerMaker = Callable[[int], Block]
 
 
 def counted(block: Block) -> Block:
-    """The block with its token count filled in (encoded once)."""
+    """The block with its token count filled in: the block and the blank line after it, encoded once."""
     if not block.tokens:
-        block.tokens = count_tokens(block.text)
+        block.tokens = count_tokens(block.text + BLOCK_SEPARATOR)
     return block
 
 
-def measure(docs: list[Doc], question: str) -> int:
-    """Tokens of the whole prompt (system message and user turn) as the trainer counts them."""
-    return count_tokens(prompt_text(render_docs(docs)[0], question))
+def prompt_tokens(docs: list[Doc], question: str) -> int:
+    """Tokens of the whole prompt (system message and user turn) as the trainer counts them, added up from its
+    pieces: blocks' cached counts, the headings and the question."""
+    headings = [heading(doc.title, doc.doc_id) for doc in docs]
+    fixed = [SYSTEM + headings[0], *headings[1:]] if headings else [SYSTEM]
+    tail = QUESTION_SEPARATOR.removeprefix(BLOCK_SEPARATOR) + question
+    return (sum(map(count_tokens, fixed)) + count_tokens(tail)
+            + sum(counted(block).tokens for doc in docs for block in doc.blocks))
 
 
 def refuse_if_over(measured: int, target: LengthTarget) -> None:
@@ -75,7 +83,7 @@ def add_filler(docs: list[Doc], missing: float, make_filler: FillerMaker, rng: r
         block = counted(make_filler(5 if missing > 200 else 1))
         doc = rng.choice(hosts)
         doc.blocks.insert(rng.randrange(len(doc.blocks) + 1), block)
-        missing -= block.tokens + 1
+        missing -= block.tokens
 
 
 def remove_filler(docs: list[Doc], excess: float, rng: random.Random) -> bool:
@@ -88,31 +96,40 @@ def remove_filler(docs: list[Doc], excess: float, rng: random.Random) -> bool:
     for block in candidates:
         if excess <= 12:
             break
-        if counted(block).tokens <= excess + 12:
+        if block.tokens <= excess + 12:
             dropped.add(id(block))
-            excess -= block.tokens + 1
+            excess -= block.tokens
     if not dropped:
         dropped.add(id(min(candidates, key=lambda b: b.tokens)))
     for doc in docs:
         doc.blocks = [block for block in doc.blocks if id(block) not in dropped]
-    docs[:] = [doc for doc in docs if doc.blocks]
     return True
+
+
+def _numbered_tokens(docs: list[Doc], question: str) -> int:
+    """Number the documents that have blocks in order and count the prompt they make."""
+    shown = [doc for doc in docs if doc.blocks]
+    for i, doc in enumerate(shown):
+        doc.doc_id = f"doc-{i + 1}"
+    return prompt_tokens(shown, question)
 
 
 def fit_length(docs: list[Doc], question: str, target: LengthTarget, make_filler: FillerMaker,
                rng: random.Random, max_rounds: int = 6) -> int:
-    """Add or remove filler until the prompt is within the target's band; returns its measured length."""
-    measured = measure(docs, question)
+    """Add or remove filler until the prompt is within the target's band; returns its measured length. Empty
+    documents are dropped and the rest numbered `doc-1`, `doc-2` … in order (ids are part of the count)."""
+    measured = _numbered_tokens(docs, question)
     for _ in range(max_rounds):
         gap = target.context_tokens - measured
         if abs(gap) <= target.band:
-            return measured
+            break
         if gap > 0:
             add_filler(docs, gap, make_filler, rng)
         elif not remove_filler(docs, -gap, rng):
             break
-        measured = measure(docs, question)
+        measured = _numbered_tokens(docs, question)
     if not target.accepts(measured):
         raise LengthNotMetError(f"context of {measured} tokens after fitting, target {target.context_tokens} "
                                 f"± {target.tolerance:.0%}")
+    docs[:] = [doc for doc in docs if doc.blocks]
     return measured

@@ -103,6 +103,23 @@ def noun_phrase(start: str, path: list[str], gap: int) -> str:
     return phrase
 
 
+NESTED_HOPS = 3
+"""Chains up to this many hops are described by one nested phrase; longer ones step by step."""
+
+
+def chain_description(start: str, path: list[str], gap: int) -> str:
+    """The chain's end described from its start: a nested phrase ('the place where the organisation that funds
+    X is based') for short chains, numbered steps for longer ones."""
+    if len(path) <= NESTED_HOPS:
+        return noun_phrase(start, path, gap)
+    steps, kind = [], "it"
+    for n, name in enumerate(path, start=1):
+        relation = RELATIONS[name]
+        steps.append(f"({n}) {relation.ask[min(gap, 1)].format(x=kind)}")
+        kind = f"that {relation.object}"
+    return f"the {RELATIONS[path[-1]].object} reached from {start} by following, in order, {'; '.join(steps)}"
+
+
 def relation_statement(fact_id: str, subject: str, name: str, obj: str, gap: int, rng: random.Random,
                        role: str, kind: str = "relation", group: str | None = None,
                        beside: tuple[str, int] | None = None) -> Statement:

@@ -1,7 +1,9 @@
 """Rule induction: past decisions in the documents follow a hidden policy; apply it to new records.
 
-The policy is a conjunction of at most `predicate_composition` conditions from a
-family the question declares. Examples are rendered as shipment records; the
+The policy is a conjunction of at most `predicate_composition` conditions, each
+on a different attribute, from a family the question declares. Examples are
+rendered as shipment records, about as many held as cleared (so no vacuous
+policy, holding for no record or every record, fits them); the
 answer is what every policy consistent with the examples predicts for the new
 records (examples are added until that is unique). Near misses are examples
 that differ from a new record in the one attribute that flips the decision.
@@ -15,14 +17,16 @@ from dataclasses import replace
 from typing import Any
 
 from taskforge.builders.long_context.axes import PLACEMENT_KNOBS, Axes
-from taskforge.builders.long_context.compose import Composition, Statement, checks
+from taskforge.builders.long_context.compose import Composition, Statement, UnanswerableError, checks
 from taskforge.builders.long_context.world import World, generate_world, invented_name
 from taskforge.graders.long_context.answerability import minimal_support
 from taskforge.graders.long_context.derive import derive_rules, hypotheses, positive_mask, rule_holds, rule_space
 
 CATEGORY = "rule_induction"
 KNOBS = {"near_miss_strength": (0, 1, 2, 3), "lexical_gap": (0, 1), "predicate_composition": (1, 2, 3),
-         "answer_scope": (3, 4, 6), "search_space": (12, 20, 32), **PLACEMENT_KNOBS}
+         "answer_scope": (3, 4, 6, 8), "search_space": (12, 16, 24, 32), **PLACEMENT_KNOBS}
+START = {"near_miss_strength": 1, "predicate_composition": 2, "answer_scope": 4, "search_space": 16}
+"""Where a root task starts on the ladders above (the easier levels stay for `start=easiest`)."""
 VOCABULARY = {"region": ("north", "south", "east", "west"), "kind": ("standard", "fragile", "perishable"),
               "priority": ("routine", "urgent")}
 SYNONYMS = {"north": "northern", "south": "southern", "east": "eastern", "west": "western", "standard": "ordinary",
@@ -31,6 +35,8 @@ THRESHOLDS = (200, 400, 600, 800)
 CLASSES = ("held", "cleared")
 _OUTCOME = {"held": "was held for inspection", "cleared": "was cleared without inspection"}
 MAX_TEACHING = 4000
+MIN_CLASS_SHARE = 0.3
+"""Each class is at least this share of the examples (examples of one class would fit a vacuous policy)."""
 
 Record = tuple[tuple[tuple[str, str], ...], int]
 
@@ -38,6 +44,14 @@ Record = tuple[tuple[tuple[str, str], ...], int]
 def _random_record(rng: random.Random) -> Record:
     """A shipment with random attributes and weight."""
     return tuple(sorted((name, rng.choice(values)) for name, values in VOCABULARY.items())), rng.randrange(20, 1000, 10)
+
+
+def _record_of_class(rule: tuple, held: bool, rng: random.Random) -> Record:
+    """A random shipment the rule holds (held) or does not hold for."""
+    while True:
+        record = _random_record(rng)
+        if rule_holds(rule, *record) == held:
+            return record
 
 
 def _near_miss(record: Record, rule: tuple, rng: random.Random) -> Record | None:
@@ -110,7 +124,8 @@ def compose(seed: int, axes: Axes, rng: random.Random) -> tuple[Composition, Wor
     for record in near * (2 if axes.near_miss_strength >= 3 else 1):
         teacher.add(record)
     while len(teacher.examples) < axes.search_space:
-        teacher.add(_random_record(rng))
+        held = sum(rule_holds(rule, *record) for record in teacher.examples)
+        teacher.add(_record_of_class(rule, held < len(teacher.examples) - held, rng))
     for _ in range(MAX_TEACHING):
         if teacher.decided(asked):
             break
@@ -121,6 +136,9 @@ def compose(seed: int, axes: Axes, rng: random.Random) -> tuple[Composition, Wor
     labels = list(string.ascii_uppercase[: len(asked)])
     query["items"] = {label: {"attributes": dict(record[0]), "weight": record[1]}
                       for label, record in zip(labels, asked)}
+    held = sum(rule_holds(rule, *record) for record in teacher.examples)
+    if min(held, len(teacher.examples) - held) < MIN_CLASS_SHARE * len(teacher.examples):
+        raise UnanswerableError(f"rule_induction: {held} of {len(teacher.examples)} examples held, too few of a class")
     facts, statements = [], []
     for n, (attributes, weight) in enumerate(teacher.examples):
         code = f"{prefix}-{100 + n * 7}"
@@ -138,8 +156,9 @@ def compose(seed: int, axes: Axes, rng: random.Random) -> tuple[Composition, Wor
     k = axes.predicate_composition
     question = (
         "Customs decisions in the documents follow one fixed policy: a shipment is held for inspection exactly when "
-        f"it meets every one of at most {k} condition{'s' if k > 1 else ''}, each of the form 'region is …', "
-        "'kind is …', 'priority is …', 'weight is at least N kg' or 'weight is below N kg' with N one of "
+        f"it meets every one of at most {k} condition{'s' if k > 1 else ''}, each on a different attribute and of "
+        "the form 'region is …', 'kind is …', 'priority is …', 'weight is at least N kg' or 'weight is below N kg' "
+        "with N one of "
         f"{', '.join(map(str, THRESHOLDS))}; every other shipment is cleared. Regions are north, south, east and "
         "west; kinds are standard, fragile and perishable; priorities are routine and urgent (the documents "
         "sometimes use other words for these values). Under this policy, would each of these new shipments be "

@@ -20,8 +20,10 @@ from taskforge.builders.long_context.render import format_date
 from taskforge.builders.long_context.world import World, generate_world, invented_name, unique_names
 
 CATEGORY = "state_tracking"
-KNOBS = {"near_miss_strength": (0, 1, 2, 3), "state_transition_depth": (1, 2, 4, 8), "lexical_gap": (0, 1),
-         "search_space": (2, 4, 8), **PLACEMENT_KNOBS}
+KNOBS = {"near_miss_strength": (0, 1, 2, 3), "state_transition_depth": (1, 2, 4, 8, 12), "lexical_gap": (0, 1),
+         "search_space": (2, 4, 8, 16), **PLACEMENT_KNOBS}
+START = {"near_miss_strength": 1, "state_transition_depth": 2, "search_space": 4}
+"""Where a root task starts on the ladders above (the easier levels stay for `start=easiest`)."""
 _MATERIALS = ("resin", "alloy", "reagent", "cable", "filter", "sealant")
 WORDING = {
     "count": ((("An inventory check at {site} {date} found {n} crates of {item} in stock.",

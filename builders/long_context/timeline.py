@@ -22,7 +22,9 @@ CATEGORY = "timeline"
 ANSWER_FORMAT = ("Reply with the letters in chronological order, earliest first, on a final line of the form "
                  "'Answer: X, Y, Z'.")
 KNOBS = {"near_miss_strength": (0, 1, 2, 3), "lexical_gap": (0, 1), "search_space": (8, 16, 32, 64),
-         "answer_scope": (4, 5, 6, 8), **PLACEMENT_KNOBS}
+         "answer_scope": (4, 5, 6, 8, 10), **PLACEMENT_KNOBS}
+START = {"near_miss_strength": 1, "search_space": 16, "answer_scope": 5}
+"""Where a root task starts on the ladders above (the easier levels stay for `start=easiest`)."""
 
 
 def event_record(event: Event, kind: str = "event", date: dt.date | None = None, fact_id: str | None = None) -> dict:

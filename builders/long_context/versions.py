@@ -21,8 +21,10 @@ from taskforge.graders.long_context.answerability import minimal_support
 from taskforge.graders.long_context.derive import derive_versions
 
 CATEGORY = "version_impact"
-KNOBS = {"near_miss_strength": (0, 1, 2, 3), "predicate_composition": (1, 2, 3), "derivation_depth": (2, 3, 4),
-         "lexical_gap": (0, 1), "search_space": (4, 6, 10), **PLACEMENT_KNOBS}
+KNOBS = {"near_miss_strength": (0, 1, 2, 3), "predicate_composition": (1, 2, 3), "derivation_depth": (2, 3, 4, 5),
+         "lexical_gap": (0, 1), "search_space": (4, 6, 10, 14), **PLACEMENT_KNOBS}
+START = {"near_miss_strength": 1, "predicate_composition": 2, "derivation_depth": 3, "search_space": 6}
+"""Where a root task starts on the ladders above (the easier levels stay for `start=easiest`)."""
 USES_SERVICE = (("The {user} service depends on {library} {version}.",
                  "The {user} service is built against {library} {version}."),
                 ("{library} {version} ships inside the {user} service.",

@@ -25,12 +25,13 @@ import polars as pl
 from taskforge.builders.mle.inference import Problem
 from taskforge.graders.mle.grading import prediction_columns
 from taskforge.graders.mle.metrics import METRICS
-from taskforge.schemas import TaskforgeError
+from taskforge.schemas import InputError, TaskforgeError
 
 INLINE_BUDGET_BYTES = 2 << 20
 """At most this many bytes of CSV per competition (public and private files together)."""
 DATASET_SHARE = 0.75
 """The share of the budget the dataset itself may take; ids, the sample submission and the answers need the rest."""
+MAX_TEST_FRACTION = 0.5
 PUBLIC_FILES = ("train.csv", "test.csv", "sample_submission.csv")
 ANSWERS_FILE = "answers.csv"
 
@@ -162,13 +163,26 @@ def _check(frame: pl.DataFrame, train: pl.DataFrame, test: pl.DataFrame, sample:
                  "a ranking group is split between train and test")
 
 
-def prepare(frame: pl.DataFrame, problem: Problem, seed: int, name: str, test_fraction: float = 0.2) -> Competition:
+def test_share(rows: int, test_fraction: float, min_test_rows: int, display: str) -> float:
+    """The share of rows to hold out: the one asked for, raised (up to `MAX_TEST_FRACTION`) until the test set
+    has `min_test_rows` rows; a dataset too small for that is an InputError naming it."""
+    share = max(test_fraction, 1.01 * min_test_rows / rows)
+    if share > MAX_TEST_FRACTION:
+        raise InputError(display, f"{rows} rows (after the inline budget) cannot give a test set of {min_test_rows} "
+                                  f"rows with at most {MAX_TEST_FRACTION:.0%} held out: medal gaps would drown in "
+                                  "the noise of a small test set")
+    return share
+
+
+def prepare(frame: pl.DataFrame, problem: Problem, seed: int, name: str, test_fraction: float = 0.2,
+            min_test_rows: int = 0, display: str | None = None) -> Competition:
     """Split a labelled frame into a competition's public and private files, with checks and checksums."""
-    if not 0.05 <= test_fraction <= 0.5:
-        raise PreparationError(f"test_fraction {test_fraction} is outside [0.05, 0.5]")
+    if not 0.05 <= test_fraction <= MAX_TEST_FRACTION:
+        raise PreparationError(f"test_fraction {test_fraction} is outside [0.05, {MAX_TEST_FRACTION}]")
     rng = np.random.default_rng(seed)
     source_rows = frame.height
     frame = _within_budget(frame, problem, rng)
+    test_fraction = test_share(frame.height, test_fraction, min_test_rows, display or name)
     id_column = _id_column(frame.columns)
     columns = [id_column, *frame.columns]
     frame = frame.with_columns(pl.Series(id_column, rng.permutation(frame.height))).select(columns)

@@ -3,7 +3,11 @@
 A source is one CSV or Parquet file, or a folder of them. Beside `name.csv` an
 optional `name.json` gives what cannot be inferred or should not be guessed:
 `target`, `task_type`, `metric`, `id_column`, `group_column`, `description`,
-`title`, `test_fraction`. Options passed to the builder override both.
+`title`, `test_fraction`, `min_test_rows` (default 2,000: the held-out share
+grows up to half the rows to reach it, and a smaller dataset is refused), and
+the leaderboard rules `min_gap_sd`, `search_iterations`,
+`linear_at_or_below_median` (see `leaderboard.LeaderboardRules`).
+Options passed to the builder override both.
 """
 
 from __future__ import annotations
@@ -19,7 +23,10 @@ from taskforge.schemas import InputError
 from taskforge.store.files import sha256_file
 
 TABLE_SUFFIXES = (".csv", ".parquet")
-SETTING_KEYS = ("target", "task_type", "metric", "id_column", "group_column", "description", "title", "test_fraction")
+SETTING_KEYS = ("target", "task_type", "metric", "id_column", "group_column", "description", "title", "test_fraction",
+                "min_test_rows", "min_gap_sd", "search_iterations", "linear_at_or_below_median")
+MIN_TEST_ROWS = 2000
+"""Fewest test rows a competition is built with by default: enough that medal gaps exceed the metric's noise."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +43,10 @@ class DatasetSpec:
     description: str | None = None
     title: str | None = None
     test_fraction: float = 0.2
+    min_test_rows: int = MIN_TEST_ROWS
+    min_gap_sd: float | None = None
+    search_iterations: int | None = None
+    linear_at_or_below_median: bool | None = None
 
     @property
     def name(self) -> str:

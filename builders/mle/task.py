@@ -12,9 +12,11 @@ from taskforge.agents.session import current_agents
 from taskforge.builders.mle.description import (DATA_DIR, SUBMISSION_PATH, SYSTEM, describe, description_facts,
                                       user_message)
 from taskforge.builders.mle.inference import define_problem
-from taskforge.builders.mle.leaderboard import BASELINE_ENVIRONMENT, Leaderboard, build_leaderboard, run_baselines
+from taskforge.builders.mle.leaderboard import (BASELINE_ENVIRONMENT, Leaderboard, LeaderboardRules, build_leaderboard,
+                                                run_baselines)
 from taskforge.builders.mle.prepare import Competition, checksum, prepare
 from taskforge.builders.mle.source import DatasetSpec, load_table
+from taskforge.graders.mle.baseline_runs import search_settings
 from taskforge.sandbox import Sandbox
 from taskforge.sandbox.images import PYTHON_ENVS
 from taskforge.schemas import Lineage, Message, Task, task_id_for
@@ -35,9 +37,9 @@ class Timings:
 
 
 def payload_for(competition: Competition, leaderboard: Leaderboard, description: str, title: str,
-                writer: str) -> dict[str, Any]:
-    """What defines the task and what the solver's workspace holds: the public files, metric and leaderboard,
-    and who wrote the description."""
+                writer: str, search: dict[str, int]) -> dict[str, Any]:
+    """What defines the task and what the solver's workspace holds: the public files, metric and leaderboard
+    (with how its tuned entries searched), and who wrote the description."""
     problem = competition.problem
     files = {"description.md": description, **competition.public}
     return {
@@ -48,33 +50,35 @@ def payload_for(competition: Competition, leaderboard: Leaderboard, description:
         "checksums": {**{k: v for k, v in competition.checksums.items() if k.startswith("public/")},
                       "public/description.md": checksum(description)},
         "split": competition.split, "dropped_columns": list(problem.dropped_columns),
-        "leaderboard": leaderboard.entries,
+        "leaderboard": leaderboard.entries, "search": search,
         "thresholds": vars(leaderboard.thresholds),
-        "description_writer": writer,
+        "description_writer": writer, "noise": leaderboard.noise.as_record(),
     }
 
 
 def competition_task(spec: DatasetSpec, sandbox: Sandbox, capability: str, lineage: dict[str, Any], seed: int,
-                     timings: Timings | None = None) -> Task:
+                     timings: Timings | None = None, rules: LeaderboardRules = LeaderboardRules()) -> Task:
     """Build one task from one dataset; raises InputError (bad dataset), BaselineError or InfrastructureError."""
     timings = timings or Timings()
     started = time.perf_counter()
     revision = spec.revision()
     split_seed = derive_seed("mle", revision, seed)
     frame, problem = define_problem(load_table(spec), spec)
-    competition = prepare(frame, problem, split_seed, spec.title or spec.name, spec.test_fraction)
+    competition = prepare(frame, problem, split_seed, spec.title or spec.name, spec.test_fraction,
+                          int(spec.min_test_rows), spec.display)
     timings.add("prepare", started)
     started = time.perf_counter()
-    runs = run_baselines(competition, sandbox, split_seed)
+    runs = run_baselines(competition, sandbox, split_seed, rules)
     timings.add("baselines", started)
     started = time.perf_counter()
-    leaderboard = build_leaderboard(competition, runs)
+    leaderboard = build_leaderboard(competition, runs, split_seed, rules)
     timings.add("grading", started)
     started = time.perf_counter()
     title = spec.title or spec.name.replace("_", " ").title()
     description, writer, written = describe(description_facts(competition, title, spec.description),
                                             current_agents())
-    payload = payload_for(competition, leaderboard, description, title, writer)
+    payload = payload_for(competition, leaderboard, description, title, writer,
+                          search_settings(rules.search_iterations))
     timings.add("description", started)
     task = Task(
         task_id=task_id_for("mle", KIND, payload), family="mle", kind=KIND, capability=capability,

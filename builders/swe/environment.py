@@ -107,12 +107,18 @@ def download_wheels(recipe: Recipe, python: str, wheelhouse: Path) -> None:
         raise StageFailed("download", done.stdout + done.stderr)
 
 
+def install_script(recipe: Recipe, env: str, wheelhouse: str) -> str:
+    """The shell command that makes the virtual environment `env` and installs the recipe's packages into it
+    from the wheels in `wheelhouse`, offline."""
+    requirements = " ".join(f"'{r}'" for r in (*recipe.packages, *recipe.build_requires))
+    return (f"{SANDBOX_PYTHON} -m venv --without-pip --copies {env} && {SANDBOX_PYTHON} -m pip --python "
+            f"{env}/bin/python install -q --no-index --find-links {wheelhouse} {' '.join(recipe.pip_flags)} "
+            f"{requirements}")
+
+
 def install_environment(recipe: Recipe, wheelhouse: Path, out: Path) -> None:
     """Build `out/env` from the wheelhouse inside the sandbox, network off."""
-    requirements = " ".join(f"'{r}'" for r in (*recipe.packages, *recipe.build_requires))
-    script = (f"{SANDBOX_PYTHON} -m venv --without-pip --copies {ENV_DIR} && {SANDBOX_PYTHON} -m pip --python "
-              f"{ENV_DIR}/bin/python install -q --no-index --find-links wheelhouse {' '.join(recipe.pip_flags)} "
-              f"{requirements}")
+    script = install_script(recipe, ENV_DIR, "wheelhouse")
     with tempfile.TemporaryDirectory(prefix="swe-envbuild-") as tmp:
         shutil.copytree(wheelhouse, Path(tmp) / "wheelhouse")
         result = sandbox.run(Job(command=("sh", "-c", script), workspace=Path(tmp), network=False,

@@ -51,14 +51,23 @@ def shallow_boundary(git_dir: Path) -> frozenset[str]:
     return frozenset(listed.read_text().split()) if listed.exists() else frozenset()
 
 
-def repo_name(repo: git.Repo, fallback: str) -> str:
-    """`owner/name` from the `origin` remote when it points at a forge, else `local/<folder name>`."""
+def repo_name(repo: git.Repo, fallback: str, hops: int = 3) -> str:
+    """`owner/name` from the `origin` remote when it points at a forge, or from the origin of the local clone
+    it was cloned from (up to `hops` clones back); else `local/<folder name>`."""
     try:
         url = repo.remotes.origin.url
     except (AttributeError, ValueError):
         url = ""
     match = _FORGE_URL.search(url)
-    return f"{match['owner']}/{match['name']}" if match else f"local/{fallback}"
+    if match:
+        return f"{match['owner']}/{match['name']}"
+    local = Path(url.removeprefix("file://")) if url and "://" not in url.replace("file://", "") else None
+    if hops and local is not None and local.is_dir():
+        try:
+            return repo_name(git.Repo(local), fallback, hops - 1)
+        except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+            pass
+    return f"local/{fallback}"
 
 
 def public_name(source: str) -> str:

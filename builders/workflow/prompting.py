@@ -24,11 +24,18 @@ def _table_line(name: str, package: WorkflowPackage) -> str:
     return f"- {files}: {spec.describe} ({shape})."
 
 
+def with_params(text: str, package: WorkflowPackage) -> str:
+    """A description with the task's `{parameter}` placeholders filled in (other braces left as written)."""
+    for name, value in package.params.items():
+        text = text.replace("{" + name + "}", value)
+    return text
+
+
 def user_message(package: WorkflowPackage) -> str:
     """The task statement: title, instructions with parameters, inputs, deliverables and the time budget."""
     inputs = [_table_line(name, package) for name in package.tables]
-    inputs += [f"- `{INPUTS}/{name}`: {spec.describe}." for name, spec in package.files.items()]
-    deliverables = [f"- `{d.path}`: {d.describe}." for d in package.deliverables]
+    inputs += [f"- `{INPUTS}/{name}`: {with_params(spec.describe, package)}." for name, spec in package.files.items()]
+    deliverables = [f"- `{d.path}`: {with_params(d.describe, package)}." for d in package.deliverables]
     tools = ", ".join(f"{name} {version}" for name, version in sorted(package.tools.items()))
     return "\n".join([
         f"# {package.title}", "", package.rendered_instructions(), "",

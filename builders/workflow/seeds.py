@@ -1,8 +1,14 @@
-"""Workflow seeds on disk: a folder per seed with `seed.json`, `inputs/` and the hidden `reference.py`.
+"""Workflow seeds on disk: a folder per seed with `seed.json`, the hidden `reference.py`, and either `inputs/`
+or a `generate.py` that writes them.
 
 `seed.json` holds the package fields (see `taskforge.schemas.workflow.WorkflowPackage`)
-except the input files, which are read from `inputs/`. Accepted descendants are
-written back in the same format so they seed the next round of evolution.
+except the input files, which are read from `inputs/`. A seed with a
+`generate.py` (standard library, run in the sandbox by
+`taskforge.builders.workflow.generation`) ships no inputs: they are generated at
+build time, deterministically from a data seed and a scale, from the
+parameters under `"generator"` in `seed.json`; such a seed loads with no inputs
+until it is generated. Accepted descendants are written back with their inputs
+so they seed the next round of evolution.
 """
 
 from __future__ import annotations
@@ -19,21 +25,33 @@ from taskforge.schemas.workflow import INPUTS, WorkflowPackage
 
 SEED_FILE = "seed.json"
 WORKFLOW_FILE = "reference.py"
-MAX_INPUT_BYTES = 256 * 1024
+GENERATOR_FILE = "generate.py"
+MAX_INPUT_BYTES = 8 * 1024 * 1024
+"""Most bytes of input files a seed may hold (shipped or generated): a task carries them inline."""
 
 
 @dataclass(frozen=True)
 class WorkflowSeed:
-    """A package plus its hidden reference workflow (the source of `reference.py`)."""
+    """A package plus its hidden reference workflow (the source of `reference.py`), and, for a seed whose
+    inputs are generated, its generator's source and parameters (until the inputs are generated)."""
 
     package: WorkflowPackage
     workflow: str
+    generator: str | None = None
+    generator_params: dict[str, Any] | None = None
+
+    @property
+    def pending(self) -> bool:
+        """Whether the inputs are still to be generated."""
+        return self.generator is not None and not self.package.inputs
 
 
-def _read_inputs(folder: Path) -> dict[str, str]:
+def _read_inputs(folder: Path, generated: bool) -> dict[str, str]:
     inputs_dir = folder / INPUTS
+    if generated and not inputs_dir.is_dir():
+        return {}
     if not inputs_dir.is_dir():
-        raise InputError(str(folder.name), f"no {INPUTS}/ folder")
+        raise InputError(str(folder.name), f"no {INPUTS}/ folder (and no {GENERATOR_FILE} to write it)")
     inputs = {}
     for path in sorted(p for p in inputs_dir.rglob("*") if p.is_file()):
         name = f"{INPUTS}/{path.relative_to(inputs_dir).as_posix()}"
@@ -41,9 +59,14 @@ def _read_inputs(folder: Path) -> dict[str, str]:
             inputs[name] = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             raise InputError(f"{folder.name}/{name}", "input files must be UTF-8 text") from None
-    if sum(len(t.encode()) for t in inputs.values()) > MAX_INPUT_BYTES:
-        raise InputError(folder.name, f"inputs exceed {MAX_INPUT_BYTES} bytes")
+    check_size(inputs, folder.name)
     return inputs
+
+
+def check_size(inputs: dict[str, str], source: str) -> None:
+    """Raise InputError when the input files are larger than a task may carry."""
+    if sum(len(t.encode()) for t in inputs.values()) > MAX_INPUT_BYTES:
+        raise InputError(source, f"inputs exceed {MAX_INPUT_BYTES} bytes")
 
 
 def check_package(package: WorkflowPackage, source: str) -> None:
@@ -71,14 +94,22 @@ def load_seed(folder: Path) -> WorkflowSeed:
     except ValueError as exc:
         raise InputError(f"{folder.name}/{SEED_FILE}", f"not valid JSON: {exc}") from None
     meta.setdefault("root_seed_id", meta.get("seed_id"))
+    generator_path = folder / GENERATOR_FILE
+    generator = generator_path.read_text(encoding="utf-8") if generator_path.is_file() else None
+    generator_params = meta.pop("generator", None)
+    if generator_params is not None and (generator is None or not isinstance(generator_params, dict)):
+        raise InputError(f"{folder.name}/{SEED_FILE}", f"'generator' needs an object of parameters and a {GENERATOR_FILE}")
     try:
-        package = WorkflowPackage.model_validate({**meta, "inputs": _read_inputs(folder)})
+        package = WorkflowPackage.model_validate({**meta, "inputs": _read_inputs(folder, generator is not None)})
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(map(str, first["loc"]))
         raise InputError(f"{folder.name}/{SEED_FILE}", f"{where}: {first['msg']}") from None
-    check_package(package, folder.name)
-    return WorkflowSeed(package=package, workflow=workflow_path.read_text(encoding="utf-8"))
+    seed = WorkflowSeed(package=package, workflow=workflow_path.read_text(encoding="utf-8"), generator=generator,
+                        generator_params=(generator_params or {}) if generator else None)
+    if not seed.pending:
+        check_package(package, folder.name)
+    return seed
 
 
 def seed_folders(root: Path) -> list[Path]:

@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterator, NamedTuple, Protocol
 
 import orjson
 
-from taskforge.schemas import Episode, InputError, Segment, ToolCall
+from taskforge.schemas import Episode, InputError
 
 HEAD_BYTES = 64 * 1024
 TAIL_BYTES = 1024
@@ -27,6 +27,8 @@ class Cut:
 
 
 CUT = Cut()
+NOT_ONE_DOCUMENT = object()
+"""Stands for a file that is not one JSON document read whole from its head."""
 
 
 @dataclass(frozen=True)
@@ -54,8 +56,25 @@ class SourceFile:
 
     @cached_property
     def parsed_head(self) -> dict[str, Any] | list[Any] | None:
-        """The first JSON value of the head (see `json_head`), parsed once for every reader's sniff."""
+        """The first JSON value of the head (see `json_head`), parsed once for every reader's sniff: the whole
+        document when the head held all of it."""
+        whole = self.whole_document
+        if isinstance(whole, (dict, list)):
+            return whole
         return json_head(self.head())
+
+    @cached_property
+    def whole_document(self) -> Any:
+        """The file parsed as one JSON document when the head held all of it (`NOT_ONE_DOCUMENT` when it did not,
+        or the bytes are not one JSON document, e.g. JSON lines): a small file is parsed once, for the sniff and
+        the read alike."""
+        head = self.head()
+        if len(head) >= HEAD_BYTES:
+            return NOT_ONE_DOCUMENT
+        try:
+            return orjson.loads(head)
+        except orjson.JSONDecodeError:
+            return NOT_ONE_DOCUMENT
 
     def tail(self) -> bytes:
         """The last bytes of the file (formats that write their marker at the end)."""
@@ -150,7 +169,7 @@ def load_json(source: SourceFile) -> JsonDocument:
     """A whole JSON document; a broken one raises an InputError naming the file and the problem."""
     raw = source.content()
     try:
-        data = orjson.loads(raw)
+        data = source.whole_document if source.whole_document is not NOT_ONE_DOCUMENT else orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         raise InputError(source.name, f"not valid JSON ({_reason(exc)}); truncated or corrupt file") from exc
     return JsonDocument(data, hashlib.sha256(raw).hexdigest()[:12])
@@ -193,15 +212,19 @@ def _reason(error: orjson.JSONDecodeError) -> str:
     return str(error).split(": line ", 1)[0]
 
 
-def command_call(tool: str, command: str, call_id: str) -> ToolCall:
+RawToolCall = dict[str, str]
+"""A tool call's fields (`id`, `name`, `arguments`), validated as a `ToolCall` with its episode in one call."""
+
+
+def command_call(tool: str, command: str, call_id: str) -> RawToolCall:
     """A tool call for a shell-style command; text-based agents get their command as `{"command": ...}`."""
-    return ToolCall(id=call_id, name=tool, arguments=json.dumps({"command": command}))
+    return {"id": call_id, "name": tool, "arguments": json.dumps({"command": command})}
 
 
-def openai_tool_calls(calls: list[dict[str, Any]] | None) -> list[ToolCall]:
+def openai_tool_calls(calls: list[dict[str, Any]] | None) -> list[RawToolCall]:
     """Tool calls in the OpenAI chat format (`{"id", "function": {"name", "arguments"}}`)."""
-    return [ToolCall(id=str(call.get("id", "")), name=call["function"]["name"],
-                     arguments=json_arguments(call["function"].get("arguments", "{}"))) for call in calls or []]
+    return [{"id": str(call.get("id", "")), "name": call["function"]["name"],
+             "arguments": json_arguments(call["function"].get("arguments", "{}"))} for call in calls or []]
 
 
 def json_arguments(arguments: Any) -> str:
@@ -209,11 +232,13 @@ def json_arguments(arguments: Any) -> str:
     return arguments if isinstance(arguments, str) else json.dumps(arguments, sort_keys=True)
 
 
-def segments_from_starts(starts: list[int], n_steps: int, summaries: dict[int, str] | None = None) -> list[Segment]:
-    """Segments from the first step of each context window (0 first); a compacted history has several."""
+def segments_from_starts(starts: list[int], n_steps: int,
+                         summaries: dict[int, str] | None = None) -> list[dict[str, Any]]:
+    """Segments' fields from the first step of each context window (0 first); a compacted history has several
+    (validated as `Segment`s with their episode)."""
     bounds = sorted(set([0, *starts]))
     ends = [b - 1 for b in bounds[1:]] + [max(n_steps - 1, 0)]
-    return [Segment(index=i, start_step=start, end_step=end, summary=(summaries or {}).get(start))
+    return [{"index": i, "start_step": start, "end_step": end, "summary": (summaries or {}).get(start)}
             for i, (start, end) in enumerate(zip(bounds, ends))]
 
 

@@ -23,7 +23,7 @@ import re
 from typing import Any, Iterator
 
 from taskforge.diagnosis.readers.base import CUT, SourceFile, load_json, segments_from_starts, text_of
-from taskforge.schemas import Episode, InputError, Outcome, ToolCall
+from taskforge.schemas import Episode, InputError, Outcome
 
 FORMAT = "group_chat"
 HISTORY_KEYS = ("history", "chat_history", "messages")
@@ -85,13 +85,13 @@ def steps_from_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if is_executor(message):
             code = EXIT_CODE.match(content)
             failed = bool(code and code.group(1) != "0") or "execution failed" in content[:200]
-            call_id = steps[-1]["tool_calls"][0].id if steps and steps[-1].get("tool_calls") else None
+            call_id = steps[-1]["tool_calls"][0]["id"] if steps and steps[-1].get("tool_calls") else None
             steps.append(dict(index=index, role="tool", content=content, tool_call_id=call_id, actor=actor,
                               is_error=failed, error=f"exit code {code.group(1)}" if failed and code else None))
             continue
         executed = index + 1 < len(messages) and is_executor(messages[index + 1])
-        calls = [ToolCall(id=f"code-{index}-{k}", name=match.group(1) or "python",
-                          arguments=json.dumps({"code": match.group(2)}))
+        calls = [dict(id=f"code-{index}-{k}", name=match.group(1) or "python",
+                      arguments=json.dumps({"code": match.group(2)}))
                  for k, match in enumerate(CODE_BLOCK.finditer(content))] if executed else []
         role = message.get("role")
         if not actor and role in ("system", "user"):

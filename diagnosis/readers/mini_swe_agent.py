@@ -23,11 +23,11 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from taskforge.diagnosis.readers.base import (CUT, SourceFile, command_call, load_json, openai_tool_calls,
-                                    segments_from_starts, text_of)
+from taskforge.diagnosis.readers.base import (CUT, RawToolCall, SourceFile, command_call, load_json,
+                                              openai_tool_calls, segments_from_starts, text_of)
 from taskforge.diagnosis.readers.run_outcome import run_outcome
 from taskforge.diagnosis.readers.swe_agent import instance_id
-from taskforge.schemas import Episode, InputError, Outcome, ToolCall
+from taskforge.schemas import Episode, InputError, Outcome
 
 FORMAT = "mini_swe_agent"
 SUBMIT_MARKERS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
@@ -88,7 +88,7 @@ def steps_from_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         extra = message.get("extra") if isinstance(message.get("extra"), dict) else {}
         if role == "assistant":
             calls = _calls(message, content, extra, index)
-            pending = [call.id for call in calls]
+            pending = [call["id"] for call in calls]
             steps.append(dict(index=index, role="assistant", content=content, tool_calls=calls))
         elif role == "user" and pending and (refused := _REFUSED.search(content[:600])):
             steps[-1]["tool_calls"] = []
@@ -109,7 +109,7 @@ def steps_from_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return steps
 
 
-def _calls(message: dict[str, Any], content: str, extra: dict[str, Any], index: int) -> list[ToolCall]:
+def _calls(message: dict[str, Any], content: str, extra: dict[str, Any], index: int) -> list[RawToolCall]:
     """Tool calls, else parsed actions, else fenced command blocks, as calls."""
     if message.get("tool_calls"):
         return openai_tool_calls(message["tool_calls"])

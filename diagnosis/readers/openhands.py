@@ -22,7 +22,7 @@ from typing import Any, Iterator
 
 from taskforge.diagnosis.readers.base import SourceFile, iter_jsonl, load_json, segments_from_starts
 from taskforge.diagnosis.readers.run_outcome import run_outcome
-from taskforge.schemas import Episode, InputError, Outcome, ToolCall, content_id
+from taskforge.schemas import Episode, InputError, Outcome, content_id
 
 FORMAT = "openhands"
 BOOKKEEPING_ACTIONS = {"change_agent_state", "null", "recall", "condensation_request", "pause", "resume", "stop",
@@ -132,10 +132,10 @@ def _step(event: dict[str, Any], kind: tuple[str, str], index: int) -> dict[str,
         role = "user" if event.get("source") == "user" else "assistant"
         return dict(index=index, role=role, content=str(args.get("content", event.get("message", ""))))
     if kind[0] == "action":
-        call = ToolCall(id=str(meta.get("tool_call_id") or f"event-{event.get('id')}"),
-                        name=str(meta.get("function_name") or kind[1]),
-                        arguments=json.dumps({k: v for k, v in args.items() if k not in _ARGUMENT_NOISE},
-                                             sort_keys=True, default=str))
+        call = dict(id=str(meta.get("tool_call_id") or f"event-{event.get('id')}"),
+                    name=str(meta.get("function_name") or kind[1]),
+                    arguments=json.dumps({k: v for k, v in args.items() if k not in _ARGUMENT_NOISE},
+                                         sort_keys=True, default=str))
         return dict(index=index, role="assistant", content=str(args.get("thought") or ""), tool_calls=[call])
     error = _observation_error(event, kind[1])
     return dict(index=index, role="tool", content=str(event.get("content", "")),

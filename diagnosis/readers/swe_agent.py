@@ -13,10 +13,10 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import Any, Iterator
 
-from taskforge.diagnosis.readers.base import (SourceFile, command_call, load_json, openai_tool_calls,
-                                    segments_from_starts, text_of)
+from taskforge.diagnosis.readers.base import (RawToolCall, SourceFile, command_call, load_json, openai_tool_calls,
+                                              segments_from_starts, text_of)
 from taskforge.diagnosis.readers.run_outcome import run_outcome
-from taskforge.schemas import Episode, InputError, ToolCall
+from taskforge.schemas import Episode, InputError
 
 FORMAT = "swe_agent"
 _SIBLING_KEYS = {"history", "info", "environment"}
@@ -76,7 +76,7 @@ def steps_from_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         content = text_of(message.get("content"))
         if role == "assistant":
             calls = _calls(message, index)
-            pending = [call.id for call in calls]
+            pending = [call["id"] for call in calls]
             steps.append(dict(index=index, role="assistant", content=content, tool_calls=calls))
         elif role in ("tool", "user") and pending and not message.get("is_demo"):
             ids = message.get("tool_call_ids") or pending
@@ -89,7 +89,7 @@ def steps_from_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return steps
 
 
-def _calls(message: dict[str, Any], index: int) -> list[ToolCall]:
+def _calls(message: dict[str, Any], index: int) -> list[RawToolCall]:
     """The calls of an assistant entry: function-calling `tool_calls`, else its command line."""
     if message.get("tool_calls"):
         return openai_tool_calls(message["tool_calls"])

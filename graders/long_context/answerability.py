@@ -7,7 +7,9 @@ Three properties, each tested with the category's derivation (`derive.py`):
   and without any one of them they no longer do (no answer, several, or
   another one);
 - no single span holds the answer: at least two spans, and no span alone
-  determines it.
+  determines it;
+and, for rule induction, the examples show both classes (else a vacuous
+policy fits them).
 """
 
 from __future__ import annotations
@@ -23,6 +25,16 @@ def _summary(outcomes: list[Any]) -> str:
     return " | ".join(shown) + (" …" if len(outcomes) > 3 else "")
 
 
+def _category_problems(category: str, facts: list[Fact], query: dict[str, Any]) -> list[str]:
+    """What makes a task ill-posed beyond its derivation: rule-induction examples that show one class only (a
+    vacuous policy, holding for no record or for every record, would fit them)."""
+    if category != "rule_induction":
+        return []
+    shown = {fact["outcome"] for fact in facts if fact["kind"] == "example"}
+    missing = [c for c in query["classes"] if c not in shown]
+    return [f"no example is {c}: a policy that never decides {c} fits the examples" for c in missing]
+
+
 def answerability_problems(category: str, facts: list[Fact], evidence_ids: list[str], query: dict[str, Any],
                            answer: Any) -> list[str]:
     """Every way the task fails to be answerable as stated; empty when it is."""
@@ -34,7 +46,7 @@ def answerability_problems(category: str, facts: list[Fact], evidence_ids: list[
     def determines(subset: list[Fact]) -> bool:
         return [canonical(o) for o in derive(subset, query)] == [expected]
 
-    problems = []
+    problems = _category_problems(category, facts, query)
     outcomes = derive(facts, query)
     if len(outcomes) > 1:
         problems.append(f"the documents admit {len(outcomes)} answers: {_summary(outcomes)}")

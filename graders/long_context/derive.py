@@ -180,10 +180,13 @@ def derive_consistency(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
 @cache
 def hypotheses(vocabulary: tuple[tuple[str, tuple[str, ...]], ...], thresholds: tuple[int, ...],
                 max_conditions: int) -> tuple[tuple[tuple[str, str, Any], ...], ...]:
-    """Every conjunction of at most `max_conditions` conditions ('attribute is v', 'weight >= t', 'weight < t')."""
+    """Every conjunction of at most `max_conditions` conditions ('attribute is v', 'weight >= t', 'weight < t'),
+    each on a different attribute: so no policy is vacuous (one that holds for no record, such as 'region is
+    north and region is south') or states one attribute twice."""
     literals = [(name, "is", value) for name, values in vocabulary for value in values]
     literals += [("weight", op, t) for t in thresholds for op in (">=", "<")]
-    return tuple(combo for size in range(1, max_conditions + 1) for combo in combinations(literals, size))
+    return tuple(combo for size in range(1, max_conditions + 1) for combo in combinations(literals, size)
+                 if len({name for name, _, _ in combo}) == size)
 
 
 def rule_holds(hypothesis: tuple[tuple[str, str, Any], ...], attributes: tuple[tuple[str, str], ...],

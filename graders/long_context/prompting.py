@@ -11,9 +11,14 @@ SYSTEM = "You answer questions about long document collections. Base every answe
 QUESTION_SEPARATOR = "\n\n---\n\n"
 
 
+def heading(title: str, doc_id: str) -> str:
+    """A document's heading with the blank line after it."""
+    return f"### {title} [{doc_id}]\n\n"
+
+
 def render_documents(documents: list[dict[str, Any]]) -> str:
     """The documents as the solver reads them, each under a heading with its id."""
-    return "\n\n".join(f"### {doc['title']} [{doc['doc_id']}]\n\n{doc['text']}" for doc in documents)
+    return "\n\n".join(heading(doc["title"], doc["doc_id"]) + doc["text"] for doc in documents)
 
 
 def user_message(documents: list[dict[str, Any]], question: str) -> str:

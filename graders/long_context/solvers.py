@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from bisect import bisect_right
 from collections import Counter
-from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from typing import Callable, Protocol
 
 from taskforge.graders import scorer_for
@@ -31,12 +31,15 @@ from taskforge.schemas import Task
 from taskforge.schemas.long_context import LongContextGrader, LongContextPayload
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9\-]+")
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 _STOPWORDS = frozenset(
     "the and for with that this from was were are has have had its their his her which who whom what when where "
     "into onto over under about after before then than but not all any each every other same such only also "
     "been being these those there here they them she him our your you one two both more most many much some "
     "name names document documents following below above answer reply line form final order".split())
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|\n\s*\n")
+_SENTENCE_END = re.compile(r"[.!?]\s+")
+_SENTENCE_STARTS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789\"'(")
+_BLANK_LINE = re.compile(r"\n\s*\n")
 _ANCHOR = re.compile(r"\b[A-Z][\w-]*(?:\s+[A-Z][\w-]*)+|\b[A-Z]+-\d+\b|\blib[a-z]+\b|\b(?:19|20)\d{2}\b")
 _SERVICE = re.compile(r"\b([A-Z][a-z]+) service\b")
 _LEADING = frozenset("The A An In On At By Under During Since From After Before Of For And".split())
@@ -69,20 +72,33 @@ def anchors(probe: str) -> list[str]:
     return found
 
 
-@dataclass
 class Sentence:
-    """A sentence of the documents with where it is and the dates and quantities it states (its content
-    words are worked out only when a strategy compares them)."""
+    """A sentence of the documents: where it is, and (worked out when first asked) the dates and quantities it
+    states and its content words."""
 
-    doc_id: str
-    position: int
-    text: str
-    dates: tuple[dt.date, ...]
-    quantities: tuple[float, ...]
+    __slots__ = ("doc_id", "position", "text", "_dates", "_quantities", "_words")
 
-    @cached_property
+    def __init__(self, doc_id: str, position: int, text: str):
+        self.doc_id, self.position, self.text = doc_id, position, text
+        self._dates = self._quantities = self._words = None
+
+    @property
+    def dates(self) -> tuple[dt.date, ...]:
+        if self._dates is None:
+            self._dates = tuple(d for _, _, d in date_mentions(self.text))
+        return self._dates
+
+    @property
+    def quantities(self) -> tuple[float, ...]:
+        if self._quantities is None:
+            self._quantities = tuple(_quantities(self.text))
+        return self._quantities
+
+    @property
     def words(self) -> frozenset[str]:
-        return content_words(self.text)
+        if self._words is None:
+            self._words = content_words(self.text)
+        return self._words
 
 
 def _quantities(text: str) -> list[float]:
@@ -90,33 +106,118 @@ def _quantities(text: str) -> list[float]:
     return [v for start, end, v in number_mentions(text) if not (1900 <= v <= 2100 and "," not in text[start:end])]
 
 
+def _gaps(text: str) -> list[tuple[int, int]]:
+    """The spans between sentences: the white space after a full stop, question or exclamation mark that comes
+    before a capital, a digit, a quote or a bracket, and blank lines; in order, none inside another."""
+    ends = [(m.start() + 1, m.end()) for m in _SENTENCE_END.finditer(text)
+            if m.end() < len(text) and text[m.end()] in _SENTENCE_STARTS]
+    blanks = [m.span() for m in _BLANK_LINE.finditer(text)]
+    if not blanks:
+        return ends
+    gaps = []
+    for gap in sorted(ends + blanks):
+        if gaps and gap[0] < gaps[-1][1]:
+            continue
+        gaps.append(gap)
+    return gaps
+
+
+class SentenceIndex:
+    """The sentences of a document set in reading order, and where names and content words occur in them.
+    A lookup scans the whole text once per name or word (and remembers the answer), so a strategy reads only
+    the sentences it considers."""
+
+    def __init__(self, documents: tuple[tuple[str, str], ...]):
+        self.texts: list[str] = []
+        self.starts: list[int] = []
+        self.doc_ids: list[tuple[int, str]] = []
+        offset = 0
+        for doc_id, text in documents:
+            self.doc_ids.append((len(self.texts), doc_id))
+            start = 0
+            for gap_start, gap_end in [*_gaps(text), (len(text), len(text))]:
+                if text[start:gap_start].strip():
+                    self.starts.append(offset + start)
+                    self.texts.append(text[start:gap_start])
+                start = gap_end
+            offset += len(text) + 2
+        self.text = "\n\n".join(text for _, text in documents)
+        self._made: dict[int, Sentence] = {}
+        self._lowered: str | None = None
+        self._names: dict[str, list[int]] = {}
+        self._words: dict[str, frozenset[int]] = {}
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def sentence(self, i: int) -> Sentence:
+        """The i-th sentence (made when first asked for)."""
+        made = self._made.get(i)
+        if made is None:
+            doc_id = self.doc_ids[bisect_right(self.doc_ids, (i, "\uffff")) - 1][1]
+            made = self._made[i] = Sentence(doc_id, self.starts[i], self.texts[i])
+        return made
+
+    @property
+    def sentences(self) -> list[Sentence]:
+        """Every sentence in reading order."""
+        return [self.sentence(i) for i in range(len(self.texts))]
+
+    def _sentence_at(self, position: int) -> int:
+        return bisect_right(self.starts, position) - 1
+
+    def naming(self, name: str) -> list[int]:
+        """Indices of the sentences that contain `name` verbatim, in order."""
+        found = self._names.get(name)
+        if found is None:
+            found, at = [], self.text.find(name)
+            while at >= 0:
+                index = self._sentence_at(at)
+                if at + len(name) <= self.starts[index] + len(self.texts[index]) and (not found or found[-1] != index):
+                    found.append(index)
+                at = self.text.find(name, at + 1)
+            self._names[name] = found
+        return found
+
+    def naming_all(self, names: list[str]) -> list[int]:
+        """Indices of the sentences that contain every one of the names, in order."""
+        if not names:
+            return list(range(len(self.texts)))
+        return sorted(set(self.naming(names[0])).intersection(*(self.naming(n) for n in names[1:])))
+
+    def naming_any(self, names: list[str]) -> list[int]:
+        """Indices of the sentences that contain at least one of the names, in order."""
+        return sorted(set().union(*(self.naming(n) for n in names)))
+
+    def with_word(self, word: str) -> frozenset[int]:
+        """Indices of the sentences among whose content words `word` is (found as a whole word, not inside a
+        longer or hyphenated one)."""
+        found = self._words.get(word)
+        if found is None:
+            if self._lowered is None:
+                self._lowered = self.text.lower()
+            text, hits, at = self._lowered, set(), self._lowered.find(word)
+            while at >= 0:
+                end = at + len(word)
+                if (at == 0 or text[at - 1] not in _WORD_CHARS) and (end == len(text) or text[end] not in _WORD_CHARS):
+                    hits.add(self._sentence_at(at))
+                at = text.find(word, end)
+            found = self._words[word] = frozenset(hits)
+        return found
+
+
 def sentences_of(documents: list[dict]) -> list[Sentence]:
     """Every sentence of the documents in reading order."""
-    found, offset = [], 0
-    for doc in documents:
-        start = 0
-        for piece in _SENTENCE_END.split(doc["text"]):
-            start = doc["text"].find(piece, start)
-            if piece.strip():
-                found.append(Sentence(doc["doc_id"], offset + start, piece,
-                                      tuple(d for _, _, d in date_mentions(piece)), tuple(_quantities(piece))))
-            start += len(piece)
-        offset += len(doc["text"]) + 2
-    return found
+    return SentenceIndex(tuple((doc["doc_id"], doc["text"]) for doc in documents)).sentences
 
 
 @lru_cache(maxsize=4)
-def _indexed(documents: tuple[tuple[str, str], ...]) -> list[Sentence]:
+def _indexed(documents: tuple[tuple[str, str], ...]) -> SentenceIndex:
     """The sentence index of a document set, shared by the solvers that look at the same task."""
-    return sentences_of([{"doc_id": doc_id, "text": text} for doc_id, text in documents])
+    return SentenceIndex(documents)
 
 
 Want = Callable[[Sentence], bool]
-
-
-def _mentions(sentence: Sentence, names: list[str]) -> bool:
-    """Whether a sentence names every one of the names."""
-    return all(name in sentence.text for name in names)
 
 
 class Strategy(Protocol):
@@ -125,10 +226,10 @@ class Strategy(Protocol):
     name: str
 
     """The sentence this strategy picks for a probe."""
-    def locate(self, probe: str, sentences: list[Sentence], want: Want) -> Sentence | None: ...
+    def locate(self, probe: str, index: SentenceIndex, want: Want) -> Sentence | None: ...
 
     """The sentences this strategy picks for a probe that asks for several."""
-    def gather(self, probe: str, sentences: list[Sentence], want: Want) -> list[Sentence]: ...
+    def gather(self, probe: str, index: SentenceIndex, want: Want) -> list[Sentence]: ...
 
 
 class KeywordLookup:
@@ -136,16 +237,20 @@ class KeywordLookup:
 
     name = "keyword_lookup"
 
-    def locate(self, probe: str, sentences: list[Sentence], want: Want) -> Sentence | None:
-        """The sentence this strategy picks for a probe."""
-        words = content_words(probe)
-        best = max((s for s in sentences if want(s)), key=lambda s: len(words & s.words), default=None)
-        return best
+    def locate(self, probe: str, index: SentenceIndex, want: Want) -> Sentence | None:
+        """The wanted sentence sharing most content words with the probe (the first of equals)."""
+        shared: dict[int, int] = {}
+        for word in content_words(probe):
+            for i in index.with_word(word):
+                shared[i] = shared.get(i, 0) + 1
+        for i in sorted(shared, key=lambda i: (-shared[i], i)):
+            if want(index.sentence(i)):
+                return index.sentence(i)
+        return next((s for i in range(len(index)) if i not in shared and want(s := index.sentence(i))), None)
 
-    def gather(self, probe: str, sentences: list[Sentence], want: Want) -> list[Sentence]:
-        """The sentences this strategy picks for a probe that asks for several."""
-        names = anchors(probe)
-        return [s for s in sentences if want(s) and _mentions(s, names)]
+    def gather(self, probe: str, index: SentenceIndex, want: Want) -> list[Sentence]:
+        """The wanted sentences naming every anchor of the probe."""
+        return [s for i in index.naming_all(anchors(probe)) if want(s := index.sentence(i))]
 
 
 class NearestMention:
@@ -153,18 +258,30 @@ class NearestMention:
 
     name = "nearest_mention"
 
-    def locate(self, probe: str, sentences: list[Sentence], want: Want) -> Sentence | None:
-        """The sentence this strategy picks for a probe."""
+    def locate(self, probe: str, index: SentenceIndex, want: Want) -> Sentence | None:
+        """The wanted sentence nearest the first mention of all anchors (or, failing that, of any)."""
         names = anchors(probe)
-        first = next((s for s in sentences if _mentions(s, names)), None) or next(
-            (s for s in sentences if any(n in s.text for n in names)), None)
-        if first is None:
+        mentioned = index.naming_all(names) or index.naming_any(names)
+        if not mentioned:
             return None
-        return min((s for s in sentences if want(s)), key=lambda s: abs(s.position - first.position), default=None)
+        starts, first = index.starts, mentioned[0]
+        origin, left, right = starts[first], first, first + 1
+        while left >= 0 or right < len(starts):
+            before = origin - starts[left] if left >= 0 else None
+            after = starts[right] - origin if right < len(starts) else None
+            if after is None or (before is not None and before <= after):
+                if want(found := index.sentence(left)):
+                    return found
+                left -= 1
+            else:
+                if want(found := index.sentence(right)):
+                    return found
+                right += 1
+        return None
 
-    def gather(self, probe: str, sentences: list[Sentence], want: Want) -> list[Sentence]:
-        """The sentences this strategy picks for a probe that asks for several."""
-        found = self.locate(probe, sentences, want)
+    def gather(self, probe: str, index: SentenceIndex, want: Want) -> list[Sentence]:
+        """The one sentence `locate` picks."""
+        found = self.locate(probe, index, want)
         return [found] if found else []
 
 
@@ -173,16 +290,18 @@ class LastMention:
 
     name = "last_mention"
 
-    def locate(self, probe: str, sentences: list[Sentence], want: Want) -> Sentence | None:
-        """The sentence this strategy picks for a probe."""
+    def locate(self, probe: str, index: SentenceIndex, want: Want) -> Sentence | None:
+        """The last wanted sentence naming all anchors (or, failing that, any)."""
         names = anchors(probe)
-        wanted = [s for s in sentences if want(s)]
-        found = [s for s in wanted if _mentions(s, names)] or [s for s in wanted if any(n in s.text for n in names)]
-        return found[-1] if found else None
+        for mentioned in (index.naming_all(names), index.naming_any(names)):
+            found = next((s for i in reversed(mentioned) if want(s := index.sentence(i))), None)
+            if found is not None:
+                return found
+        return None
 
-    def gather(self, probe: str, sentences: list[Sentence], want: Want) -> list[Sentence]:
-        """The sentences this strategy picks for a probe that asks for several."""
-        found = self.locate(probe, sentences, want)
+    def gather(self, probe: str, index: SentenceIndex, want: Want) -> list[Sentence]:
+        """The one sentence `locate` picks."""
+        found = self.locate(probe, index, want)
         return [found] if found else []
 
 
@@ -207,40 +326,40 @@ def _first_date(found: Sentence | None) -> dt.date:
 
 
 def _timeline(payload: LongContextPayload, grader: LongContextGrader, how: Strategy,
-              sentences: list[Sentence]) -> str:
+              index: SentenceIndex) -> str:
     """Date each item by its located sentence and order by those dates."""
     labels, probes = grader.labels, payload.probes
-    dates = {label: _first_date(how.locate(probe, sentences, _has_date)) for label, probe in zip(labels, probes)}
+    dates = {label: _first_date(how.locate(probe, index, _has_date)) for label, probe in zip(labels, probes)}
     return "Answer: " + ", ".join(sorted(labels, key=lambda label: dates[label]))
 
 
 def _integration(payload: LongContextPayload, grader: LongContextGrader, how: Strategy,
-                 sentences: list[Sentence]) -> str:
+                 index: SentenceIndex) -> str:
     """Read a new name off the sentence located for the question (or compute days between two located dates)."""
     probes = payload.probes
     if payload.answer_type == "days":
-        first, second = (_first_date(how.locate(p, sentences, _has_date)) for p in probes[:2])
+        first, second = (_first_date(how.locate(p, index, _has_date)) for p in probes[:2])
         return f"Answer: {abs((second - first).days) if dt.date.max not in (first, second) else 0}"
     asked = set(names_in(payload.question))
     fresh = lambda s: any(n not in asked for n in names_in(s.text))  # noqa: E731
-    found = how.locate(probes[0], sentences, fresh)
+    found = how.locate(probes[0], index, fresh)
     names = [n for n in names_in(found.text) if n not in asked] if found else []
     return f"Answer: {names[0] if names else 'unknown'}"
 
 
 def _attribution(payload: LongContextPayload, grader: LongContextGrader, how: Strategy,
-                 sentences: list[Sentence]) -> str:
+                 index: SentenceIndex) -> str:
     """The documents of the sentences located for the claim's parts."""
-    docs = {found.doc_id for probe in payload.probes if (found := how.locate(probe, sentences, _any))}
+    docs = {found.doc_id for probe in payload.probes if (found := how.locate(probe, index, _any))}
     return "Answer: " + ", ".join(sorted(docs))
 
 
 def _consistency(payload: LongContextPayload, grader: LongContextGrader, how: Strategy,
-                 sentences: list[Sentence]) -> str:
+                 index: SentenceIndex) -> str:
     """Per item, the odd one out among the figures gathered for it, if any."""
     verdicts = []
     for label, probe in zip(grader.labels, payload.probes):
-        reports = [(s.doc_id, s.quantities[0]) for s in how.gather(probe, sentences, _has_quantity)]
+        reports = [(s.doc_id, s.quantities[0]) for s in how.gather(probe, index, _has_quantity)]
         values = [v for _, v in reports]
         odd = [doc for doc, v in reports if values.count(v) == 1]
         verdicts.append(f"{label}: {odd[0] if len(reports) >= 3 and len(odd) == 1 else 'none'}")
@@ -248,13 +367,13 @@ def _consistency(payload: LongContextPayload, grader: LongContextGrader, how: St
 
 
 def _rules(payload: LongContextPayload, grader: LongContextGrader, how: Strategy,
-           sentences: list[Sentence]) -> str:
+           index: SentenceIndex) -> str:
     """Per new record, the decision in the located (most similar) example."""
     classes = grader.values
     has_class = lambda s: any(c in s.text for c in classes)  # noqa: E731
     verdicts = []
     for label, probe in zip(grader.labels, payload.probes):
-        found = how.locate(probe, sentences, has_class)
+        found = how.locate(probe, index, has_class)
         present = [c for c in classes if found and c in found.text]
         chosen = min(present, key=found.text.index) if present else classes[-1]
         verdicts.append(f"{label}: {chosen}")
@@ -262,39 +381,39 @@ def _rules(payload: LongContextPayload, grader: LongContextGrader, how: Strategy
 
 
 def _state(payload: LongContextPayload, grader: LongContextGrader, how: Strategy,
-           sentences: list[Sentence]) -> str:
+           index: SentenceIndex) -> str:
     """The quantity in the located sentence."""
-    found = how.locate(payload.probes[0], sentences, _has_quantity)
+    found = how.locate(payload.probes[0], index, _has_quantity)
     return f"Answer: {int(found.quantities[0]) if found else 0}"
 
 
 def _versions(payload: LongContextPayload, grader: LongContextGrader, how: Strategy,
-              sentences: list[Sentence]) -> str:
+              index: SentenceIndex) -> str:
     """Services whose located sentence names the defective library."""
     library = payload.probes[0]
-    services = sorted({m for s in sentences for m in _SERVICE.findall(s.text)})
+    services = sorted(set(_SERVICE.findall(index.text)))
     affected = []
     for service in services:
-        found = how.locate(f"{service} {library}", sentences, lambda s, name=service: name in s.text)
+        found = how.locate(f"{service} {library}", index, lambda s, name=service: name in s.text)
         if found and library in found.text:
             affected.append(service)
     return "Answer: " + (", ".join(affected) or "none")
 
 
 def _aggregation(payload: LongContextPayload, grader: LongContextGrader, how: Strategy,
-                 sentences: list[Sentence]) -> str:
+                 index: SentenceIndex) -> str:
     """Count or add up the amounts of the sentences gathered for each condition."""
     question = payload.question
     counting = question.startswith("How many")
     totals = []
     for probe in payload.probes:
-        found = how.gather(probe, sentences, _has_quantity)
+        found = how.gather(probe, index, _has_quantity)
         totals.append(len(found) if counting else sum(s.quantities[0] for s in found))
     value = totals[0] - totals[1] if len(totals) > 1 else totals[0]
     return f"Answer: {int(value)}"
 
 
-COMPOSERS: dict[str, Callable[[LongContextPayload, LongContextGrader, Strategy, list[Sentence]], str]] = {
+COMPOSERS: dict[str, Callable[[LongContextPayload, LongContextGrader, Strategy, SentenceIndex], str]] = {
     "timeline": _timeline, "cross_doc_integration": _integration, "evidence_attribution": _attribution,
     "consistency": _consistency, "rule_induction": _rules, "state_tracking": _state,
     "version_impact": _versions, "set_aggregation": _aggregation,
@@ -322,8 +441,8 @@ class ShallowSolver:
     def solve(self, task: Task) -> str:
         """The solver's submission for a task."""
         payload = LongContextPayload.of(task)
-        sentences = _indexed(tuple((d.doc_id, d.text) for d in payload.documents))
-        return COMPOSERS[payload.category](payload, LongContextGrader.of(task), self.strategy, sentences)
+        index = _indexed(tuple((d.doc_id, d.text) for d in payload.documents))
+        return COMPOSERS[payload.category](payload, LongContextGrader.of(task), self.strategy, index)
 
 
 def _most_common(values: list, fallback):
@@ -343,7 +462,7 @@ class MostFrequentAnswer:
         """The solver's submission for a task."""
         payload, grader = LongContextPayload.of(task), LongContextGrader.of(task)
         text = "\n\n".join(d.text for d in payload.documents)
-        sentences = _indexed(tuple((d.doc_id, d.text) for d in payload.documents))
+        sentences = _indexed(tuple((d.doc_id, d.text) for d in payload.documents)).sentences
         kind, labels = payload.answer_type, grader.labels
         if kind in ("quantity", "days"):
             return f"Answer: {int(_most_common([q for s in sentences for q in s.quantities], 0))}"

@@ -27,6 +27,11 @@ BASELINE_ENVIRONMENT = "science"
 MISSING_PACKAGES_EXIT = 3
 """The baseline script's exit code when numpy, pandas or scikit-learn cannot be imported."""
 NO_INTERPRETER_EXIT = 127
+SEARCH_ITERATIONS = 10
+"""Candidates each randomised search tries (with `CV_FOLDS`-fold cross-validation)."""
+CV_FOLDS = 3
+SEARCH_ROWS = 4000
+"""A search runs on a seeded subsample of at most this many training rows; the chosen model sees them all."""
 
 
 class BaselineError(TaskforgeError):
@@ -45,6 +50,11 @@ class BaselineRuns:
     errors: dict[str, str]
     seconds: float
     backend: str
+
+
+def search_settings(search_iterations: int = SEARCH_ITERATIONS) -> dict[str, int]:
+    """How the plan's tuned entries search: the builder stores these with the task, the checks rerun with them."""
+    return {"search_iterations": search_iterations, "cv_folds": CV_FOLDS, "search_rows": SEARCH_ROWS}
 
 
 def baseline_workspace(plan: dict[str, Any], public: dict[str, str], root: Path) -> Path:

@@ -1,13 +1,22 @@
-"""Baseline solutions of an MLE competition; runs inside the sandbox, on the public files only.
+"""Reference solutions of an MLE competition (the leaderboard's teams); runs inside the sandbox, on the public
+files only.
 
 This file is copied into the sandbox workspace and run as a script
 (`python3 baselines.py plan.json`). It imports nothing from taskforge: only
 numpy, pandas and scikit-learn, which the sandbox image provides (exit code 3
-when they are missing). It reads
-`public/train.csv` and `public/test.csv`, fits every entry of the plan (a model
-family on a seeded share of the training rows), and writes one submission per
-entry to `submissions/<entry>.csv`, plus `submissions/runs.json` with each
-entry's status and fit time.
+when they are missing). It reads `public/train.csv` and `public/test.csv`,
+fits every entry of the plan and writes one submission per entry to
+`submissions/<entry>.csv`, plus `submissions/runs.json` with each entry's
+status, fit time and the hyperparameters its search chose.
+
+The entries span what competent teams submit: a constant, a shallow tree,
+default linear and neighbours models, default tree ensembles, a linear model on spline features with tuned
+regularisation, a tuned k-nearest-neighbours model, gradient-boosted trees and a
+random forest tuned by a randomised cross-validated search, and a stack of the
+tuned models. Searches are seeded and their size comes from the plan
+(`search_iterations`, `cv_folds`, `search_rows`: a search runs on a seeded
+subsample of at most that many rows, the chosen model is refitted on all of
+them), so a rerun gives the same submissions.
 """
 
 from __future__ import annotations
@@ -21,13 +30,17 @@ from pathlib import Path
 try:
     import numpy as np
     import pandas as pd
+    from sklearn.base import clone
     from sklearn.compose import ColumnTransformer
-    from sklearn.ensemble import (HistGradientBoostingClassifier, HistGradientBoostingRegressor,
-                                  RandomForestClassifier, RandomForestRegressor)
+    from sklearn.ensemble import (ExtraTreesClassifier, ExtraTreesRegressor, HistGradientBoostingClassifier,
+                                  HistGradientBoostingRegressor, RandomForestClassifier, RandomForestRegressor,
+                                  StackingClassifier, StackingRegressor)
     from sklearn.impute import SimpleImputer
     from sklearn.linear_model import LogisticRegression, Ridge
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+    from sklearn.model_selection import GridSearchCV, KFold, RandomizedSearchCV, StratifiedKFold
+    from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
+    from sklearn.pipeline import Pipeline, make_pipeline
+    from sklearn.preprocessing import OneHotEncoder, SplineTransformer, StandardScaler
     from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 except ImportError as missing:  # the environment, not the data, is at fault: say so with a code of its own
     print(f"missing package for the baselines: {missing}", file=sys.stderr)
@@ -35,6 +48,11 @@ except ImportError as missing:  # the environment, not the data, is at fault: sa
 
 MAX_CATEGORY_SHARE = 0.5
 """A text column with more distinct values than this share of the rows is free text; baselines skip it."""
+SCORING = {"accuracy": "accuracy", "f1_macro": "f1_macro", "roc_auc": "roc_auc", "log_loss": "neg_log_loss",
+           "rmse": "neg_root_mean_squared_error", "mae": "neg_mean_absolute_error"}
+"""The cross-validation scorer of each competition metric (ranking tasks are tuned on squared error)."""
+STACKED = ("gradient_boosting_tuned", "random_forest_tuned", "extra_trees", "linear_tuned")
+"""The models a stack is made of, fitted on all the training rows before it (a stack reuses their settings)."""
 
 
 def feature_kinds(train: pd.DataFrame, features: list[str]) -> tuple[list[str], list[str]]:
@@ -48,9 +66,13 @@ def feature_kinds(train: pd.DataFrame, features: list[str]) -> tuple[list[str], 
     return numeric, categorical
 
 
-def preprocessor(numeric: list[str], categorical: list[str], scale: bool) -> ColumnTransformer:
-    """Median-imputed (and for linear models standardised) numbers, one-hot categories."""
-    number_steps = [SimpleImputer(strategy="median")] + ([StandardScaler()] if scale else [])
+def preprocessor(numeric: list[str], categorical: list[str], scale: bool, splines: bool = False) -> ColumnTransformer:
+    """Median-imputed numbers (standardised, or spline-expanded, for linear and distance models), one-hot categories."""
+    number_steps = [SimpleImputer(strategy="median")]
+    if splines:
+        number_steps += [SplineTransformer(n_knots=5, degree=3), StandardScaler()]
+    elif scale:
+        number_steps.append(StandardScaler())
     parts = [("numbers", make_pipeline(*number_steps), numeric)]
     if categorical:
         parts.append(("categories", make_pipeline(
@@ -59,19 +81,104 @@ def preprocessor(numeric: list[str], categorical: list[str], scale: bool) -> Col
     return ColumnTransformer(parts)
 
 
-def estimator(model: str, classify: bool, seed: int):
-    """The scikit-learn estimator of a model family."""
-    if model == "shallow_tree":
-        return (DecisionTreeClassifier if classify else DecisionTreeRegressor)(max_depth=2, random_state=seed)
-    if model == "linear":
+def _folds(plan: dict, classify: bool):
+    """The seeded cross-validation folds of every search and stack."""
+    kind = StratifiedKFold if classify else KFold
+    return kind(n_splits=plan["cv_folds"], shuffle=True, random_state=plan["seed"])
+
+
+def _scoring(plan: dict, classify: bool) -> str:
+    return SCORING.get(plan["metric"], "neg_mean_squared_error") if (classify or plan["task_type"] == "regression") \
+        else "neg_mean_squared_error"
+
+
+def _model(name: str, classify: bool, seed: int):
+    """An estimator at its default (or near-default) settings."""
+    if name == "linear":
         return LogisticRegression(max_iter=2000) if classify else Ridge(alpha=1.0)
-    if model == "random_forest":
+    if name == "shallow_tree":
+        return (DecisionTreeClassifier if classify else DecisionTreeRegressor)(max_depth=2, random_state=seed)
+    if name == "knn":
+        return KNeighborsClassifier() if classify else KNeighborsRegressor()
+    if name in ("random_forest", "random_forest_tuned"):
         family = RandomForestClassifier if classify else RandomForestRegressor
-        return family(n_estimators=60, min_samples_leaf=2, random_state=seed, n_jobs=1)
-    if model == "gradient_boosting":
+        return family(n_estimators=120, random_state=seed, n_jobs=1)
+    if name == "extra_trees":
+        family = ExtraTreesClassifier if classify else ExtraTreesRegressor
+        return family(n_estimators=200, min_samples_leaf=2, random_state=seed, n_jobs=1)
+    if name == "gradient_boosting":
         family = HistGradientBoostingClassifier if classify else HistGradientBoostingRegressor
-        return family(max_iter=150, learning_rate=0.08, random_state=seed)
-    raise ValueError(f"unknown model family {model!r}")
+        return family(random_state=seed)
+    if name == "gradient_boosting_tuned":
+        family = HistGradientBoostingClassifier if classify else HistGradientBoostingRegressor
+        return family(early_stopping=False, random_state=seed)
+    if name == "knn_tuned":
+        return KNeighborsClassifier() if classify else KNeighborsRegressor()
+    if name == "linear_tuned":
+        return LogisticRegression(max_iter=4000) if classify else Ridge()
+    raise ValueError(f"unknown model {name!r}")
+
+
+SEARCH_SPACES = {
+    "gradient_boosting_tuned": {"learning_rate": [0.02, 0.04, 0.07, 0.1], "max_iter": [200, 400],
+                                "max_leaf_nodes": [15, 31, 63], "min_samples_leaf": [5, 10, 20, 40],
+                                "l2_regularization": [0.0, 0.1, 1.0, 5.0], "max_features": [0.5, 0.8, 1.0]},
+    "random_forest_tuned": {"max_features": [0.2, 0.35, 0.5, 0.7, 1.0], "min_samples_leaf": [1, 2, 3, 5],
+                            "max_depth": [None, 12, 24]},
+    "knn_tuned": {"n_neighbors": [5, 10, 15, 25, 40, 60], "weights": ["uniform", "distance"]},
+}
+REGULARISATION = {"linear_tuned": [0.01, 0.1, 1.0, 10.0, 100.0]}
+
+
+def _searched(name: str, pipeline: Pipeline, plan: dict, classify: bool, x: pd.DataFrame, y: pd.Series) -> tuple[Pipeline, dict]:
+    """The pipeline refit with the hyperparameters a seeded cross-validated search chose, and those choices."""
+    if name in REGULARISATION:
+        key = "model__C" if classify else "model__alpha"
+        grid = [1.0 / a for a in REGULARISATION[name]] if classify else REGULARISATION[name]
+        search = GridSearchCV(pipeline, {key: grid}, scoring=_scoring(plan, classify), cv=_folds(plan, classify))
+    else:
+        space = {f"model__{k}": v for k, v in SEARCH_SPACES[name].items()}
+        search = RandomizedSearchCV(pipeline, space, n_iter=plan["search_iterations"], scoring=_scoring(plan, classify),
+                                    cv=_folds(plan, classify), random_state=plan["seed"], error_score="raise")
+    rows = x.sample(n=plan["search_rows"], random_state=plan["seed"]).index if len(x) > plan["search_rows"] else x.index
+    search.fit(x.loc[rows], y.loc[rows])
+    chosen = {k.removeprefix("model__"): v for k, v in search.best_params_.items()}
+    return clone(pipeline).set_params(**search.best_params_).fit(x, y), chosen
+
+
+def _pipeline(name: str, numeric: list[str], categorical: list[str], classify: bool, seed: int) -> Pipeline:
+    distance = name in ("linear", "knn", "knn_tuned")
+    return Pipeline([("prepare", preprocessor(numeric, categorical, scale=distance, splines=name == "linear_tuned")),
+                     ("model", _model(name, classify, seed))])
+
+
+def _stack(models: dict[str, Pipeline], plan: dict, classify: bool):
+    """A stack of the tuned models and the extra trees, combined by a linear model fitted on their out-of-fold predictions."""
+    members = [(name, clone(models[name])) for name in STACKED if name in models]
+    if len(members) < 2:
+        raise ValueError(f"a stack needs two tuned models, {len(members)} were fitted")
+    if classify:
+        return StackingClassifier(members, final_estimator=LogisticRegression(max_iter=2000),
+                                  cv=_folds(plan, classify), n_jobs=1)
+    return StackingRegressor(members, final_estimator=Ridge(alpha=1.0), cv=_folds(plan, classify), n_jobs=1)
+
+
+def fitted(name: str, train: pd.DataFrame, plan: dict, models: dict[str, Pipeline]) -> tuple[object, dict]:
+    """One entry's model fitted on the given training rows, and the hyperparameters it chose."""
+    classify = plan["task_type"] == "classification"
+    numeric, categorical = feature_kinds(train, plan["features"])
+    y = train[plan["target_column"]].astype(str) if classify else train[plan["target_column"]].astype(float)
+    x = train[numeric + categorical]
+    if name == "stacking":
+        model = _stack(models, plan, classify)
+        return model.fit(x, y), {"members": [n for n in STACKED if n in models]}
+    pipeline = _pipeline(name, numeric, categorical, classify, plan["seed"])
+    if name in SEARCH_SPACES or name in REGULARISATION:
+        model, chosen = _searched(name, pipeline, plan, classify, x, y)
+    else:
+        model, chosen = pipeline.fit(x, y), {}
+    models[name] = model
+    return model, chosen
 
 
 def training_rows(train: pd.DataFrame, plan: dict, fraction: float, rng: np.random.Generator) -> pd.DataFrame:
@@ -105,56 +212,56 @@ def constant_predictions(train: pd.DataFrame, plan: dict, n: int) -> np.ndarray:
     return np.full(n, target.median() if plan["metric"] == "mae" else target.mean())
 
 
-def model_predictions(train: pd.DataFrame, test: pd.DataFrame, plan: dict, model: str) -> np.ndarray:
-    """Fit one model family on the given training rows and predict the test rows."""
-    classify = plan["task_type"] == "classification"
+def predictions(model, train: pd.DataFrame, test: pd.DataFrame, plan: dict) -> np.ndarray:
+    """A fitted model's predictions of the test rows in the submission's form."""
     numeric, categorical = feature_kinds(train, plan["features"])
-    pipeline = make_pipeline(preprocessor(numeric, categorical, scale=model == "linear"),
-                             estimator(model, classify, plan["seed"]))
-    y = train[plan["target_column"]].astype(str) if classify else train[plan["target_column"]].astype(float)
-    pipeline.fit(train[numeric + categorical], y)
     features = test[numeric + categorical]
     if plan["prediction"] == "label":
-        return pipeline.predict(features).astype(object)
+        return model.predict(features).astype(object)
     if plan["prediction"] == "probability":
-        fitted = list(pipeline.classes_)
-        probabilities = pipeline.predict_proba(features)
-        full = np.column_stack([probabilities[:, fitted.index(label)] if label in fitted else np.zeros(len(test))
-                                for label in plan["classes"]])
+        fitted_classes = list(model.classes_)
+        probabilities = model.predict_proba(features)
+        full = np.column_stack([probabilities[:, fitted_classes.index(label)] if label in fitted_classes
+                                else np.zeros(len(test)) for label in plan["classes"]])
         return full[:, -1:] if len(plan["classes"]) == 2 else full
-    return pipeline.predict(features)
+    return model.predict(features)
 
 
-def write_submission(path: Path, test: pd.DataFrame, plan: dict, predictions: np.ndarray) -> None:
+def write_submission(path: Path, test: pd.DataFrame, plan: dict, values: np.ndarray) -> None:
     """A submission CSV in the sample submission's columns."""
     frame = pd.DataFrame({plan["id_column"]: test[plan["id_column"]].to_numpy()})
-    values = predictions.reshape(len(test), -1) if predictions.dtype != object else predictions[:, None]
+    matrix = values.reshape(len(test), -1) if values.dtype != object else values[:, None]
     for k, column in enumerate(plan["prediction_columns"]):
-        column_values = values[:, k]
-        frame[column] = column_values if predictions.dtype == object else np.round(column_values.astype(float), 6)
+        column_values = matrix[:, k]
+        frame[column] = column_values if values.dtype == object else np.round(column_values.astype(float), 6)
     frame.to_csv(path, index=False)
 
 
 def main(plan_path: str) -> int:
-    """Run every entry of the plan; a failing entry is recorded and the others still run."""
+    """Run every entry of the plan in order (a stack after the models it is made of); a failing entry is
+    recorded and the others still run."""
     plan = json.loads(Path(plan_path).read_text())
     read = {"dtype": {plan["target_column"]: str}} if plan["task_type"] == "classification" else {}
     train = pd.read_csv("public/train.csv", keep_default_na=True, **read)
     test = pd.read_csv("public/test.csv", keep_default_na=True)
     out = Path("submissions")
     out.mkdir(exist_ok=True)
-    runs = {}
+    runs, models = {}, {}
     for entry in plan["entries"]:
         rng = np.random.default_rng([plan["seed"], int(entry["fraction"] * 1000)])
         started = time.perf_counter()
         try:
             rows = training_rows(train, plan, entry["fraction"], rng)
+            chosen = {}
             if entry["model"] == "constant":
-                predictions = constant_predictions(rows, plan, len(test))
+                values = constant_predictions(rows, plan, len(test))
             else:
-                predictions = model_predictions(rows, test, plan, entry["model"])
-            write_submission(out / f"{entry['name']}.csv", test, plan, predictions)
-            runs[entry["name"]] = {"ok": True, "rows": len(rows), "fit_s": round(time.perf_counter() - started, 4)}
+                model, chosen = fitted(entry["model"], rows, plan, models if entry["fraction"] >= 1.0 else {})
+                values = predictions(model, rows, test, plan)
+            write_submission(out / f"{entry['name']}.csv", test, plan, values)
+            runs[entry["name"]] = {"ok": True, "rows": len(rows), "fit_s": round(time.perf_counter() - started, 4),
+                                   "chosen": {k: v if isinstance(v, (int, float, str, list)) or v is None else str(v)
+                                              for k, v in chosen.items()}}
         except Exception as exc:  # one failing baseline must not stop the others
             runs[entry["name"]] = {"ok": False, "error": f"{type(exc).__name__}: {exc}",
                                    "trace": traceback.format_exc(limit=3)}

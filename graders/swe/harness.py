@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from taskforge import sandbox
+from taskforge.graders.swe.eval_script import python_env
 from taskforge.graders.swe.grading import LOG_PARSERS, StatusMap
 from taskforge.graders.swe.safe_git import git_in
 from taskforge.graders.swe.patch import split_files
@@ -158,15 +159,6 @@ def failure_sections(log: str, statuses: StatusMap) -> dict[str, str]:
 
 def _sh(script: str) -> tuple[str, ...]:
     return ("sh", "-c", script)
-
-
-def python_env(recipe: dict[str, Any]) -> tuple[tuple[str, str], ...]:
-    """Variables every command in a test bed gets (the source on the path when the project is not installed)."""
-    variables = [("PIP_NO_INDEX", "1"), ("PIP_DISABLE_PIP_VERSION_CHECK", "1"), ("PIP_CONFIG_FILE", "/dev/null"),
-                 ("PYTHONDONTWRITEBYTECODE", "1")]
-    if recipe["install"] == "pythonpath":
-        variables.append(("PYTHONPATH", recipe["pythonpath"]))
-    return tuple(variables)
 
 
 def install_command(recipe: dict[str, Any]) -> str | None:

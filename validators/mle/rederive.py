@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from taskforge import sandbox
-from taskforge.graders.mle.baseline_runs import BASELINE_SCRIPT, run_plan
+from taskforge.graders.mle.baseline_runs import BASELINE_SCRIPT, run_plan, search_settings
 from taskforge.graders.mle.grading import (InvalidSubmission, Thresholds, frame_from_csv, metric_score,
                                            prediction_columns, thresholds_from_leaderboard)
 from taskforge.graders.mle.metrics import METRICS
@@ -59,7 +59,7 @@ def baseline_plan(task: Task, entries: list[dict[str, Any]], drop: tuple[str, ..
             "target_column": payload.target_column, "task_type": payload.task_type, "metric": payload.metric,
             "prediction": METRICS[payload.metric].prediction, "classes": list(grader.classes),
             "prediction_columns": prediction_columns(task.grader), "group_column": payload.group_column,
-            "features": features, "entries": entries}
+            "features": features, "entries": entries, **search_settings(), **payload.search}
 
 
 def run_cached(task: Task, plan: dict[str, Any]) -> tuple[dict[str, Any], bool]:

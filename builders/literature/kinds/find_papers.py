@@ -1,8 +1,11 @@
 """find_papers: papers defined by constraints over citations, metadata and content; the gold set is computed.
 
 A question asks for the papers that cite an anchor paper (named by title),
-mention a named term (a dataset, a method) and, sometimes, were published
-after a year. Every constraint must exclude at least one paper that meets the
+mention a named term (a dataset, a method; never a funder or math debris) and,
+sometimes, were published after a year. A mention is matched as a concept in
+the paper's content (`graders/literature/concepts.py`: case, inflection,
+hyphens and the expansions the papers define, all listed in the prompt; never
+reference lists or acknowledgments). Every constraint must exclude at least one paper that meets the
 others, so the answer needs each of them checked.
 """
 
@@ -13,9 +16,10 @@ import random
 from taskforge.builders.literature.cases import Case, key_passage, paper_entry, read_call, search_call
 from taskforge.builders.literature.prompting import user_message
 from taskforge.builders.literature.questions import QuestionWriter
-from taskforge.builders.literature.text import entity_terms, first_passage_mentioning
+from taskforge.builders.literature.text import entity_terms, first_passage_mentioning, matchable_terms
+from taskforge.graders.literature.concepts import concept_forms, content_text, mentions_concept
 from taskforge.graders.literature.environment import CITED_BY, SearchEnvironment
-from taskforge.graders.literature.papers import Paper, full_text, mentions
+from taskforge.graders.literature.papers import Paper
 
 KIND = "find_papers"
 MIN_CITING, MAX_CITING = 4, 40
@@ -23,10 +27,10 @@ MIN_GOLD, MAX_GOLD = 2, 8
 ANCHOR_SEARCH_K = 5
 
 
-def _gold_for(citing: list[Paper], texts: dict[str, str], term: str, rng: random.Random
+def _gold_for(citing: list[Paper], texts: dict[str, str], forms: list[str], rng: random.Random
               ) -> tuple[list[Paper], int | None, dict[str, int]] | None:
-    """The answer set for one term (with a year cut when one splits it well), or None when it is degenerate."""
-    mentioning = [p for p in citing if mentions(texts[p.paper_id], term)]
+    """The answer set for one concept (with a year cut when one splits it well), or None when it is degenerate."""
+    mentioning = [p for p in citing if mentions_concept(texts[p.paper_id], forms)]
     if not mentioning or len(mentioning) == len(citing):
         return None
     near = {"cite_without_term": len(citing) - len(mentioning)}
@@ -52,19 +56,20 @@ def generate(env: SearchEnvironment, rng: random.Random, writer: QuestionWriter)
     if anchor.paper_id not in found:
         return None
     citing = [collection.by_id[c] for c in collection.cited_by[anchor.paper_id]]
-    texts = {p.paper_id: full_text(p) for p in citing}
-    terms = sorted({t for p in citing for t in entity_terms(texts[p.paper_id])} - set(entity_terms(anchor.title)))
+    texts = {p.paper_id: content_text(p) for p in citing}
+    terms = sorted({t for p in citing for t in matchable_terms(texts[p.paper_id])} - set(entity_terms(anchor.title)))
     rng.shuffle(terms)
     for term in terms:
-        chosen = _gold_for(citing, texts, term, rng)
+        forms = concept_forms(term, list(texts.values()))
+        chosen = _gold_for(citing, texts, forms, rng)
         if chosen is None:
             continue
         gold, after, near_misses = chosen
-        facts = {"anchor_title": anchor.title, "term": term, "after": after}
+        facts = {"anchor_title": anchor.title, "term": term, "forms": forms, "after": after}
         question = writer.phrase(KIND, facts)
         answer = sorted(p.paper_id for p in gold)
-        passages = [key_passage(p, *(first_passage_mentioning(p, term) or (None, None))) for p in gold]
-        constraints = [{"type": "cites", "paper_id": anchor.paper_id}, {"type": "mentions", "term": term}]
+        passages = [key_passage(p, *(first_passage_mentioning(p, forms) or (None, None))) for p in gold]
+        constraints = [{"type": "cites", "paper_id": anchor.paper_id}, {"type": "mentions", "term": term, "forms": forms}]
         if after:
             constraints.append({"type": "published_after", "year": after})
         return Case(

@@ -1,7 +1,9 @@
 """fulltext_qa: a number that only the full text states, asked as a cloze over its sentence; multiple choice.
 
-The key sentence comes from a full-text section, and its number appears
-neither in the title nor in the abstract, so the answer needs the full text.
+The key is a finding of the paper's body (a reported number with its metric,
+never a section, table or page number, a heading, a table's debris or LaTeX:
+`findings.py`), and its number appears neither in the title nor in the
+abstract, so the answer needs the full text.
 Distractors are other numbers of the same paper (near misses a careless reader
 picks), topped up with nearby values; the last option is always
 "Insufficient information", which is never right for a built task.
@@ -14,11 +16,13 @@ import re
 import string
 
 from taskforge.builders.literature.cases import Case, key_passage, paper_entry, read_call, search_call
+from taskforge.builders.literature.debris import passage_debris
+from taskforge.builders.literature.findings import Finding, findings
 from taskforge.builders.literature.prompting import user_message
 from taskforge.builders.literature.questions import QuestionWriter
-from taskforge.builders.literature.text import DECIMAL, decimals, sentences
+from taskforge.builders.literature.text import DECIMAL, decimals
 from taskforge.graders.literature.environment import SearchEnvironment
-from taskforge.graders.literature.papers import ABSTRACT, Paper, full_text, mentions, passages
+from taskforge.graders.literature.papers import Paper, full_text, mentions
 
 KIND = "fulltext_qa"
 DISTRACTORS = 3
@@ -27,18 +31,17 @@ TITLE_SEARCH_K = 5
 BLANK = "____"
 
 
-def _keys(paper: Paper) -> list[tuple[str, str, str, str]]:
-    """(passage id, passage, sentence, number) for each full-text sentence whose number the abstract lacks."""
+def _keys(paper: Paper) -> list[Finding]:
+    """The findings of the paper's body with a decimal number (as its distractors are) that the title and abstract
+    lack and their sentence states once, outside flattened tables (a cloze over table cells reads as nothing)."""
     front = f"{paper.title}\n{paper.abstract}"
-    found = []
-    for passage_id, text in passages(paper).items():
-        if passage_id.startswith(f"{ABSTRACT}:"):
-            continue
-        for sentence in sentences(text):
-            for value in decimals(sentence):
-                if not mentions(front, value) and DECIMAL.findall(sentence).count(value) == 1:
-                    found.append((passage_id, text, sentence, value))
-    return found
+    return [f for f in findings(paper)
+            if DECIMAL.fullmatch(f.value) and passage_debris(f.passage) is None and not mentions(front, f.value) and len(re.findall(_number_pattern(f.value), f.sentence)) == 1]
+
+
+def _number_pattern(value: str) -> str:
+    """The number as a whole number in text (87.3 not inside 187.3 or 87.35)."""
+    return rf"(?<![\w.-]){re.escape(value)}(?![\w-]|\.\w)"
 
 
 def _distractors(value: str, paper: Paper, sentence: str, rng: random.Random) -> list[str]:
@@ -68,8 +71,9 @@ def generate(env: SearchEnvironment, rng: random.Random, writer: QuestionWriter)
     found = [hit["paper_id"] for hit in env.search(paper.title, TITLE_SEARCH_K)["results"]]
     if not keys or paper.paper_id not in found:
         return None
-    passage_id, passage, sentence, value = rng.choice(keys)
-    cloze = re.sub(rf"(?<![\w.-]){re.escape(value)}(?![\w-]|\.\w)", BLANK, sentence, count=1)
+    key = rng.choice(keys)
+    passage_id, passage, sentence, value = key.passage_id, key.passage, key.sentence, key.value
+    cloze = re.sub(_number_pattern(value), BLANK, sentence, count=1)
     facts = {"title": paper.title, "cloze": cloze}
     question = writer.phrase(KIND, facts)
     values = [value, *_distractors(value, paper, sentence, rng)]

@@ -1,7 +1,8 @@
 """select_evidence: a claim and the papers a search retrieved for it; pick the supporting papers and passages.
 
-The claim is read off one reported result (a number with two named terms in
-one sentence). A passage supports it when it states the number together with
+The claim is read off one finding (a reported number, the named term of its
+setting nearest the number, and its metric: `findings.py`). A content passage that is not
+extraction debris (`debris.py`) supports it when it states the number together with
 both terms. The candidates are the search results for the claim: the
 supporting ones are gold, the others are near misses that share words and
 usually terms with the claim but not the result.
@@ -12,11 +13,13 @@ from __future__ import annotations
 import random
 
 from taskforge.builders.literature.cases import Case, key_passage, paper_entry, read_call, search_call
+from taskforge.builders.literature.debris import passage_debris
+from taskforge.builders.literature.findings import findings
 from taskforge.builders.literature.prompting import user_message
 from taskforge.builders.literature.questions import QuestionWriter
-from taskforge.builders.literature.text import decimals, entity_terms, sentences
+from taskforge.graders.literature.concepts import content_sections
 from taskforge.graders.literature.environment import SearchEnvironment
-from taskforge.graders.literature.papers import ABSTRACT, Paper, full_text, mentions, passages, supports
+from taskforge.graders.literature.papers import Paper, full_text, mentions, passages, supports
 
 KIND = "select_evidence"
 RETRIEVED = 8
@@ -24,31 +27,32 @@ MIN_DISTRACTORS, MIN_NEAR_MISSES = 3, 2
 PAPERS_TRIED = 12
 
 
-
 def _facts(paper: Paper) -> list[dict]:
-    """Candidate claims of a paper: a full-text sentence with a figure and two named terms."""
-    found = []
-    for passage_id, text in passages(paper).items():
-        if passage_id.startswith(f"{ABSTRACT}:"):
-            continue
-        for sentence in sentences(text):
-            values, terms = decimals(sentence), entity_terms(sentence)
-            if values and len(terms) >= 2:
-                found.append({"value": values[0], "terms": terms[:2]})
-    return found
+    """Candidate claims of a paper: its findings with a named setting, as the number, the setting's nearest term
+    and the metric (`findings.py`)."""
+    return [{"value": f.value, "terms": [f.setting[0], f.metric]} for f in findings(paper) if f.setting]
+
+
+def _evidence(paper: Paper) -> dict[str, str]:
+    """The passages of a paper that can be evidence: content, not headings, OCR-garbled text, LaTeX, reference
+    lists or acknowledgments (`debris.py`)."""
+    content = content_sections(paper)
+    return {pid: text for pid, text in passages(paper).items()
+            if pid.rsplit(":", 1)[0] in content and passage_debris(text) in (None, "a flattened table")}
 
 
 def generate(env: SearchEnvironment, rng: random.Random, writer: QuestionWriter) -> Case | None:
     """One select_evidence case from a randomly chosen reported result, or None when it does not make one."""
     collection = env.collection
-    for paper in rng.sample(collection.papers, min(PAPERS_TRIED, len(collection))):
+    with_text = [p for p in collection.papers if p.sections]
+    for paper in rng.sample(with_text, min(PAPERS_TRIED, len(with_text))):
         facts = _facts(paper)
         if not facts:
             continue
         support = rng.choice(facts)
         claim = writer.phrase(KIND, support)
         retrieved = [collection.by_id[hit["paper_id"]] for hit in env.search(claim, RETRIEVED)["results"]]
-        gold_passages = [key_passage(p, pid, text) for p in retrieved for pid, text in passages(p).items()
+        gold_passages = [key_passage(p, pid, text) for p in retrieved for pid, text in _evidence(p).items()
                          if supports(text, support)]
         gold_ids = sorted({g["paper_id"] for g in gold_passages})
         distractors = [p for p in retrieved if p.paper_id not in gold_ids]

@@ -4,7 +4,9 @@ The rows are papers that share an anchor they cite. The columns are the
 publication year, the venue, the first author, whether the paper cites a
 second work (one that some rows cite and others do not) and whether it
 mentions a named term (again, some rows and not others), so no column can be
-filled by a guess that is right for every row.
+filled by a guess that is right for every row. A mention is matched as a
+concept in the paper's content (`graders/literature/concepts.py`), and the
+column names every form that counts.
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ import random
 from taskforge.builders.literature.cases import Case, key_passage, paper_entry, read_call
 from taskforge.builders.literature.prompting import user_message
 from taskforge.builders.literature.questions import QuestionWriter
-from taskforge.builders.literature.text import entity_terms, first_passage_mentioning
+from taskforge.builders.literature.text import first_passage_mentioning, matchable_terms
+from taskforge.graders.literature.concepts import concept_forms, content_text, describe_forms, mentions_concept
 from taskforge.graders.literature.environment import METADATA, REFERENCES, SearchEnvironment
-from taskforge.graders.literature.papers import Paper, full_text, mentions
+from taskforge.graders.literature.papers import Paper
 
 KIND = "table_synthesis"
 ROWS = 4
@@ -39,11 +42,12 @@ def generate(env: SearchEnvironment, rng: random.Random, writer: QuestionWriter)
     if len(usable) < ROWS:
         return None
     rows = sorted(rng.sample(usable, ROWS), key=lambda p: p.paper_id)
-    texts = {p.paper_id: full_text(p) for p in rows}
+    texts = {p.paper_id: content_text(p) for p in rows}
     cited = sorted({r for p in rows for r in p.references if r in collection.by_id and r != anchor})
     cited = [c for c in cited if _split(rows, lambda p, c=c: c in p.references)]
-    terms = sorted({t for p in rows for t in entity_terms(texts[p.paper_id])})
-    terms = [t for t in terms if _split(rows, lambda p, t=t: mentions(texts[p.paper_id], t))]
+    forms = {t: concept_forms(t, list(texts.values())) for t in sorted({t for p in rows
+                                                                        for t in matchable_terms(texts[p.paper_id])})}
+    terms = [t for t, f in forms.items() if _split(rows, lambda p, f=f: mentions_concept(texts[p.paper_id], f))]
     if not cited or not terms:
         return None
     second, term = collection.by_id[rng.choice(cited)], rng.choice(terms)
@@ -52,12 +56,15 @@ def generate(env: SearchEnvironment, rng: random.Random, writer: QuestionWriter)
         "venue": "where it was published, as the metadata names it",
         "first_author": "full name of the first author",
         "cites_work": f"does it cite “{second.title}”? yes or no",
-        "mentions_term": f"does it mention {term} in its title, abstract or full text? yes or no",
+        "mentions_term": f"does it mention {term} (written as {describe_forms(forms[term])}; case, plurals and "
+                         f"hyphens aside) in its title, abstract or body text, not counting its reference list or "
+                         f"acknowledgments? yes or no",
     }
     table = {p.paper_id: {"year": p.year, "venue": p.venue, "first_author": p.authors[0],
                           "cites_work": "yes" if second.paper_id in p.references else "no",
-                          "mentions_term": "yes" if mentions(texts[p.paper_id], term) else "no"} for p in rows}
-    passages = [key_passage(p, *(first_passage_mentioning(p, term) or (None, None)))
+                          "mentions_term": "yes" if mentions_concept(texts[p.paper_id], forms[term]) else "no"}
+             for p in rows}
+    passages = [key_passage(p, *(first_passage_mentioning(p, forms[term]) or (None, None)))
                 for p in rows if table[p.paper_id]["mentions_term"] == "yes"]
     facts = {"rows": len(rows), "columns": columns}
     question = writer.phrase(KIND, facts)

@@ -1,0 +1,106 @@
+"""Inputs of the MRR bridge: a billing system's subscription event export, its customer list and budget FX rates.
+
+The export is what such systems really hand over: written by a Windows tool
+(byte-order mark, CRLF), timestamps from several services in several formats
+and offsets, amounts sometimes with thousands separators, rows exported twice
+where two export windows overlapped, and corrections keyed to the event they fix.
+"""
+import datetime as dt
+import json
+import os
+import random
+
+params = json.load(open("params.json", encoding="utf-8"))
+rng = random.Random(params["seed"])
+customers_n = max(40, round(params["customers"] * params["scale"]))
+YEAR = int(params["year"])
+RATES = {"EUR": 1.0, "USD": 0.9215, "GBP": 1.1682, "CHF": 1.0437, "SEK": 0.0871}
+PLANS = {"EUR": [49, 99, 199, 490, 990], "USD": [59, 119, 229, 549, 1099], "GBP": [45, 89, 179, 429, 879],
+         "CHF": [55, 109, 209, 519, 1049], "SEK": [550, 1090, 2190, 5290, 10900]}
+start = dt.datetime(YEAR - 1, 10, 1, tzinfo=dt.timezone.utc)
+end = dt.datetime(YEAR + 1, 1, 20, tzinfo=dt.timezone.utc)
+
+
+def moment(low: dt.datetime, high: dt.datetime) -> dt.datetime:
+    span = int((high - low).total_seconds())
+    when = low + dt.timedelta(seconds=rng.randrange(max(1, span)))
+    if rng.random() < 0.08:  # close to a month end, where offsets decide the month
+        first = (when.replace(day=1) + dt.timedelta(days=32)).replace(day=1, hour=0, minute=0, second=0)
+        when = first - dt.timedelta(minutes=rng.randrange(1, 180)) if rng.random() < 0.5 else first + dt.timedelta(minutes=rng.randrange(1, 180))
+        when = min(max(when, low + dt.timedelta(seconds=1)), high)
+    return when
+
+
+def stamp(when: dt.datetime) -> str:
+    style = rng.random()
+    if style < 0.45:
+        return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+    if style < 0.65:
+        offset = rng.choice([-5, -4, 1, 2, 9])
+        local = when.astimezone(dt.timezone(dt.timedelta(hours=offset)))
+        return local.isoformat(sep=" ")
+    if style < 0.85:
+        return str(int(when.timestamp()))
+    return when.strftime("%d/%m/%Y %H:%M:%S")
+
+
+def amount(value: float) -> str:
+    text = f"{value:.2f}"
+    if value >= 1000 and rng.random() < 0.5:
+        text = f"{value:,.2f}"
+    return text
+
+
+customers, events = [], []
+serial = 0
+for k in range(customers_n):
+    currency = rng.choices(list(RATES), weights=[50, 25, 12, 8, 5])[0]
+    cid = f"C{10000 + k}"
+    written = rng.choice([currency, currency.lower(), f" {currency}", f"{currency} "]) if rng.random() < 0.15 else currency
+    customers.append([cid, written, rng.choice(["self-serve", "sales", "partner"])])
+    when = moment(start, end - dt.timedelta(days=40))
+    mrr, active, seen = 0.0, False, False
+    while when < end:
+        if not active:
+            kind = "reactivate" if seen else "new"
+            seen = True
+            mrr = float(rng.choice(PLANS[currency])) * rng.choice([1, 1, 1, 2, 3])
+            active = True
+        else:
+            roll = rng.random()
+            if roll < 0.22:
+                kind, mrr, active = "cancel", 0.0, False
+            elif roll < 0.62:
+                kind, mrr = "upgrade", round(mrr * rng.choice([1.25, 1.5, 2.0]), 2)
+            else:
+                kind, mrr = "downgrade", round(mrr * rng.choice([0.5, 0.8]), 2)
+        serial += 1
+        events.append({"id": f"EV{serial:07d}", "customer": cid, "when": when, "type": kind, "mrr": mrr})
+        when = when + dt.timedelta(days=rng.randrange(12, 140), seconds=rng.randrange(86400))
+rows = []
+for event in events:
+    rows.append([event["id"], event["customer"], stamp(event["when"]), event["type"],
+                 "" if event["type"] == "cancel" and rng.random() < 0.5 else amount(event["mrr"]), ""])
+corrections = rng.sample([e for e in events if e["type"] != "cancel"], max(3, len(events) // 40))
+for original in corrections:
+    serial += 1
+    fixed = round(original["mrr"] * rng.choice([0.9, 0.95, 1.1, 1.2]), 2)
+    later = original["when"] + dt.timedelta(days=rng.randrange(3, 75))
+    rows.append([f"EV{serial:07d}", original["customer"], stamp(later), "correction", amount(fixed), original["id"]])
+rows.sort(key=lambda r: int(r[0][2:]))
+duplicates = rng.sample(range(len(rows)), max(2, len(rows) // 50))
+for index in sorted(duplicates, reverse=True):
+    rows.insert(index + rng.randrange(1, 30), list(rows[index]))
+
+
+def csv_line(cells: list[str]) -> str:
+    return ",".join(f'"{c}"' if "," in c else c for c in cells)
+
+
+os.makedirs("inputs", exist_ok=True)
+with open("inputs/events.csv", "w", encoding="utf-8", newline="") as handle:
+    handle.write("\ufeff" + "\r\n".join(csv_line(r) for r in [["event_id", "customer_id", "event_time", "type", "mrr", "corrects"], *rows]) + "\r\n")
+with open("inputs/customers.csv", "w", encoding="utf-8", newline="") as handle:
+    handle.write("\n".join(",".join(r) for r in [["customer_id", "currency", "channel"], *customers]) + "\n")
+with open("inputs/fx_rates.csv", "w", encoding="utf-8", newline="") as handle:
+    handle.write("currency,eur_per_unit\n" + "".join(f"{c},{r}\n" for c, r in RATES.items()))
