@@ -26,7 +26,7 @@ from taskforge.graders.literature.papers import Paper, full_text, mentions
 
 _QUOTED = re.compile(r"“[^”]*”")
 _WORD = re.compile(r"(?<![\w-])[A-Za-z][\w-]*(?![\w-])")
-_TERM_COLUMN = re.compile(r"\bmention (.+?) in its\b")
+_TERM_COLUMN = re.compile(r"\bmention (.+?)(?: \(written as [^)]*\))? in its\b")
 
 
 def column_term(description: str) -> str | None:

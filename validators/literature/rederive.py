@@ -2,9 +2,11 @@
 constraints, and compared with the reference the task stores (part of the `reference` question).
 
 - find_papers: the gold set is every collection paper meeting every stored
-  constraint (cites the anchor, mentions the term, published after the year);
-  the prompt must state each constraint (the anchor's title as the snapshot has
-  it, the term, the year);
+  constraint (cites the anchor, mentions the term as a concept in its content:
+  the term's forms derived again from the citing papers, `graders/literature/
+  concepts.py`, published after the year); the prompt must state each
+  constraint (the anchor's title as the snapshot has it, every form of the
+  term, the year);
 - select_evidence: the supporting papers and passages are every candidate passage
   stating the claim's figure with both its terms (the claim must state them);
 - fulltext_qa: the answer is the one option that fills the blank of the
@@ -12,8 +14,8 @@ constraints, and compared with the reference the task stores (part of the `refer
   shows no blank: the one option the stored key sentence states, which must be
   a full-text sentence of the paper);
 - table_synthesis: every cell read off the snapshot (year, venue, first author;
-  whether the paper cites the work the column names by title; whether it
-  mentions the term the column names).
+  whether the paper cites the work the column names by title; whether its
+  content mentions the term the column names, in a form the rows' papers give).
 A kind without a derivation here fails: its reference cannot be checked.
 """
 
@@ -23,6 +25,7 @@ import re
 from pathlib import Path
 from typing import Any, Callable
 
+from taskforge.graders.literature.concepts import concept_forms, content_text, mentions_concept
 from taskforge.graders.literature.environment import environment_for
 from taskforge.graders.literature.papers import ABSTRACT, Paper, PaperCollection, full_text, mentions, passages, supports
 from taskforge.graders.literature.scorers import cell_value
@@ -51,13 +54,14 @@ def cites(paper: Paper, anchor: str) -> bool:
     return anchor in paper.references
 
 
-def meets(paper: Paper, constraint: dict[str, Any]) -> bool:
-    """Whether a paper meets one find_papers constraint; ValueError for a constraint type nothing derives."""
+def meets(paper: Paper, constraint: dict[str, Any], forms: list[str]) -> bool:
+    """Whether a paper meets one find_papers constraint (a term mentioned in any of `forms`, as a concept in the
+    paper's content); ValueError for a constraint type nothing derives."""
     kind = constraint.get("type")
     if kind == "cites":
         return cites(paper, constraint["paper_id"])
     if kind == "mentions":
-        return mentions(full_text(paper), constraint["term"])
+        return mentions_concept(content_text(paper), forms)
     if kind == "published_after":
         return paper.year is not None and paper.year > int(constraint["year"])
     raise ValueError(f"no derivation for the constraint type {kind!r}")
@@ -67,6 +71,10 @@ def _find_papers(task: Task, collection: PaperCollection) -> list[str]:
     payload, reference = FindPapersPayload.of(task), FindPapersReference.of(task)
     visible = visible_text(task)
     problems = []
+    anchors = [c["paper_id"] for c in payload.constraints if c.get("type") == "cites"]
+    citing = [collection.by_id[c] for a in anchors for c in collection.cited_by.get(a, ()) if c in collection.by_id]
+    texts = [content_text(p) for p in citing]
+    forms = {c["term"]: concept_forms(c["term"], texts) for c in payload.constraints if c.get("type") == "mentions"}
     for constraint in payload.constraints:
         if constraint.get("type") == "cites":
             anchor = collection.by_id.get(constraint["paper_id"])
@@ -74,11 +82,13 @@ def _find_papers(task: Task, collection: PaperCollection) -> list[str]:
                 problems.append(f"the anchor {constraint['paper_id']} is not in the snapshot")
             elif anchor.title not in visible:
                 problems.append(f"the prompt does not name the anchor “{anchor.title}”")
-        elif constraint.get("type") == "mentions" and not mentions(visible, constraint["term"]):
-            problems.append(f"the prompt does not name the term {constraint['term']}")
+        elif constraint.get("type") == "mentions":
+            problems += [f"the prompt does not name the term's form {form}" for form in forms[constraint["term"]]
+                         if not mentions(visible, form)]
         elif constraint.get("type") == "published_after" and str(constraint["year"]) not in visible:
             problems.append(f"the prompt does not state the year {constraint['year']}")
-    gold = {p.paper_id for p in collection.papers if all(meets(p, c) for c in payload.constraints)}
+    gold = {p.paper_id for p in collection.papers
+            if all(meets(p, c, forms.get(c.get("term"), [])) for c in payload.constraints)}
     problems += _set_differences("the gold set", set(reference.answer), gold)
     if set(reference.gold_ids) != set(reference.answer):
         problems.append("the reference's gold ids are not its answer")
@@ -157,7 +167,9 @@ def _table_synthesis(task: Task, collection: PaperCollection) -> list[str]:
         if term is None:
             problems.append("the mentions_term column names no term this check can read")
         else:
-            readers["mentions_term"] = lambda p: "yes" if mentions(full_text(p), term) else "no"
+            forms = concept_forms(term, [content_text(collection.by_id[r]) for r in payload.rows
+                                         if r in collection.by_id])
+            readers["mentions_term"] = lambda p: "yes" if mentions_concept(content_text(p), forms) else "no"
     problems += [f"no derivation for the column {column!r}" for column in payload.columns
                  if column not in readers and column not in ("cites_work", "mentions_term")]
     for row in payload.rows:
