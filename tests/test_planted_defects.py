@@ -26,7 +26,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from conftest import SAMPLES
+from conftest import FIXTURE_SEEDS, SAMPLES
 from factories import literature_tasks, long_context_tasks, paper_collection
 from mle_data import write_dataset
 from taskforge import sandbox
@@ -97,7 +97,7 @@ def _long_context() -> dict[str, Task]:
 def _workflow(tmp: Path) -> dict[str, Task]:
     seeds = tmp / "seeds"
     for name in SEEDS:
-        shutil.copytree(SAMPLES / "workflow_seeds" / name, seeds / name)
+        shutil.copytree(FIXTURE_SEEDS / name, seeds / name)
     item = PlanItem(family="workflow", capability="planted", quota=3, gap_ids=[], priority=1.0)
     built = list(WorkflowBuilder().build(item, BuildContext(cycle_id="planted", options={"source": str(seeds)})))
     child = next(t for t in built if t.lineage.parent_task_id)

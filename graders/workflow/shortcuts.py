@@ -7,7 +7,9 @@ with the task's own grader.
 - `constant_deliverables`: well-formed deliverables (the reference's header, key
   columns and rows, its JSON shape, its number of lines) whose every other value is
   one constant: zero / empty (`zero`), or the most common value of its column or
-  field (`mode`, which finds a column that holds one value throughout);
+  field (`mode`, which finds a column that holds one value throughout); `blank`
+  (a value nothing holds) measures what the kept keys and shape alone earn, the
+  credit the constant shortcuts are scored beyond;
 - the ancestor's reference for a descendant needs no solver: it is submitted as it is.
 
 A submission is a mapping of deliverable paths (`outputs/...`) to file text.
@@ -24,7 +26,9 @@ from typing import Any, Literal
 from taskforge.graders.workflow.deliverables import parse_number, read_csv, text_lines
 from taskforge.schemas.workflow import OUTPUTS
 
-Constant = Literal["zero", "mode"]
+Constant = Literal["zero", "mode", "blank"]
+BLANK = "\u2205"
+"""The `blank` constant: a value no deliverable holds, so that only the kept keys and shape can earn credit."""
 FORMAT_SUFFIXES = {"csv": (".csv",), "json": (".json", ".jsonl"), "text": (".txt", ".log", ".md", "")}
 
 
@@ -45,6 +49,8 @@ def copied_inputs(inputs: dict[str, str], deliverables: list[dict[str, Any]]) ->
 
 def _constant(values: list[Any], how: Constant) -> Any:
     """The one value a column or field is filled with."""
+    if how == "blank":
+        return BLANK
     if how == "mode":
         present = [v for v in values if v not in ("", None)]
         return Counter(present).most_common(1)[0][0] if present else ""
