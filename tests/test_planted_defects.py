@@ -112,10 +112,12 @@ def _mle(tmp: Path) -> Task:
     label = ((x[:, 0] * x[:, 1] > 0) ^ (rng.random(300) < 0.08)).astype(int)
     frame = pl.DataFrame({f"x{k}": x[:, k].round(4) for k in range(4)}).with_columns(pl.Series("label", label))
     folder = tmp / "mle"
-    write_dataset(frame, folder, "interaction", {"target": "label", "metric": "accuracy"})
+    write_dataset(frame, folder, "interaction", {"target": "label", "metric": "accuracy", "min_test_rows": 0,
+                                                 "min_gap_sd": 0, "search_iterations": 2})
     item = PlanItem(family="mle", capability="implementation", quota=1, gap_ids=[], priority=1.0)
     (task,) = MleBuilder().build(item, BuildContext(cycle_id="planted", options={"source": str(folder),
                                                                                   "sandbox": "process"}))
+    assert isinstance(task, Task), task
     return task
 
 
@@ -248,7 +250,7 @@ def _long_context_plants(rows: dict[str, Task]) -> list[tuple[Task, set[str], st
         (_copy(hard, "answer-in-system", prompt=system), {"leakage", "reference"}, "appears verbatim in the system"),
         (_answer_in_documents(hard), {"leakage"}, "the documents write the answer"),
         (_evidence_withheld(hard), {"reference"}, "is not in the prompt the solver sees"),
-        (_copy(easy, "shortcut"), {"shortcut"}, "too easy: the keyword_lookup shortcut scores 1.0"),
+        (_copy(easy, "shortcut"), {"shortcut"}, "shortcut scores 1.0, above the long_context threshold 0.5"),
         (_copy(hard, "noop", reference={**hard.reference, "answer": [], "answer_text": ""},
                grader={**hard.grader, "labels": []}), {"noop"}, "a no-op submission scores"),
         (_copy(hard, "determinism", grader={**hard.grader, "labels": labels}), {"determinism", "reference"},
@@ -317,8 +319,8 @@ def _workflow_plants(rows: dict[str, Task]) -> list[tuple[Task, set[str], str]]:
         (_copy(parent, "leak-prompt", prompt=_with_user_text(parent, "\n" + parent.reference["deliverables"][path])),
          {"leakage"}, "is contained in the prompt"),
         (_copied_input(parent), {"shortcut"}, "the copied_inputs shortcut scores 1.0"),
-        (_keys_only(parent), {"shortcut", "determinism"}, "the constant_zero shortcut scores"),
-        (_ancestor_answer(child, parent), {"shortcut"}, "the ancestor_reference shortcut scores 1.0"),
+        (_keys_only(parent), {"reference", "determinism"}, "is not graded"),
+        (_ancestor_answer(child, parent), {"shortcut"}, "the ancestor_reference shortcut scores"),
         (_canary(parent), {"decontamination"}, CANARY),
     ]
 
@@ -484,12 +486,15 @@ def test_every_planted_defect_is_rejected_naming_its_check(family, verdicts):
 
 
 def test_every_question_has_a_planted_defect_in_every_family_that_judges_it(verdicts):
+    """`review` and `difficulty` need a model: reviewer rejections are tested in test_agents_hooks.py and
+    test_hooks_*.py, too-easy tasks in test_solver_gate.py (answered by the local OpenAI-protocol server)."""
     from taskforge.validators.base import CheckContext
     from taskforge.validators.registry import strategy_tables
 
     tables = strategy_tables(CheckContext())
     for family, plants in verdicts["planted"].items():
-        judged = {q for q, strategy in tables[family].items() if strategy.absent is None and q != "review"}
+        judged = {q for q, strategy in tables[family].items()
+                  if strategy.absent is None and q not in ("review", "difficulty")}
         covered = set().union(*(checks for _, checks, _ in plants))
         missing = judged - covered
         assert missing <= ({"determinism"} if family == "mle" else set()), (family, missing)
