@@ -73,6 +73,8 @@ class MlePayload(FamilyPayload):
     split: dict[str, Any]
     dropped_columns: list[str]
     leaderboard: list[LeaderboardEntry]
+    search: dict[str, int] = Field(default_factory=dict)
+    """How the leaderboard's tuned entries searched (iterations, folds, rows): the checks rerun them the same way."""
     thresholds: MedalThresholds
     description_writer: str
     noise: LeaderboardNoise | None = None

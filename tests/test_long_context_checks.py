@@ -37,7 +37,8 @@ def test_a_hard_task_passes_every_check(task):
         "noop", "reference", "leakage", "shortcut", "determinism", "decontamination", "difficulty",
         "review"]
     parts = {r.check: r.detail["strategy"] for r in decided.validation}
-    assert parts["reference"] == ["scorer_reference", "evidence", "answerability"] and parts["shortcut"] == ["hardness"]
+    assert parts["reference"] == ["scorer_reference", "rendered_prompt", "evidence", "answerability"]
+    assert parts["shortcut"] == ["hardness"]
     assert decided.validation[-1].detail["skipped"] == "skipped: no LLM roles in this run (no reviewer endpoint)"
 
 

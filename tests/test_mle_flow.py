@@ -34,30 +34,35 @@ def _cli_json(capsys, *argv: str) -> dict:
     return json.loads(captured.out)
 
 
-def test_build_mle_lands_accepted_tasks(capsys, data_dir, tmp_path):
+def test_build_mle_lands_accepted_tasks_and_rejects_one_a_linear_model_wins(capsys, data_dir, tmp_path):
+    """Both fixtures relax the builder's linear rule; on the greenhouse data a plain linear model reaches gold,
+    which the `linear_model` shortcut finds: that task is rejected, the orchard task lands and is released."""
     small = tmp_path / "small"
     small.mkdir()
     for name in ("greenhouse_valve_faults", "orchard_yield"):
         for suffix in (".csv", ".json"):
             shutil.copyfile(FIXTURES / f"{name}{suffix}", small / f"{name}{suffix}")
     summary = _cli_json(capsys, "build", "mle", "--count", "2", "--source", str(small), "--data-dir", str(data_dir))
-    assert summary["families"]["mle"]["accepted"] == 2 and summary["quarantine"] == []
+    assert summary["families"]["mle"]["accepted"] == 1 and summary["quarantine"] == []
+    assert summary["families"]["mle"]["rejected_by_check"] == {"shortcut": 1}
     loaded = datasets.load_dataset("parquet", data_files=summary["shard_paths"], split="train",
                                    cache_dir=str(data_dir / "hf"))
-    assert loaded.num_rows == 2 and set(loaded["family"]) == {"mle"}
-    payloads = [json.loads(p) for p in loaded["payload"]]
-    assert {p["title"] for p in payloads} == {"Greenhouse valve faults", "Orchard yield"}
-    assert {p["is_lower_better"] for p in payloads} == {True, False}
+    assert loaded.num_rows == 1 and set(loaded["family"]) == {"mle"}
+    payload = json.loads(loaded["payload"][0])
+    assert payload["title"] == "Orchard yield" and payload["is_lower_better"] is True
     with Catalog(data_dir / "catalog.duckdb", read_only=True) as catalog:
-        checks = catalog.query('SELECT "check", passed FROM validations')
+        checks = catalog.query('SELECT v."check", v.passed, t.status, t.reasons FROM validations v '
+                               'JOIN tasks t USING (task_id)')
     assert {row["check"] for row in checks} == {*QUESTIONS, "near_duplicate"}
-    assert all(row["passed"] for row in checks)
+    assert all(row["passed"] for row in checks if row["status"] == "accepted")
+    (reasons,) = {tuple(row["reasons"]) for row in checks if row["status"] == "rejected"}
+    assert len(reasons) == 1 and "the linear_model shortcut scores 1.0" in reasons[0]
 
     release = _cli_json(capsys, "release", "--version", "1.0.0", "--out", str(data_dir / "release"),
                         "--data-dir", str(data_dir))
     assert release
     rows = datasets.load_dataset(str(data_dir / "release"), "mle", split="train", cache_dir=str(data_dir / "hf"))
-    assert rows.num_rows == 2
+    assert rows.num_rows == 1
     for row in rows:
         assert_reward_contract(row)
 

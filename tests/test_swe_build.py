@@ -82,8 +82,9 @@ def test_the_right_candidates_are_accepted(built):
     assert div.payload["PASS_TO_PASS"] == ["tests/test_ops.py::test_add", "tests/test_ops.py::test_sub"]
     assert div.payload["statement_origin"] == "issue" and div.payload["hints_text"] == "Confirmed on main."
     assert [r.check for r in div.validation] == list(QUESTIONS)
-    assert {r.check: r.detail.get("strategy") for r in div.validation}["noop"] == ["swe_noop"]
-    assert all(r.detail.get("not_applicable") for r in div.validation if r.check in ("shortcut", "determinism", "review"))
+    strategies = {r.check: r.detail.get("strategy") for r in div.validation}
+    assert strategies["noop"] == ["swe_noop"] and strategies["shortcut"] == ["swe_shortcuts"]
+    assert all(r.detail.get("not_applicable") for r in div.validation if r.check in ("determinism", "review"))
     assert tasks["power_merge"].payload["instance_id"] == "local__calc-7"
 
 
@@ -91,8 +92,8 @@ def test_a_test_that_already_passes_is_rejected_by_the_noop_check(built):
     _, tasks = built
     task = tasks["already_passing"]
     assert task.payload["FAIL_TO_PASS"] == [] and "tests/test_ops.py::test_clamp_bounds" in task.payload["PASS_TO_PASS"]
-    assert failed_checks(task) == {"noop"}
-    assert "no FAIL_TO_PASS test" in task.reasons[0]
+    assert failed_checks(task) == {"noop", "shortcut"}
+    assert "no FAIL_TO_PASS test" in task.reasons[0] and "the empty_patch shortcut scores 1.0" in task.reasons[1]
 
 
 def test_the_flaky_test_is_dropped(built):
@@ -300,7 +301,7 @@ def test_cli_builds_lands_and_exports_swe_tasks(built, capsys, data_dir, tmp_pat
     assert code == 0, captured.err
     summary = json.loads(captured.out)
     assert summary["families"]["swe"] == {"candidates": 5, "accepted": 4, "rejected": 1,
-                                          "rejected_by_check": {"noop": 1}}
+                                          "rejected_by_check": {"noop": 1, "shortcut": 1}}
     instances = [json.loads(line) for line in export.read_text().splitlines()]
     assert summary["swebench_instances"] == 4 and len(instances) == 4
     assert {i["instance_id"] for i in instances} == {t.payload["instance_id"] for t in built[1].values()

@@ -77,15 +77,22 @@ def _part(task, question, part):
     return parts_of(_result(task, question))[part]
 
 
-def test_every_shipped_seed_is_accepted(seed_tasks):
+HALF_SOLVED_BY_SHORTCUTS = {"ar-aging", "customer-dedup"}
+"""Small hand-made fixture seeds that a shortcut solver half solves (the most common value of each column; the
+inputs copied): the `shortcut` question rejects them. The shipped seeds are the generated ones."""
+
+
+def test_every_fixture_seed_is_accepted_but_those_a_shortcut_half_solves(seed_tasks):
     _, decided = seed_tasks
     assert len(decided) == SEED_COUNT
     rejected = {t.payload["seed_id"]: t.reasons for t in decided if t.status != "accepted"}
-    assert rejected == {}
-    for task in decided:
+    assert set(rejected) <= HALF_SOLVED_BY_SHORTCUTS, rejected
+    assert all(r.startswith("shortcut: too easy: the ") for reasons in rejected.values() for r in reasons), rejected
+    for task in (t for t in decided if t.status == "accepted"):
         assert WORKFLOW_PARTS.items() <= {r.check: r.detail.get("strategy") for r in task.validation}.items()
-        assert _result(task, "shortcut").reason == ("not applicable to this workflow task: a seed task has no "
-                                                    "ancestor whose answer it could reuse")
+        shortcut = _result(task, "shortcut")
+        assert shortcut.detail["strategy"] == ["workflow_shortcuts"], "a seed task has no ancestor to reuse"
+        assert shortcut.passed and max(shortcut.detail["scores"].values()) <= shortcut.detail["threshold"]
         assert task.reference["run"]["backend"] == "process" and task.reference["run"]["ok"]
         assert "reference.py" not in json.dumps(task.payload["inputs"]) and "outputs/" not in "".join(task.payload["inputs"])
 
@@ -150,8 +157,9 @@ def test_a_workflow_that_fails_on_the_evolved_inputs_is_rejected(seed_tasks):
     decided = validate(task)
     assert decided.status == "rejected" and not task.reference["run"]["ok"]
     assert "KeyError: 'vat_rate_pct'" in task.reference["run"]["stderr_tail"]
-    assert _result(decided, "shortcut").reason.startswith("the reference workflow fails on the evolved inputs")
-    assert _part(decided, "reference", "workflow_reference").reason.startswith("the reference workflow failed")
+    assert _part(decided, "shortcut", "descendant").reason.startswith(
+        "on the evolved inputs, the reference workflow fails when run again")
+    assert _part(decided, "reference", "workflow_reference").reason.startswith("the reference workflow fails when run again")
 
 
 def test_an_evolution_round_yields_accepted_descendants_along_two_recorded_axes(seed_tasks, descendants):
@@ -166,7 +174,7 @@ def test_an_evolution_round_yields_accepted_descendants_along_two_recorded_axes(
         after = summarize(WorkflowPackage.model_validate(task.payload), task.reference["deliverables"])
         assert sorted(changed_axes(before, after)) == evolution["axes"] and len(evolution["axes"]) >= 2
         assert evolution["parent"] == json.loads(before.model_dump_json())
-        assert _result(task, "shortcut").detail["axes"] == evolution["axes"]
+        assert _part(task, "shortcut", "descendant").detail["axes"] == evolution["axes"]
     for task in descendants:
         if not isinstance(task, Quarantined) and task.status == "rejected":
             assert task.reasons, "a rejected descendant says why"

@@ -19,7 +19,7 @@ from taskforge.builders.long_context.axes import Axes
 from taskforge.builders.long_context.filler import CueProfile, FillerWriter
 from taskforge.builders.long_context.length import (LengthTarget, FillerMaker, fit_length, prompt_tokens,
                                                     refuse_if_over)
-from taskforge.builders.long_context.prompting import SYSTEM, user_message
+from taskforge.graders.long_context.prompting import SYSTEM, user_message
 from taskforge.builders.long_context.render import Block, Doc, document_title, render_docs, with_sentences
 from taskforge.builders.long_context.world import World
 from taskforge.graders.long_context.answerability import answerability_problems

@@ -20,7 +20,7 @@ from typing import Any, Callable
 from taskforge.agents.judge import judge_evolution, judgement_record
 from taskforge.agents.session import current_agents
 from taskforge.agents.solve import answer_task
-from taskforge.builders.long_context.prompting import user_message
+from taskforge.graders.long_context.prompting import user_message
 from taskforge.schemas import Task
 from taskforge.schemas.tokens import count_tokens
 

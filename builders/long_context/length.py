@@ -16,7 +16,7 @@ import random
 from dataclasses import dataclass
 from typing import Callable
 
-from taskforge.builders.long_context.prompting import QUESTION_SEPARATOR, SYSTEM, heading
+from taskforge.graders.long_context.prompting import QUESTION_SEPARATOR, SYSTEM, heading
 from taskforge.builders.long_context.render import BLOCK_SEPARATOR, Block, Doc
 from taskforge.schemas.tokens import count_tokens
 

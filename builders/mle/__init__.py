@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Iterator
 
 from taskforge.builders.base import BuildContext
-from taskforge.builders.mle.leaderboard import BaselineEnvironmentError, BaselineError, LeaderboardRules
+from taskforge.builders.mle.leaderboard import LeaderboardRules
+from taskforge.graders.mle.baseline_runs import BaselineEnvironmentError, BaselineError
 from taskforge.builders.mle.prepare import PreparationError
 from taskforge.builders.mle.source import DatasetSpec, dataset_paths, dataset_spec
 from taskforge.builders.mle.task import competition_task

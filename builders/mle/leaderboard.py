@@ -21,9 +21,6 @@ public files, so a rebuild replays it.
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,12 +30,14 @@ from taskforge.builders.mle.prepare import Competition, checksum
 from taskforge.graders.mle.grading import (MIN_LEADERBOARD, InvalidSubmission, Thresholds, metric_score, prediction_columns,
                          thresholds_from_leaderboard)
 from taskforge.graders.mle.metrics import METRICS
-from taskforge.sandbox import Job, Sandbox
-from taskforge.schemas import InfrastructureError, TaskforgeError, content_id
+from taskforge.graders.mle.baseline_runs import (BASELINE_ENVIRONMENT, BASELINE_SCRIPT, SEARCH_ITERATIONS,
+                                                 BaselineError, BaselineRuns, run_plan, search_settings)
+from taskforge.graders.mle.baseline_runs import baseline_workspace as plan_workspace
+from taskforge.sandbox import Sandbox
+from taskforge.schemas import content_id
 from taskforge.schemas.locations import Location, exists, join, read_text
 from taskforge.store.files import write_text_atomic
 
-BASELINE_SCRIPT = Path(__file__).with_name("baselines.py")
 ENTRIES: tuple[tuple[str, float], ...] = (
     ("constant", 1.0), ("shallow_tree", 1.0), ("linear", 0.3), ("linear", 1.0), ("knn", 1.0),
     ("linear_tuned", 1.0), ("gradient_boosting", 0.3), ("random_forest", 0.3), ("gradient_boosting", 1.0),
@@ -53,26 +52,7 @@ after them, reusing their choices). With 15 teams Kaggle's rule puts gold at ran
 and the median at rank 8."""
 DEFAULT_LINEAR = "linear_100"
 """The entry of a default linear model, which the thresholds must leave at or below the median."""
-SEARCH_ITERATIONS = 10
-"""Candidates each randomised search tries (with `CV_FOLDS`-fold cross-validation)."""
-CV_FOLDS = 3
-SEARCH_ROWS = 4000
-"""A search runs on a seeded subsample of at most this many training rows; the chosen model sees them all."""
-BASELINE_TIMEOUT_S = 600.0
-BASELINE_MEMORY_MB = 2048
-BASELINE_ENVIRONMENT = "science"
-"""The sandbox's Python environment with numpy, pandas and scikit-learn."""
-MISSING_PACKAGES_EXIT = 3
-"""The baseline script's exit code when numpy, pandas or scikit-learn cannot be imported."""
-NO_INTERPRETER_EXIT = 127
 
-
-class BaselineError(TaskforgeError):
-    """The baselines could not produce a usable leaderboard for a competition."""
-
-
-class BaselineEnvironmentError(InfrastructureError):
-    """The sandbox has no Python with the baselines' packages: no dataset can be built until it has."""
 
 
 @dataclass(frozen=True)
@@ -87,15 +67,6 @@ class LeaderboardRules:
     cache: Location | None = None
     """Where sandbox runs are cached (None: no cache)."""
 
-
-@dataclass(frozen=True)
-class BaselineRuns:
-    """What the sandbox returned: each entry's submission text (or error), and how long the job took."""
-
-    submissions: dict[str, str]
-    errors: dict[str, str]
-    seconds: float
-    backend: str
 
 
 @dataclass(frozen=True)
@@ -130,19 +101,13 @@ def baseline_plan(competition: Competition, seed: int, search_iterations: int = 
         "features": [*problem.features, *([problem.group_column] if problem.group_column else [])],
         "entries": [{"name": entry_name(model, fraction), "model": model, "fraction": fraction}
                     for model, fraction in ENTRIES],
-        "search_iterations": search_iterations, "cv_folds": CV_FOLDS, "search_rows": SEARCH_ROWS,
+        **search_settings(search_iterations),
     }
 
 
 def baseline_workspace(competition: Competition, plan: dict[str, Any], root: Path) -> Path:
     """A folder with the public train and test files, the script and its plan (nothing private)."""
-    workspace = root / "workspace"
-    (workspace / "public").mkdir(parents=True)
-    for name in ("train.csv", "test.csv"):
-        (workspace / "public" / name).write_text(competition.public[name], encoding="utf-8")
-    shutil.copyfile(BASELINE_SCRIPT, workspace / BASELINE_SCRIPT.name)
-    (workspace / "plan.json").write_text(json.dumps(plan), encoding="utf-8")
-    return workspace
+    return plan_workspace(plan, competition.public, root)
 
 
 def _cache_entry(rules: LeaderboardRules, plan: dict[str, Any], competition: Competition) -> Location | None:
@@ -171,31 +136,8 @@ def run_baselines(competition: Competition, sandbox: Sandbox, seed: int,
 
 def _sandbox_run(competition: Competition, sandbox: Sandbox, plan: dict[str, Any]) -> BaselineRuns:
     """The sandbox job that fits every entry on the public files."""
-    with tempfile.TemporaryDirectory(prefix="taskforge-mle-") as tmp:
-        root = Path(tmp)
-        job = Job(command=("python3", BASELINE_SCRIPT.name, "plan.json"), python_env=BASELINE_ENVIRONMENT,
-                  workspace=baseline_workspace(competition, plan, root), network=False,
-                  timeout_s=BASELINE_TIMEOUT_S, memory_mb=BASELINE_MEMORY_MB,
-                  env=(("OMP_NUM_THREADS", "1"), ("OPENBLAS_NUM_THREADS", "1")),
-                  collect=("submissions",), label=f"mle-baselines-{competition.competition_id}")
-        started = time.perf_counter()
-        result = sandbox.run(job, collect_to=root / "out")
-        seconds = time.perf_counter() - started
-        if result.infrastructure_error:
-            raise InfrastructureError(f"baselines of {competition.competition_id}: {result.infrastructure_error}")
-        if result.exit_code in (MISSING_PACKAGES_EXIT, NO_INTERPRETER_EXIT) and not result.timed_out:
-            raise BaselineEnvironmentError(f"the {result.backend} sandbox cannot run the baselines: "
-                                           f"{result.stderr.strip()[-300:]}")
-        if not result.ok:
-            why = "timed out" if result.timed_out else "ran out of memory" if result.oom_killed else \
-                f"exited with {result.exit_code}"
-            raise BaselineError(f"the baseline job {why}: {result.stderr.strip()[-500:]}")
-        folder = root / "out" / "submissions"
-        runs = json.loads((folder / "runs.json").read_text(encoding="utf-8"))
-        submissions = {name: (folder / f"{name}.csv").read_text(encoding="utf-8")
-                       for name, run in runs.items() if run["ok"]}
-        errors = {name: run["error"] for name, run in runs.items() if not run["ok"]}
-    return BaselineRuns(submissions=submissions, errors=errors, seconds=seconds, backend=result.backend)
+    return run_plan(plan, competition.public, sandbox, label=f"mle-baselines-{competition.competition_id}",
+                    python_env=BASELINE_ENVIRONMENT)
 
 
 def build_leaderboard(competition: Competition, runs: BaselineRuns, seed: int = 0,

@@ -16,6 +16,7 @@ from taskforge.builders.mle.leaderboard import (BASELINE_ENVIRONMENT, Leaderboar
                                                 run_baselines)
 from taskforge.builders.mle.prepare import Competition, checksum, prepare
 from taskforge.builders.mle.source import DatasetSpec, load_table
+from taskforge.graders.mle.baseline_runs import search_settings
 from taskforge.sandbox import Sandbox
 from taskforge.sandbox.images import PYTHON_ENVS
 from taskforge.schemas import Lineage, Message, Task, task_id_for
@@ -36,9 +37,9 @@ class Timings:
 
 
 def payload_for(competition: Competition, leaderboard: Leaderboard, description: str, title: str,
-                writer: str) -> dict[str, Any]:
-    """What defines the task and what the solver's workspace holds: the public files, metric and leaderboard,
-    and who wrote the description."""
+                writer: str, search: dict[str, int]) -> dict[str, Any]:
+    """What defines the task and what the solver's workspace holds: the public files, metric and leaderboard
+    (with how its tuned entries searched), and who wrote the description."""
     problem = competition.problem
     files = {"description.md": description, **competition.public}
     return {
@@ -49,7 +50,7 @@ def payload_for(competition: Competition, leaderboard: Leaderboard, description:
         "checksums": {**{k: v for k, v in competition.checksums.items() if k.startswith("public/")},
                       "public/description.md": checksum(description)},
         "split": competition.split, "dropped_columns": list(problem.dropped_columns),
-        "leaderboard": leaderboard.entries,
+        "leaderboard": leaderboard.entries, "search": search,
         "thresholds": vars(leaderboard.thresholds),
         "description_writer": writer, "noise": leaderboard.noise.as_record(),
     }
@@ -76,7 +77,8 @@ def competition_task(spec: DatasetSpec, sandbox: Sandbox, capability: str, linea
     title = spec.title or spec.name.replace("_", " ").title()
     description, writer, written = describe(description_facts(competition, title, spec.description),
                                             current_agents())
-    payload = payload_for(competition, leaderboard, description, title, writer)
+    payload = payload_for(competition, leaderboard, description, title, writer,
+                          search_settings(rules.search_iterations))
     timings.add("description", started)
     task = Task(
         task_id=task_id_for("mle", KIND, payload), family="mle", kind=KIND, capability=capability,

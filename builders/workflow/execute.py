@@ -1,45 +1,16 @@
-"""Running a seed's reference workflow in the sandbox: the run that produces the hidden reference.
-
-The workspace holds the public inputs plus the hidden workflow (`reference.py`,
-its helper `wfio.py`, `params.json`); the network is off. The harness refuses
-to run under a Python other than the pinned one. A run that fails is recorded,
-not raised: it is how a broken workflow (or one that fails on evolved inputs)
-shows up. Only a failure of the sandbox itself raises.
-"""
+"""Running a seed's reference workflow in the sandbox: the run that produces the hidden reference (the runner
+itself is shared with the checks that re-derive the reference: `taskforge.graders.workflow.execution`)."""
 
 from __future__ import annotations
 
-import json
-import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from taskforge import sandbox
 from taskforge.builders.workflow.seeds import WORKFLOW_FILE, WorkflowSeed
-from taskforge.graders.workflow.deliverables import read_tree, write_tree
-from taskforge.schemas import InfrastructureError
-from taskforge.schemas.workflow import OUTPUTS
+from taskforge.graders.workflow.execution import ReferenceRun, run_workflow
 
 WFIO_SOURCE = Path(__file__).with_name("wfio.py").read_text(encoding="utf-8")
-REFERENCE_TIMEOUT_S = 120.0
-STDERR_TAIL = 2000
-HARNESS = """import runpy, sys
-pinned, found = sys.argv[1], "%d.%d" % sys.version_info[:2]
-if pinned and found != pinned:
-    sys.exit(f"python {found} found but {pinned} is pinned")
-sys.path.insert(0, ".")
-runpy.run_path("reference.py", run_name="__main__")
-"""
 
-
-@dataclass
-class ReferenceRun:
-    """What a reference run produced: every file under outputs/, and how the run went."""
-
-    ok: bool
-    outputs: dict[str, str] = field(default_factory=dict)
-    detail: dict[str, Any] = field(default_factory=dict)
+__all__ = ["ReferenceRun", "run_reference", "workflow_files"]
 
 
 def workflow_files(seed: WorkflowSeed) -> dict[str, str]:
@@ -49,17 +20,4 @@ def workflow_files(seed: WorkflowSeed) -> dict[str, str]:
 
 def run_reference(seed: WorkflowSeed) -> ReferenceRun:
     """Execute the reference workflow on the seed's inputs inside the sandbox, network off."""
-    package = seed.package
-    with tempfile.TemporaryDirectory(prefix="taskforge-wf-") as tmp:
-        workspace, collected = Path(tmp) / "workspace", Path(tmp) / "collected"
-        write_tree(str(workspace), {**package.inputs, **workflow_files(seed), "params.json": json.dumps(package.params)})
-        job = sandbox.Job(command=("python3", "-c", HARNESS, package.tools.get("python", "")), workspace=workspace,
-                          network=False, timeout_s=REFERENCE_TIMEOUT_S, collect=(OUTPUTS,),
-                          label=f"workflow-reference:{package.seed_id}")
-        result = sandbox.run(job, collect_to=collected)
-        if result.infrastructure_error:
-            raise InfrastructureError(f"reference run of {package.seed_id}: {result.infrastructure_error}")
-        outputs = read_tree(str(collected / OUTPUTS)) if (collected / OUTPUTS).is_dir() else {}
-    detail = {"backend": result.backend, "exit_code": result.exit_code, "timed_out": result.timed_out,
-              "oom_killed": result.oom_killed, "stderr_tail": result.stderr[-STDERR_TAIL:]}
-    return ReferenceRun(ok=result.ok, outputs={f"{OUTPUTS}/{p}": t for p, t in outputs.items()}, detail=detail)
+    return run_workflow(workflow_files(seed), seed.package, label=f"workflow-reference:{seed.package.seed_id}")

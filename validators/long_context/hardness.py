@@ -1,42 +1,43 @@
-"""Hardness check: a task enters the hard pool only when shortcut solvers do not solve it.
+"""Hardness check, the long-context `shortcut` strategy: no shortcut solver may score above the family's threshold.
 
-Re-runs the shallow solvers of `taskforge.graders.long_context.solvers` on the task and
-fails it when its estimate is above the threshold (it was too easy: in the
-builder it seeded harder children), or when what it records is not what the
-solvers give now.
+Re-runs the solvers of `taskforge.graders.long_context.solvers` (keyword lookup,
+nearest and last mention, the most frequent answer) on the task, scored by the
+task's scorer, and fails it when any scores above the long-context threshold
+(in the builder such a task seeds harder children instead), or when what its
+evolution record states is not what the solvers give now. Scores the record
+holds of solvers not re-run here (a judge model) count too: they can only
+reject.
 """
 
 from __future__ import annotations
 
-from taskforge.graders.long_context.solvers import HARD_POOL_THRESHOLD, estimate_success
+from taskforge.graders.long_context.solvers import estimate_success
 from taskforge.schemas import Task, ValidationResult
 from taskforge.schemas.long_context import LongContextPayload
+from taskforge.validators.shortcut import THRESHOLDS, too_easy
 
 
 class HardnessCheck:
-    """Fails tasks whose estimated success rate is above the hard-pool threshold, and tasks whose recorded
-    estimate does not hold up: each shallow solver is re-run and must give the score recorded for it, and
-    the estimate must be the best recorded score (scores of solvers not re-run here, such as a judge model,
-    are taken as recorded)."""
+    """Fails a long-context task a shortcut solver scores above the threshold, or whose recorded estimate does
+    not hold up (a re-run solver must give the score recorded for it; the estimate must be the best recorded
+    score)."""
 
     name = "hardness"
 
     def applies_to(self, task: Task) -> bool:
-        return task.family == "long_context" and LongContextPayload.of(task).evolution is not None
+        return task.family == "long_context"
 
     def run(self, task: Task) -> ValidationResult:
         evolution = LongContextPayload.of(task).evolution
-        recorded = dict(evolution.solver_scores)
+        recorded = dict(evolution.solver_scores) if evolution else {}
         found = estimate_success(task)["solver_scores"]
-        problems = [f"the {name} shortcut scores {score}, the task records {recorded.get(name)}"
-                    for name, score in found.items() if recorded.get(name) != score]
+        problems = [f"the {name} shortcut scores {score}, the task records {recorded[name]}"
+                    for name, score in found.items() if name in recorded and recorded[name] != score]
+        if evolution and recorded and evolution.estimate != max(recorded.values()):
+            problems.append(f"the task records an estimate of {evolution.estimate}, its recorded solver scores give "
+                            f"{max(recorded.values())}")
         scores = {**recorded, **found}
-        estimate = max(scores.values())
-        if evolution.estimate != estimate:
-            problems.append(f"the task records an estimate of {evolution.estimate}, its solvers give {estimate}")
-        if estimate > HARD_POOL_THRESHOLD:
-            best = max(scores, key=scores.get)
-            problems.append(f"too easy: the {best} shortcut scores {estimate}, above {HARD_POOL_THRESHOLD} "
-                            "(it seeds harder children instead)")
-        return ValidationResult(check=self.name, passed=not problems, score=estimate,
-                                reason="; ".join(problems) or None, detail={"solver_scores": scores})
+        problems = too_easy(task.family, scores) + problems
+        return ValidationResult(check=self.name, passed=not problems, score=max(scores.values()),
+                                reason="; ".join(problems) or None,
+                                detail={"scores": scores, "threshold": THRESHOLDS[task.family]})

@@ -10,6 +10,7 @@ from taskforge.validators.long_context.determinism import DeterminismCheck
 from taskforge.validators.long_context.evidence import EvidenceCheck
 from taskforge.validators.long_context.hardness import HardnessCheck
 from taskforge.validators.long_context.leakage import long_context_leaks
+from taskforge.validators.long_context.prompt import RenderedPromptCheck
 from taskforge.validators.questions import Strategy, answered_by
 from taskforge.validators.review import Reviewer
 from taskforge.validators.scored import ScorerNoOp, ScorerReference
@@ -19,9 +20,9 @@ def strategies(context: CheckContext) -> dict[str, Strategy]:
     """Question → strategy for long-context tasks."""
     return {
         "noop": answered_by(ScorerNoOp()),
-        "reference": answered_by(ScorerReference(), EvidenceCheck(), AnswerabilityCheck()),
+        "reference": answered_by(ScorerReference(), RenderedPromptCheck(), EvidenceCheck(), AnswerabilityCheck()),
         "leakage": answered_by(FindsLeaks("long_context_leaks", long_context_leaks)),
-        "shortcut": answered_by(HardnessCheck(), otherwise="the task records no evolution (no shortcut solvers ran)"),
+        "shortcut": answered_by(HardnessCheck()),
         "determinism": answered_by(DeterminismCheck()),
         "review": answered_by(EvolutionJudgeCheck(), Reviewer(context.agents)),
     }

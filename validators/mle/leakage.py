@@ -2,44 +2,46 @@
 
 Looked for: the label column in the public test file; test ids that also occur
 in train (their labels are public); a public column that reproduces the answers
-row by row (a sample submission holding the answers); and any single public
-column (the id included, also through its residues and last character) from
-which a one-feature nearest-neighbour lookup learnt on train predicts every
-label, both on train (leave-one-out) and on the hidden test rows.
+row by row (a sample submission holding the answers); test rows that repeat a
+train row's features with its label; and, beyond exact copies, any single
+public view (a column through a one-feature lookup of its values or quantile
+bins, the id also through its residues and last character) that predicts the
+test labels far beyond the honest baselines:
+- a column whose one-feature model reaches the gold threshold, or removes most
+  of a constant prediction's error, is compared with the leaderboard's best
+  entry run again without that column (the honest baseline,
+  `rederive.honest_score`; the baselines run with the column would exploit it
+  too): it leaks when its error is under half the honest error;
+- the id carries no signal in an honest split (ids come from a seeded
+  permutation), so an id view that reaches the median baseline leaks: the labels
+  are recoverable from id order.
+Thresholds are those the re-run baselines give.
 """
 
 from __future__ import annotations
 
 import math
-from collections import Counter
-from typing import Any
 
 import numpy as np
 import polars as pl
 
-from taskforge.graders.mle.grading import frame_from_csv
+from taskforge.graders.mle.grading import frame_from_csv, reaches
+from taskforge.graders.mle.shortcuts import Target, constant_predictions, one_feature, views
 from taskforge.schemas import Task
 from taskforge.schemas.mle import MleGrader, MlePayload, MleReference
+from taskforge.validators.mle.rederive import honest_score, rederived_leaderboard
 
 ANSWER_AGREEMENT = 0.99
 """A public column agreeing with this share of the answers reproduces them."""
-REGRESSION_PERFECT_R2 = 0.999
-"""A regression label this well predicted by one column counts as perfectly predicted."""
-ID_RESIDUES = tuple(range(2, 11))
-
-
-def _numbers(values: list[str | None]) -> np.ndarray | None:
-    """The values as floats (NaN for missing), or None when any present value is not a number."""
-    out = np.empty(len(values))
-    for k, value in enumerate(values):
-        if value is None or value == "":
-            out[k] = np.nan
-            continue
-        try:
-            out[k] = float(value)
-        except ValueError:
-            return None
-    return out
+LEAK_ERROR_SHARE = 0.5
+"""A single view leaks when its error is below this share of the honest baselines' error without it."""
+SUSPECT_ERROR_SHARE = 0.2
+"""A column whose one-feature model's error is at most this share of a constant prediction's is suspect."""
+MAX_SUSPECTS = 2
+"""At most this many columns, the best first, are compared with the honest baselines (a sandbox job each)."""
+MIN_DUPLICATES, DUPLICATE_SHARE, DUPLICATE_AGREEMENT = 3, 0.01, 0.9
+"""Test rows repeating train rows leak when there are this many (and this share of the test rows) and the train
+label is the answer for this share of them."""
 
 
 def _agree(left: str | None, right: str | None) -> bool:
@@ -74,101 +76,67 @@ def _reproduced_answers(name: str, public: pl.DataFrame, answers: pl.DataFrame, 
     return leaks
 
 
-def _lookup_predictions(train_x: list[Any], train_y: list[Any], query: list[Any], leave_one_out: bool) -> list[Any]:
-    """Most common train label of each query value (exact match); with leave_one_out the row itself is left out."""
-    by_value: dict[Any, Counter] = {}
-    for x, y in zip(train_x, train_y):
-        by_value.setdefault(x, Counter())[y] += 1
-    predictions = []
-    for k, x in enumerate(query):
-        counts = Counter(by_value.get(x, Counter()))
-        if leave_one_out:
-            counts[train_y[k]] -= 1
-        counts = +counts
-        predictions.append(min(counts.items(), key=lambda item: (-item[1], str(item[0])))[0] if counts else None)
-    return predictions
+def _error(score: float, lower_is_better: bool) -> float:
+    """How far a score is from perfect (every metric better-is-higher here is at most 1)."""
+    return score if lower_is_better else 1.0 - score
 
 
-def _nearest(xs: np.ndarray, left: np.ndarray, right: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """Of two candidate positions in sorted `xs`, the one closer to `x` (the left one on ties)."""
-    return np.where(np.abs(x - xs[left]) <= np.abs(xs[right] - x), left, right)
-
-
-def _nearest_predictions(train_x: np.ndarray, train_y: np.ndarray, query: np.ndarray | None) -> np.ndarray:
-    """Label of the nearest train value in one dimension, for each query value, or for each train row with
-    the row itself left out (query None); missing values get no prediction."""
-    present = ~np.isnan(train_x)
-    order = np.flatnonzero(present)[np.argsort(train_x[present], kind="stable")]
-    xs, ys = train_x[order], train_y[order]
-    n = len(xs)
-    if n < 2:
-        return np.full(len(train_x) if query is None else len(query), None, dtype=object)
-    if query is None:
-        positions = np.arange(n)
-        left = np.where(positions > 0, positions - 1, 1)
-        right = np.where(positions < n - 1, positions + 1, n - 2)
-        predictions = np.full(len(train_x), None, dtype=object)
-        predictions[order] = ys[_nearest(xs, left, right, xs)]
-        return predictions
-    known = ~np.isnan(query)
-    position = np.searchsorted(xs, query[known])
-    left, right = np.clip(position - 1, 0, n - 1), np.clip(position, 0, n - 1)
-    predictions = np.full(len(query), None, dtype=object)
-    predictions[known] = ys[_nearest(xs, left, right, query[known])]
-    return predictions
-
-
-def _perfect(predicted: Any, truth: list[Any], regression: bool) -> bool:
-    """Every label predicted: exactly for classes, with R² of at least REGRESSION_PERFECT_R2 for values."""
-    if any(p is None for p in predicted):
-        return False
-    if not regression:
-        return all(p == t for p, t in zip(predicted, truth))
-    p, t = np.asarray(predicted, dtype=float), np.asarray(truth, dtype=float)
-    spread = float(np.sum((t - t.mean()) ** 2))
-    return spread > 0 and 1.0 - float(np.sum((t - p) ** 2)) / spread >= REGRESSION_PERFECT_R2
-
-
-def _views(name: str, values: list[str | None], is_id: bool) -> dict[str, list[Any] | np.ndarray]:
-    """A column as lookup keys or numbers; the id column also through its residues and last character."""
-    numbers = _numbers(values)
-    views: dict[str, list[Any] | np.ndarray] = {name: numbers if numbers is not None else values}
-    if is_id:
-        if numbers is not None and not np.isnan(numbers).any():
-            for k in ID_RESIDUES:
-                views[f"{name} mod {k}"] = [int(v) % k for v in numbers]
-        views[f"last character of {name}"] = [str(v)[-1:] for v in values]
-    return views
-
-
-def _single_feature_leaks(train: pl.DataFrame, test: pl.DataFrame, answers: pl.DataFrame, id_column: str,
-                          target: str, regression: bool) -> list[str]:
-    """Public columns from which one-feature lookups predict every label, on train and on the test rows."""
-    test = answers.select(id_column, target).join(test.drop(target, strict=False), on=id_column, how="left")
-    train_y, test_y = train[target].to_list(), test[target].to_list()
-    if regression:
-        train_y, test_y = [float(v) for v in train_y], [float(v) for v in test_y]
-    leaks = []
-    for column in train.columns:
-        if column == target or column not in test.columns:
-            continue
-        train_views = _views(column, train[column].to_list(), column == id_column)
-        test_views = _views(column, test[column].to_list(), column == id_column)
-        for view, train_x in train_views.items():
-            test_x = test_views.get(view)
-            if test_x is None or isinstance(train_x, np.ndarray) != isinstance(test_x, np.ndarray):
+def _view_leaks(task: Task, train: pl.DataFrame, labelled_test: pl.DataFrame) -> list[str]:
+    """Single public views that predict the test labels far beyond the honest baselines."""
+    grader = MleGrader.of(task)
+    target, lower = Target.of(task.grader), grader.is_lower_better
+    thresholds = rederived_leaderboard(task).thresholds
+    train_y = target.labels(train[target.column].to_list())
+    train_views, test_views = views(train, target), views(labelled_test, target)
+    id_views = {name for name in train_views if name == grader.id_column or grader.id_column in name.split(" ")}
+    scores = {}
+    for name, values in train_views.items():
+        if name in test_views:
+            try:
+                scores[name] = target.score(labelled_test, one_feature(values, train_y, test_views[name], target))
+            except ValueError:
                 continue
-            if isinstance(train_x, np.ndarray):
-                ys = np.asarray(train_y, dtype=object)
-                on_train = _nearest_predictions(train_x, ys, None)
-                on_test = _nearest_predictions(train_x, ys, test_x)
-            else:
-                on_train = _lookup_predictions(train_x, train_y, train_x, leave_one_out=True)
-                on_test = _lookup_predictions(train_x, train_y, test_x, leave_one_out=False)
-            if _perfect(on_train, train_y, regression) and _perfect(on_test, test_y, regression):
-                leaks.append(f"the label is perfectly predicted by the single public feature {view!r}")
-                break
+    constant = _error(target.score(labelled_test, constant_predictions(train_y, labelled_test.height, target, False)),
+                      lower)
+    leaks = [f"the labels are recoverable from the id: the single public feature {name!r} scores {score:.5g}, as "
+             f"well as the median baseline ({thresholds.median})"
+             for name, score in scores.items() if name in id_views and reaches(score, thresholds.median, lower)]
+    columns = sorted((name for name in scores if name not in id_views),
+                     key=lambda name: (scores[name] if lower else -scores[name], name))
+    for name in columns[:MAX_SUSPECTS]:
+        score = scores[name]
+        if reaches(score, thresholds.gold, lower) or _error(score, lower) <= SUSPECT_ERROR_SHARE * constant:
+            honest = honest_score(task, name)
+            if honest is None or _error(score, lower) < LEAK_ERROR_SHARE * _error(honest, lower):
+                leaks.append(f"the single public feature {name!r} predicts the label far beyond the honest "
+                             f"baselines: it scores {score:.5g}, the best baseline without it {honest}")
     return leaks
+
+
+def _duplicate_leaks(train: pl.DataFrame, labelled_test: pl.DataFrame, id_column: str, target: str,
+                     regression: bool) -> list[str]:
+    """Test rows that repeat a train row's features, when the train label gives their answer."""
+    features = [c for c in labelled_test.columns if c not in (id_column, target) and c in train.columns]
+    if not features:
+        return []
+    seen: dict[tuple, list[str]] = {}
+    for row in train.select([*features, target]).iter_rows():
+        seen.setdefault(row[:-1], []).append(row[-1])
+    matched = agreeing = 0
+    for row in labelled_test.select([*features, target]).iter_rows():
+        labels = seen.get(row[:-1])
+        if labels is None:
+            continue
+        matched += 1
+        if regression:
+            guess = float(np.mean([float(v) for v in labels]))
+            agreeing += math.isclose(guess, float(row[-1]), rel_tol=1e-9, abs_tol=1e-9)
+        else:
+            agreeing += max(set(labels), key=labels.count) == row[-1]
+    if matched < max(MIN_DUPLICATES, DUPLICATE_SHARE * labelled_test.height) or agreeing < DUPLICATE_AGREEMENT * matched:
+        return []
+    return [f"{matched} test rows ({matched / labelled_test.height:.1%}) repeat a train row's features, and the "
+            f"train label is the answer for {agreeing} of them"]
 
 
 def mle_leaks(task: Task) -> list[str]:
@@ -187,6 +155,6 @@ def mle_leaks(task: Task) -> list[str]:
         leaks.append(f"{len(shared)} test ids also occur in the public train.csv, with their labels")
     for name, text in (("test.csv", files.test), ("sample_submission.csv", files.sample_submission)):
         leaks += _reproduced_answers(name, frame_from_csv(text, name), answers, id_column, target)
-    regression = not grader.classes
-    leaks += _single_feature_leaks(train, test, answers, id_column, target, regression)
-    return leaks
+    labelled_test = answers.select(id_column, target).join(test.drop(target, strict=False), on=id_column, how="left")
+    leaks += _duplicate_leaks(train, labelled_test, id_column, target, regression=not grader.classes)
+    return leaks + _view_leaks(task, train, labelled_test)

@@ -1,10 +1,12 @@
-"""MLE no-op check: submitting the sample submission unchanged must not beat the leaderboard median."""
+"""MLE no-op check: submitting the sample submission unchanged must not beat the median of the leaderboard as its
+baselines give it when run again."""
 
 from __future__ import annotations
 
 from taskforge.graders.mle.grading import grade
 from taskforge.schemas import Task, ValidationResult
 from taskforge.schemas.mle import MlePayload
+from taskforge.validators.mle.rederive import rederived_grader
 
 
 class MleNoOpCheck:
@@ -16,7 +18,7 @@ class MleNoOpCheck:
         return task.family == "mle"
 
     def run(self, task: Task) -> ValidationResult:
-        report = grade(MlePayload.of(task).files.sample_submission, task.reference, task.grader)
+        report = grade(MlePayload.of(task).files.sample_submission, task.reference, rederived_grader(task))
         if not report.valid_submission:
             reason = f"the sample submission is not a valid submission: {report.message}"
         elif report.any_medal:

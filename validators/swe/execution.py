@@ -27,16 +27,20 @@ from taskforge.schemas.swe import SweGrader, SwePayload, SweReference
 MIN_REPEATS = 3
 
 
-def outcomes_for(task: Task) -> Outcomes:
-    """The runs of a task in the sandbox (from the run cache when the same runs were made before)."""
-    reference = SweReference.of(task)
-    test_patch = reference.test_patch
+def task_bed(task: Task) -> TaskBed:
+    """The task's test bed, running the held-out tests as the test patch gives them (read off it again)."""
+    test_patch = SweReference.of(task).test_patch
     snapshot = cache_root() / task.environment["snapshot"]
     sizes = line_counts(snapshot, [piece.old_path for piece in split_files(test_patch)])
     targets = tuple(held_out_targets(test_patch, sizes))
-    bed = TaskBed.of(task.payload, task.grader, task.environment, test_files=targets)
+    return TaskBed.of(task.payload, task.grader, task.environment, test_files=targets)
+
+
+def outcomes_for(task: Task) -> Outcomes:
+    """The runs of a task in the sandbox (from the run cache when the same runs were made before)."""
+    reference = SweReference.of(task)
     repeats = max(MIN_REPEATS, SweGrader.of(task).repeats)
-    return cached_runs(bed, reference.patch, test_patch, repeats, label="swe-validate")
+    return cached_runs(task_bed(task), reference.patch, reference.test_patch, repeats, label="swe-validate")
 
 
 def derived_lists(outcomes: Outcomes) -> Harvest:

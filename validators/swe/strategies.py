@@ -5,8 +5,10 @@ from __future__ import annotations
 from taskforge.validators.base import CheckContext
 from taskforge.validators.leakage import FindsLeaks
 from taskforge.validators.questions import Strategy, absent, answered_by
+from taskforge.validators.shortcut import ShortcutSolvers
 from taskforge.validators.swe.execution import SweNoOpCheck, SweReferenceCheck
 from taskforge.validators.swe.leakage import swe_leaks
+from taskforge.validators.swe.shortcuts import swe_shortcut_scores
 from taskforge.validators.swe.statement import StatementHidesFix, StatementStatesInterface
 
 
@@ -16,7 +18,7 @@ def strategies(context: CheckContext) -> dict[str, Strategy]:
         "noop": answered_by(SweNoOpCheck()),
         "reference": answered_by(SweReferenceCheck(), StatementStatesInterface()),
         "leakage": answered_by(FindsLeaks("swe_leaks", swe_leaks), StatementHidesFix()),
-        "shortcut": absent("no shortcut patches yet (the empty patch is the no-op)"),
+        "shortcut": answered_by(ShortcutSolvers("swe_shortcuts", swe_shortcut_scores)),
         "determinism": absent("grading is SWE-bench's pure function of test statuses, and the reference check "
                               "runs the solution's tests repeatedly, so flaky tests fail there"),
         "review": absent("no reviewer strategy yet (the statement the builder agent writes is checked for "

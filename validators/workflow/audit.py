@@ -23,6 +23,7 @@ from typing import Any
 from taskforge.graders.workflow.deliverables import parse_number
 from taskforge.schemas import Task, ValidationResult
 from taskforge.schemas.workflow import GradingSpec, WorkflowGrader, WorkflowPackage, WorkflowReference
+from taskforge.validators.workflow.rederive import rerun
 
 FORBIDDEN_IMPORTS = frozenset({"socket", "ssl", "http", "urllib", "ftplib", "smtplib", "subprocess", "ctypes",
                                "multiprocessing", "asyncio", "shutil", "webbrowser", "xmlrpc"})
@@ -112,7 +113,7 @@ def grading_problems(task: Task, package: WorkflowPackage) -> list[str]:
         problems.append("the grader's deliverables differ from the stated ones")
     if hashlib.sha256(grader.program.source.encode()).hexdigest() != grader.program.sha256:
         problems.append("the grader program does not match its pinned hash")
-    reference = WorkflowReference.of(task).deliverables
+    reference = rerun(task).deliverables
     for spec in grader.deliverables:
         path, text = spec.path, reference.get(spec.path)
         if text is None or not text.strip():

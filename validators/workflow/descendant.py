@@ -2,7 +2,7 @@
 rejects material defects (above all, a descendant its ancestor's answer would solve).
 
 A descendant is rejected when its reference workflow fails on the evolved
-inputs, when the axes it records are not the axes along which it actually
+inputs (run again: `rederive.py`), when the axes it records are not the axes along which it actually
 differs from its ancestor, when it differs along fewer than two axes, when it
 asks for exactly the ancestor's answer, or when evolution gutted its data.
 """
@@ -10,22 +10,24 @@ asks for exactly the ancestor's answer, or when evolution gutted its data.
 from __future__ import annotations
 
 from taskforge.schemas import Task, ValidationResult
-from taskforge.schemas.workflow import WorkflowPackage, WorkflowReference, changed_axes, summarize
+from taskforge.schemas.workflow import WorkflowPackage, changed_axes, summarize
+from taskforge.validators.workflow.rederive import Rederived, rerun
 
 MIN_AXES = 2
 MIN_ROW_SHARE = 0.5
 MIN_ROWS = 3
 
 
-def judge(package: WorkflowPackage, reference: WorkflowReference) -> list[str]:
-    """The material defects of a descendant relative to the ancestor its evolution record names."""
-    evolution, run = package.evolution, reference.run
+def judge(package: WorkflowPackage, again: Rederived) -> list[str]:
+    """The material defects of a descendant relative to the ancestor its evolution record names, with its
+    reference workflow run again on the evolved inputs."""
+    evolution = package.evolution
     if evolution is None:
         return []
-    if not run.ok:
-        return [f"the reference workflow fails on the evolved inputs (exit {run.exit_code}): "
-                f"{run.stderr_tail.strip()[-300:]}"]
-    parent, child = evolution.parent, summarize(package, reference.deliverables)
+    failure = again.failure()
+    if failure:
+        return [f"on the evolved inputs, {failure}"]
+    parent, child = evolution.parent, summarize(package, again.deliverables)
     defects = []
     actual, recorded = changed_axes(parent, child), set(evolution.axes)
     if actual != recorded:
@@ -54,7 +56,7 @@ class DescendantCheck:
 
     def run(self, task: Task) -> ValidationResult:
         package = WorkflowPackage.of(task)
-        defects = judge(package, WorkflowReference.of(task))
+        defects = judge(package, rerun(task))
         axes = sorted(package.evolution.axes) if package.evolution else []
         return ValidationResult(check=self.name, passed=not defects, reason="; ".join(defects) or None,
                                 detail={"defects": defects, "axes": axes,

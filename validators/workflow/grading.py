@@ -1,7 +1,9 @@
 """Running workflow tasks' own code in the sandbox: a solver command in the solver's workspace, and the
 task's grader program on submissions in a separate grading sandbox. The network is off in both.
 
-A submission is a mapping of deliverable paths (`outputs/...`) to file text.
+A submission is a mapping of deliverable paths (`outputs/...`) to file text. The grader compares it with
+the reference deliverables as the reference workflow writes them when run again (`rederive.py`), never with
+the deliverables the task stores.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from typing import Any
 from taskforge import sandbox
 from taskforge.graders.workflow.deliverables import read_tree, write_tree
 from taskforge.schemas import InfrastructureError, Task, TaskforgeError
-from taskforge.schemas.workflow import OUTPUTS, WorkflowGrader, WorkflowPackage, WorkflowReference
+from taskforge.schemas.workflow import OUTPUTS, WorkflowGrader, WorkflowPackage
+from taskforge.validators.workflow.rederive import rederived_deliverables
 
 SOLVER_TIMEOUT_S = 60.0
 GRADE_TIMEOUT_S = 60.0
@@ -49,12 +52,13 @@ def run_solver(task: Task, command: tuple[str, ...]) -> dict[str, str]:
 
 
 def grade(task: Task, submissions: dict[str, dict[str, str]]) -> dict[str, dict[str, Any]]:
-    """Grade each named submission with the task's grader program in one grading sandbox run."""
+    """Grade each named submission with the task's grader program in one grading sandbox run, against the
+    re-derived reference (ReferenceRunFailed when the reference workflow fails when run again)."""
     names = {name: f"s{i}" for i, name in enumerate(submissions)}
     grader = WorkflowGrader.of(task)
     program = grader.program
     files = {program.name: program.source, "spec.json": json.dumps({"deliverables": grader.specs()})}
-    files.update({f"reference/{p}": t for p, t in WorkflowReference.of(task).deliverables.items()})
+    files.update({f"reference/{p}": t for p, t in rederived_deliverables(task).items()})
     for name, submission in submissions.items():
         files.update({f"submissions/{names[name]}/{p}": t for p, t in submission.items()})
     with tempfile.TemporaryDirectory(prefix="taskforge-grade-") as tmp:

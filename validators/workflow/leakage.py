@@ -2,7 +2,7 @@
 
 Leaks it reports: hidden files (reference workflow, its helper, the grader
 program, parameters, anything under outputs/) placed in the workspace or
-pasted into it; a reference deliverable contained in a public input or in the
+pasted into it; a reference deliverable (as the reference workflow writes it when run again) contained in a public input or in the
 prompt; and computed reference numbers (three or more significant digits,
 found in no input file and not a parameter) stated in the prompt.
 """
@@ -16,6 +16,7 @@ import re
 
 from taskforge.schemas import Task
 from taskforge.schemas.workflow import OUTPUTS, WorkflowGrader, WorkflowPackage, WorkflowReference
+from taskforge.validators.workflow.rederive import rerun
 
 HIDDEN_NAMES = frozenset({"reference.py", "wfio.py", "grade.py", "params.json", "spec.json"})
 MIN_CONTENT_CHARS = 40
@@ -74,7 +75,7 @@ def workflow_leaks(task: Task) -> list[str]:
     package, hidden_part = WorkflowPackage.of(task), WorkflowReference.of(task)
     public = dict(package.inputs)
     prompt = "\n".join(m.content for m in task.prompt)
-    reference = hidden_part.deliverables
+    reference = rerun(task).deliverables
     hidden = {**hidden_part.workflow, "grade.py": WorkflowGrader.of(task).program.source}
     leaks = [f"{path} is a hidden file in the workspace" for path in public
              if path.rsplit("/", 1)[-1] in HIDDEN_NAMES or path.startswith(f"{OUTPUTS}/") or f"/{OUTPUTS}/" in path]

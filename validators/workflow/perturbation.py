@@ -1,6 +1,6 @@
 """Workflow perturbation check: the grader must score below 1 every deliverable that is wrong.
 
-From the reference deliverables it derives a suite of wrong submissions (each
+From the reference deliverables (as the reference workflow writes them when run again) it derives a suite of wrong submissions (each
 the full reference with one deliverable damaged): a value changed beyond its
 tolerance (once per CSV column or JSON field, so an ungraded column is caught),
 a missing row, two columns swapped, a wrong unit (values x 1000) and a
@@ -18,8 +18,9 @@ from typing import Any, Callable, Iterator
 
 from taskforge.graders.workflow.deliverables import parse_number, tolerance
 from taskforge.schemas import Task, ValidationResult
-from taskforge.schemas.workflow import WorkflowGrader, WorkflowReference
+from taskforge.schemas.workflow import WorkflowGrader
 from taskforge.validators.workflow.grading import grade
+from taskforge.validators.workflow.rederive import rederived_deliverables
 
 KINDS = ("changed_value", "missing_row", "swapped_columns", "wrong_unit", "truncated_file")
 UNIT_FACTOR = 1000
@@ -218,10 +219,10 @@ class WorkflowPerturbationCheck:
     name = "workflow_perturbation"
 
     def applies_to(self, task: Task) -> bool:
-        return task.family == "workflow" and bool(WorkflowReference.of(task).deliverables)
+        return task.family == "workflow"
 
     def run(self, task: Task) -> ValidationResult:
-        reference, grader = WorkflowReference.of(task).deliverables, WorkflowGrader.of(task)
+        reference, grader = rederived_deliverables(task), WorkflowGrader.of(task)
         suite = perturbations(reference, grader.specs())
         results = grade(task, {p.label: {**reference, p.path: p.text} for p in suite}) if suite else {}
         scores = {label: result["score"] for label, result in results.items()}

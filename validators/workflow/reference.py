@@ -1,15 +1,49 @@
-"""Workflow reference check: the reference workflow ran, and its deliverables score 1 under the
-task's grader program, in separate grading runs (a grader that is not deterministic fails)."""
+"""Workflow reference check: the shipped reference workflow, run again on the task's inputs in the sandbox, writes
+every required deliverable; its fresh deliverables score 1 under the task's grader program in separate grading
+runs (a grader that is not deterministic fails); and the reference the task stores is exactly what it wrote
+(a stored reference with one computed number changed is rejected, naming the file and the line)."""
 
 from __future__ import annotations
 
 from taskforge.schemas import Task, ValidationResult
-from taskforge.schemas.workflow import WorkflowGrader, WorkflowReference
+from taskforge.schemas.workflow import WorkflowReference
 from taskforge.validators.workflow.grading import grade
+from taskforge.validators.workflow.rederive import rerun
+
+
+def _lines(text: str) -> list[str]:
+    """A deliverable's lines as compared: line endings and trailing spaces ignored, trailing blank lines too."""
+    lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def first_difference(stored: str, fresh: str) -> str | None:
+    """Where a stored deliverable first differs from the re-derived one, in words (None when they agree)."""
+    left, right = _lines(stored), _lines(fresh)
+    for number, (was, now) in enumerate(zip(left, right), start=1):
+        if was != now:
+            return f"line {number} reads {was[:80]!r}, the workflow writes {now[:80]!r}"
+    if len(left) != len(right):
+        return f"it has {len(left)} lines, the workflow writes {len(right)}"
+    return None
+
+
+def stored_differences(stored: dict[str, str], fresh: dict[str, str]) -> list[str]:
+    """Each required deliverable whose stored text is not what the workflow writes, or that is not stored."""
+    problems = []
+    for path, text in fresh.items():
+        if path not in stored:
+            problems.append(f"the stored reference lacks {path}")
+        elif (where := first_difference(stored[path], text)) is not None:
+            problems.append(f"the stored reference {path} is not what the workflow writes: {where}")
+    return problems
 
 
 class WorkflowReferenceCheck:
-    """Grades the reference deliverables `repeats` times in the sandbox; anything but 1.0 each time rejects."""
+    """Runs the reference workflow again, grades its deliverables `repeats` times (1.0 each time), and compares
+    them with the stored reference."""
 
     name = "workflow_reference"
 
@@ -20,21 +54,14 @@ class WorkflowReferenceCheck:
         return task.family == "workflow"
 
     def run(self, task: Task) -> ValidationResult:
-        reference = WorkflowReference.of(task)
-        run = reference.run
-        required = [spec.path for spec in WorkflowGrader.of(task).deliverables]
-        missing = [p for p in required if p not in reference.deliverables]
-        recorded = run.model_dump(exclude_unset=True)
-        if not run.ok or missing:
-            why = f"exit {run.exit_code}: {run.stderr_tail.strip()[-300:]}" if not run.ok \
-                else f"it did not write {', '.join(missing)}"
-            return ValidationResult(check=self.name, passed=False, score=0.0,
-                                    reason=f"the reference workflow failed ({why})", detail={"run": recorded})
-        submission = dict(reference.deliverables)
-        scores = [grade(task, {"reference": submission})["reference"]["score"] for _ in range(self.repeats)]
-        passed = all(score == 1.0 for score in scores)
-        return ValidationResult(
-            check=self.name, passed=passed, score=min(scores),
-            reason=None if passed else f"the reference deliverables score {scores}, not 1.0",
-            detail={"scores": scores, "run": recorded},
-        )
+        again = rerun(task)
+        detail = {"run": again.run.detail, "run_cached": again.cached}
+        failure = again.failure()
+        if failure:
+            return ValidationResult(check=self.name, passed=False, score=0.0, reason=failure, detail=detail)
+        fresh = again.deliverables
+        scores = [grade(task, {"rerun": fresh})["rerun"]["score"] for _ in range(self.repeats)]
+        problems = [] if all(s == 1.0 for s in scores) else [f"the re-derived deliverables score {scores}, not 1.0"]
+        problems += stored_differences(WorkflowReference.of(task).deliverables, fresh)
+        return ValidationResult(check=self.name, passed=not problems, score=min(scores),
+                                reason="; ".join(problems) or None, detail={**detail, "scores": scores})

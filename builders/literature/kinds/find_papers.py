@@ -6,7 +6,7 @@ sometimes, were published after a year. A mention is matched as a concept in
 the paper's content (`graders/literature/concepts.py`: case, inflection,
 hyphens and the expansions the papers define, all listed in the prompt; never
 reference lists or acknowledgments). Every constraint must exclude at least one paper that meets the
-others, so the answer needs each of them checked.
+others, so the answer needs each of them checked, and the gold set is at most a quarter of the citing papers.
 """
 
 from __future__ import annotations
@@ -24,6 +24,9 @@ from taskforge.graders.literature.papers import Paper
 KIND = "find_papers"
 MIN_CITING, MAX_CITING = 4, 40
 MIN_GOLD, MAX_GOLD = 2, 8
+MAX_GOLD_SHARE = 0.25
+"""At most this share of the anchor's citing papers is gold: listing every citing paper (the `cite_all` shortcut,
+F1 = 2g/(g+c)) then scores at most 0.4, the literature shortcut threshold."""
 ANCHOR_SEARCH_K = 5
 
 
@@ -36,11 +39,12 @@ def _gold_for(citing: list[Paper], texts: dict[str, str], forms: list[str], rng:
     near = {"cite_without_term": len(citing) - len(mentioning)}
     years = sorted({p.year for p in mentioning if p.year})
     cuts = [y for y in years[:-1] if MIN_GOLD <= sum(1 for p in mentioning if p.year and p.year > y) <= MAX_GOLD]
+    most = int(MAX_GOLD_SHARE * len(citing))
     if cuts and rng.random() < 0.6:
         after = rng.choice(cuts)
         gold = [p for p in mentioning if p.year and p.year > after]
-        return gold, after, {**near, "too_early": len(mentioning) - len(gold)}
-    if MIN_GOLD <= len(mentioning) <= MAX_GOLD:
+        return (gold, after, {**near, "too_early": len(mentioning) - len(gold)}) if len(gold) <= most else None
+    if MIN_GOLD <= len(mentioning) <= min(MAX_GOLD, most):
         return mentioning, None, near
     return None
 

@@ -52,7 +52,8 @@ SCORING = {"accuracy": "accuracy", "f1_macro": "f1_macro", "roc_auc": "roc_auc",
            "rmse": "neg_root_mean_squared_error", "mae": "neg_mean_absolute_error"}
 """The cross-validation scorer of each competition metric (ranking tasks are tuned on squared error)."""
 STACKED = ("gradient_boosting_tuned", "random_forest_tuned", "extra_trees", "linear_tuned")
-"""The models a stack is made of, fitted on all the training rows before it (a stack reuses their settings)."""
+"""The models a stack is made of, fitted on all the training rows before it (a stack reuses their settings): a
+plan's stack runs after every other entry, whatever the order the plan lists them in."""
 
 
 def feature_kinds(train: pd.DataFrame, features: list[str]) -> tuple[list[str], list[str]]:
@@ -247,7 +248,7 @@ def main(plan_path: str) -> int:
     out = Path("submissions")
     out.mkdir(exist_ok=True)
     runs, models = {}, {}
-    for entry in plan["entries"]:
+    for entry in sorted(plan["entries"], key=lambda e: e["model"] == "stacking"):
         rng = np.random.default_rng([plan["seed"], int(entry["fraction"] * 1000)])
         started = time.perf_counter()
         try:

@@ -1,4 +1,7 @@
-"""How a long-context task is shown to the solver: documents, then the question, then the answer format."""
+"""How a long-context task is shown to the solver: documents, then the question, then the answer format.
+
+Shared by the builder, which renders the prompt, and the checks, which render it again from the payload and
+compare it with the prompt the task stores."""
 
 from __future__ import annotations
 
@@ -26,3 +29,8 @@ def user_message(documents: list[dict[str, Any]], question: str) -> str:
 def prompt_text(documents: list[dict[str, Any]], question: str) -> str:
     """System message and user turn as one text: what the context length is measured on."""
     return SYSTEM + user_message(documents, question)
+
+
+def rendered_messages(documents: list[dict[str, Any]], question: str) -> list[dict[str, str]]:
+    """The chat messages a task with these documents and question shows the solver."""
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user_message(documents, question)}]
