@@ -22,8 +22,10 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections import defaultdict
 from pathlib import Path
 
@@ -76,7 +78,8 @@ def _tools_note(task: Task, release: Path) -> str:
 
 
 def stage(release: Path, out: Path, per_family: int, seed: int) -> None:
-    """Write each sampled task's prompt, tool note and workspace under `out`."""
+    """Write each sampled task's prompt, tool note and workspace under `out`. The workspace is a plain copy: a
+    SWE snapshot is staged as hard links into the SWE cache, which a solver editing files in place would change."""
     for task in sample(released_tasks(release), per_family, seed):
         folder = out / task.task_id
         folder.mkdir(parents=True, exist_ok=True)
@@ -84,8 +87,9 @@ def stage(release: Path, out: Path, per_family: int, seed: int) -> None:
         (folder / PROMPT_FILE).write_text(prompt + "\n")
         (folder / TOOLS_FILE).write_text(_tools_note(task, release))
         if task.family in WORKSPACE_FAMILIES:
-            (folder / WORKSPACE_DIR).mkdir(exist_ok=True)
-            task_tools(task).stage(folder / WORKSPACE_DIR)
+            with tempfile.TemporaryDirectory() as staged:
+                task_tools(task).stage(Path(staged))
+                shutil.copytree(staged, folder / WORKSPACE_DIR, symlinks=True, dirs_exist_ok=True)
         print(f"{task.family:13} {folder}")
 
 
