@@ -16,7 +16,7 @@ import docker
 
 from taskforge.sandbox.api import BASE_IMAGE, Sandbox
 from taskforge.sandbox.container import ENGINE_ERRORS, DockerSandbox
-from taskforge.sandbox.engines import SpreadDockerSandbox, endpoints_from, jobs_per_engine
+from taskforge.sandbox.engines import HOSTS_VARIABLE, SpreadDockerSandbox, endpoints_from, jobs_per_engine
 from taskforge.sandbox.launchers import find_launcher
 from taskforge.sandbox.orphans import sweep_orphans
 from taskforge.sandbox.process import ProcessSandbox
@@ -99,7 +99,19 @@ def _process_sandbox(reason: str, temp_root: Path | None) -> ProcessSandbox:
     return ProcessSandbox(reason=f"{reason} ({finding})", temp_root=temp_root, launcher=launcher)
 
 
+SETTINGS = (KIND_VARIABLE, "DOCKER_HOST", HOSTS_VARIABLE)
+"""The environment variables that decide the default sandbox."""
+
+
 @cache
-def default_sandbox() -> Sandbox:
-    """The sandbox that `taskforge.sandbox.run` and `taskforge.sandbox.session` use, chosen once per process."""
+def _sandbox_for(settings: tuple[str | None, ...]) -> Sandbox:
     return get_sandbox()
+
+
+def default_sandbox() -> Sandbox:
+    """The sandbox that `taskforge.sandbox.run` and `taskforge.sandbox.session` use: chosen once per process for
+    each setting of the variables that decide it (a changed DOCKER_HOST gets its own)."""
+    return _sandbox_for(tuple(os.environ.get(name) for name in SETTINGS))
+
+
+default_sandbox.cache_clear = _sandbox_for.cache_clear  # type: ignore[attr-defined]

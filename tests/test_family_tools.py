@@ -62,8 +62,10 @@ def mle_task(tmp_path_factory) -> Task:
     folder = tmp_path_factory.mktemp("mle") / "datasets"
     write_dataset(generated_frame("binary", rows=300, seed=1), folder, "generated_binary")
     item = PlanItem(family="mle", capability="implementation", quota=1, gap_ids=["gap-m"], priority=1.0)
+    small = {"min_test_rows": 0, "min_gap_sd": 0, "search_iterations": 2, "linear_at_or_below_median": False}
     (task,) = MleBuilder().build(item, BuildContext(cycle_id="test-mle", options={"source": str(folder),
-                                                                                  "sandbox": "process"}))
+                                                                                  "sandbox": "process", **small}))
+    assert isinstance(task, Task), task
     return task
 
 

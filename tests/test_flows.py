@@ -41,12 +41,12 @@ def test_cycle_lands_tasks_and_rerun_adds_nothing(capsys, data_dir):
     assert summary["episodes"] == 14 and summary["failed_episodes"] == 10
     assert summary["diagnoses_by_mode"]["research.repeats_unproductive_approach"] == 9
     assert summary["gaps"][0]["capability"] == "history_tracking"
-    assert summary["families"]["long_context"]["accepted"] == 4
+    assert summary["families"]["long_context"]["accepted"] == 3
     assert summary["catalog"] == str(data_dir / "catalog.duckdb")
     assert all(os.path.exists(p) for p in summary["shard_paths"]) and summary["shard_paths"]
     before = _catalog_rows(data_dir)
     accepted = [r for r in before["tasks"] if r["status"] == "accepted"]
-    assert len(accepted) == 4 and all(r["shard"] for r in accepted)
+    assert len(accepted) == 3 and all(r["shard"] for r in accepted)
     assert all(r["reasons"][0].startswith("shortcut: too easy") for r in before["tasks"] if r["status"] == "rejected")
 
     again = _cli_json(capsys, "cycle", "--data-dir", str(data_dir), *SMALL, "--family", "long_context")
@@ -56,20 +56,21 @@ def test_cycle_lands_tasks_and_rerun_adds_nothing(capsys, data_dir):
     assert verify_manifest(data_dir / "shards") == []
     loaded = datasets.load_dataset("parquet", data_files=summary["shard_paths"], split="train",
                                    cache_dir=str(data_dir / "hf"))
-    assert loaded.num_rows == 4
+    assert loaded.num_rows == 3
 
     report = _cli_json(capsys, "report", "--data-dir", str(data_dir))
     assert report["cycle"]["cycle_id"] == summary["cycle_id"] and report["cycle"]["attempts"] == "2"
     (funnel,) = report["funnel"]
-    assert funnel["accepted"] == 4 and funnel["candidates"] == 4 + funnel["rejected"]
+    assert funnel["accepted"] == 3 and funnel["candidates"] == 3 + funnel["rejected"]
     checks = {c["check"]: c for c in funnel["checks"]}
-    assert list(checks) == ["noop", "reference", "leakage", "shortcut", "determinism", "decontamination", "review",
-                            "near_duplicate"]
+    assert list(checks) == ["noop", "reference", "leakage", "shortcut", "determinism", "decontamination",
+                            "difficulty", "review", "near_duplicate"]
     assert all(c["passed"] == funnel["candidates"] for name, c in checks.items()
                if name not in ("shortcut", "near_duplicate"))
-    assert checks["near_duplicate"] == {"check": "near_duplicate", "passed": 4, "failed": 0, "not_applicable": 0,
+    assert checks["near_duplicate"] == {"check": "near_duplicate", "passed": 3, "failed": 0, "not_applicable": 0,
                                         "skipped": 0}
     assert checks["review"]["skipped"] == funnel["candidates"], "no endpoint: the review says it was skipped"
+    assert checks["difficulty"]["skipped"] == funnel["candidates"], "no endpoint: the solver gate says it was skipped"
     assert check_cell(checks["review"]) == "skipped"
     assert {d["failure_mode"] for d in report["diagnoses"]} >= {"research.repeats_unproductive_approach"}
 

@@ -145,7 +145,8 @@ def test_descendant_is_built_by_the_agent_and_judged_in_a_call_of_its_own(built)
     review = next(r for r in decided.validation if r.check == "review")
     assert review.detail["strategy"] == ["evolution_judge", "reviewer"] and parts_of(review)["evolution_judge"].passed
     assert parts_of(review)["reviewer"].detail["skipped"] == "skipped: no LLM roles in this run (no reviewer endpoint)"
-    assert next(r for r in decided.validation if r.check == "shortcut").detail["strategy"] == ["descendant"]
+    shortcut = next(r for r in decided.validation if r.check == "shortcut")
+    assert shortcut.detail["strategy"] == ["descendant", "workflow_shortcuts"]
 
 
 def test_a_descendant_judged_defective_is_rejected(built):

@@ -163,12 +163,16 @@ def test_planted_overlaps_remove_exactly_those_tasks_and_the_report_names_each_m
 
 
 def _variant(task: Task, number: int = 1, parent: str | None = None) -> Task:
-    """The task with one word of its question changed: a near-duplicate under another task id (an evolved
-    child when `parent` is given)."""
-    user = task.prompt[-1].content
-    changed = user[::-1].replace(" eht ", " a "[::-1] * number, 1)[::-1]
-    assert changed != user
-    payload = {**task.payload, "measures": {**task.payload["measures"], "variant": number}}
+    """The long-context task with one word of its question changed (in the payload and the prompt it renders): a
+    near-duplicate under another task id (an evolved child when `parent` is given)."""
+    def change(text: str) -> str:
+        return text[::-1].replace(" eht ", " a "[::-1] * number, 1)[::-1]
+
+    user, question = task.prompt[-1].content, task.payload["question"]
+    changed = user[:-len(question)] + change(question)
+    assert user.endswith(question) and changed != user
+    payload = {**task.payload, "question": change(question),
+               "measures": {**task.payload["measures"], "variant": number}}
     return task.model_copy(update={"task_id": task_id_for(task.family, task.kind, payload), "payload": payload,
                                    "prompt": [*task.prompt[:-1], Message(role="user", content=changed)],
                                    "lineage": task.lineage.model_copy(update={"parent_task_id": parent})})

@@ -64,7 +64,9 @@ def test_sound_package_passes_reviewer_and_leak_finder():
     (lambda t: t.grader["deliverables"].pop(), "the grader's deliverables differ from the stated ones"),
     (lambda t: t.grader["program"].update(source="print(1)"), "does not match its pinned hash"),
     (lambda t: t.prompt.__setitem__(1, Message(role="user", content="Compute values.")), "the prompt never names outputs/values.csv"),
-    (lambda t: t.reference["deliverables"].update({"outputs/values.csv": "sku,value\n"}), "the reference has no rows"),
+    (lambda t: t.reference["workflow"].update({"reference.py": WORKFLOW.replace('wfio.table("items")',
+                                                                           'wfio.table("items")[:0]')}),
+     "the reference has no rows"),
     (lambda t: t.payload.update(time_budget_s=5), "time budget 5s outside"),
     (lambda t: t.reference["workflow"].update({"reference.py": "import socket\nimport numpy\n"}), "outside the standard library: numpy"),
 ])
@@ -101,6 +103,8 @@ def _descendant(axes, **changes):
 
 FEWER_ITEMS = {"inputs/items.csv": "sku,qty,price\nA-1,3,12.50\nB-2,1,99.90\nC-3,7,1.25\n"}
 FEWER_VALUES = {"outputs/values.csv": "sku,value\nA-1,37.50\nB-2,99.90\nC-3,8.75\n"}
+RENAMED_QTY = {"inputs/items.csv": "sku,quantity,price\nA-1,3,12.50\nB-2,1,99.90\nC-3,7,1.25\n"}
+"""Evolved inputs the reference workflow really fails on (a stored run's `ok` is never read: it runs again)."""
 
 
 def test_judge_accepts_a_descendant_that_differs_along_its_recorded_axes():
@@ -109,8 +113,8 @@ def test_judge_accepts_a_descendant_that_differs_along_its_recorded_axes():
 
 
 @pytest.mark.parametrize("axes, changes, outputs, ok, expected", [
-    (["data", "operations"], {"inputs": FEWER_ITEMS, "params": {"places": "3"}}, FEWER_VALUES, False,
-     "the reference workflow fails on the evolved inputs (exit 1): KeyError: 'qty'"),
+    (["data", "operations"], {"inputs": RENAMED_QTY, "params": {"places": "3"}}, FEWER_VALUES, True,
+     "descendant: on the evolved inputs, the reference workflow fails when run again (exit 1)"),
     (["data", "grading"], {"inputs": FEWER_ITEMS, "params": {"places": "3"}}, FEWER_VALUES, True,
      "records axes ['data', 'grading'] but differs from its ancestor along ['data', 'operations']"),
     (["data"], {"inputs": FEWER_ITEMS}, FEWER_VALUES, True, "fewer than 2"),
