@@ -32,7 +32,7 @@ run: venv
 	$(BIN)/taskforge cycle
 
 test: venv
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --durations=15
 
 bench: venv
 	$(BIN)/python bench/all.py

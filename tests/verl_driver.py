@@ -57,7 +57,6 @@ def policies(row: dict[str, Any]) -> dict[str, tuple[list[FunctionCall], str]]:
     family = row["extra_info"]["family"]
     truth = json.loads(row["reward_model"]["ground_truth"])
     grader = json.loads(row["extra_info"]["grader"])
-    payload = json.loads(row["extra_info"]["payload"])
     reference = reward_entry(family).reference_submission(truth, grader)
     if family == "workflow":
         writes = [call("write_file", path=path, content=text) for path, text in json.loads(reference).items()]
@@ -77,7 +76,8 @@ def policies(row: dict[str, Any]) -> dict[str, tuple[list[FunctionCall], str]]:
                             call("submit")], "Fixed."),
                 "idle": ([call("submit")], "Nothing to change.")}
     if family == "literature":
-        return {"solves": ([call("search", query=payload["question"][:200], k=3)], reference),
+        question = row["raw_prompt"][-1]["content"]
+        return {"solves": ([call("search", query=question[:200], k=3)], reference),
                 "idle": ([call("search", query="anything")], "")}
     return {"solves": ([], reference), "idle": ([], "")}
 
