@@ -330,11 +330,13 @@ def _long_context_plants(rows: dict[str, Task]) -> list[Plant]:
     system = [Message(role=m.role, content=m.content + f" The answer is {answer}." if m.role == "system" else m.content)
               for m in hard.prompt]
     labels = hard.grader["labels"][:-1]
-    in_question = lambda t, text: _copy(_rendered(t, {**t.payload, "question": t.payload["question"] + text}),  # noqa: E731,E501
-                                        "paraphrase")
+
+    def in_question(task: Task, text: str) -> Task:
+        return _copy(_rendered(task, {**task.payload, "question": task.payload["question"] + text}), "paraphrase")
+
     return [
-        plant("empty answer scores", _copy(hard, "noop", reference={**hard.reference, "answer": [], "answer_text": ""},
-                                           grader={**hard.grader, "labels": []}), ("noop",), "a no-op submission scores"),
+        plant("empty answer scores", _copy(hard, "noop", grader={**hard.grader, "labels": []}, reference={
+            **hard.reference, "answer": [], "answer_text": ""}), ("noop",), "a no-op submission scores"),
         plant("evidence replaced by [document withheld]", _evidence_withheld(hard), ("reference",),
               "is not in the prompt the solver sees"),
         plant("stored prompt not rendered from the payload", _document_differs(hard), ("reference",),
@@ -416,7 +418,8 @@ def _computed_value_stated(task: Task) -> Task:
     """A copy whose prompt states one computed number of the reference (one no input holds)."""
     shown = "\n".join(task.payload["inputs"].values())
     header, *rows = list(csv.reader(io.StringIO(task.reference["deliverables"][_csv_deliverable(task)])))
-    value = next(cell for row in rows for cell in row[1:] if len(cell.replace(".", "").strip("0")) >= 4 and cell not in shown)
+    value = next(cell for row in rows for cell in row[1:]
+                 if len(cell.replace(".", "").strip("0")) >= 4 and cell not in shown)
     return _copy(task, "computed-value", prompt=_with_user_text(task, f"\nCheck: one row should come to {value}."))
 
 
@@ -547,7 +550,8 @@ def _one_class_test(task: Task) -> Task:
     train = frame_from_csv(task.payload["files"]["train.csv"])
     majority = train["label"].mode().sort()[0]
     answers = frame_from_csv(task.reference["answers"])
-    return _with_files(task, "one-class-test", answers=answers.with_columns(pl.lit(majority).alias("label")).write_csv())
+    return _with_files(task, "one-class-test",
+                       answers=answers.with_columns(pl.lit(majority).alias("label")).write_csv())
 
 
 def _label_in_test(task: Task) -> Task:
