@@ -1,6 +1,7 @@
 """The planted-defect suite: good task rows of every family, built once per module and stored as shards, and copies
 of them each with one defect planted, all validated together by `taskforge validate` on one stored Parquet file.
 Every good row is accepted; every planted row is rejected, its reasons naming the check that catches the defect.
+The defect kinds, per family and check, are the matrix in validators/README.md (each `Plant` names its kind).
 
 The sandbox is the process backend. What costs time is what the checks re-derive: reference workflows, the MLE
 baselines (once for the good row, once per planted row whose public files differ) and the SWE test runs; the
