@@ -87,6 +87,9 @@ def _conflicting_copy(task: Task) -> dict:
         fact.update(fact_id=fact["fact_id"] + "-planted", version="9.9.9")
     elif category == "set_aggregation":
         fact["funder"] = "Nobody Trust"
+    elif category == "budget_rollup":
+        fact = dict(next(f for f in facts if f["kind"] == "budget"))
+        fact.update(fact_id=fact["fact_id"] + "-planted", amount=fact["amount"] + 250)
     return fact
 
 
@@ -188,7 +191,7 @@ def test_shortcut_solvers_expose_an_easy_task():
 
 
 def test_capability_maps_to_categories():
-    assert categories_for("history_tracking", (), documents=False) == ["state_tracking", "timeline"]
+    assert categories_for("history_tracking", (), documents=False) == ["state_tracking", "timeline", "budget_rollup"]
     assert categories_for("objective_tracking", (), documents=False) == ["version_impact", "set_aggregation"]
     assert categories_for("history_tracking", (), documents=True) == ["timeline"]
     assert categories_for("something_else", (), documents=False) == sorted(CATEGORIES)

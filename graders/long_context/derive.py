@@ -347,6 +347,33 @@ def derive_aggregation(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
                         lambda f: (f["project"], f["funder"], f["amount"], f["year"], f["purpose"]), solve)
 
 
+def derive_rollup(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
+    """The combined budget, at the end of `until`, of the projects led by people employed by `organisation`:
+    per such project the figure of its latest budget statement dated on or before `until` (a revision replaces
+    an earlier figure; later revisions and proposals that were not adopted change nothing). Two employers of a
+    person, two leaders of a project or two figures of one project on one date give several answers."""
+    until = dt.date.fromisoformat(query["until"])
+
+    def solve(world: list[Fact]) -> list[Any]:
+        related = {(f["subject"], f["relation"]): f["object"] for f in world if f["kind"] == "relation"}
+        counted = [project for (project, relation), person in related.items()
+                   if relation == "led_by" and related.get((person, "employed_by")) == query["organisation"]]
+        latest: dict[str, Fact] = {}
+        for fact in world:
+            if fact["kind"] == "budget" and fact["project"] in counted and _date(fact) <= until and (
+                    fact["project"] not in latest or _date(fact) > _date(latest[fact["project"]])):
+                latest[fact["project"]] = fact
+        if not counted or len(latest) < len(counted):
+            return []
+        return [sum(fact["amount"] for fact in latest.values())]
+
+    def key(fact: Fact) -> Any:
+        return (fact["subject"], fact["relation"]) if fact["kind"] == "relation" else (fact["project"], fact["date"])
+
+    return _over_worlds(_of_kind(facts, "relation", "budget"), key,
+                        lambda f: f["object"] if f["kind"] == "relation" else f["amount"], solve)
+
+
 DERIVATIONS: dict[str, Callable[[list[Fact], dict[str, Any]], list[Any]]] = {
     "cross_doc_integration": derive_integration,
     "timeline": derive_timeline,
@@ -356,5 +383,6 @@ DERIVATIONS: dict[str, Callable[[list[Fact], dict[str, Any]], list[Any]]] = {
     "state_tracking": derive_state,
     "version_impact": derive_versions,
     "set_aggregation": derive_aggregation,
+    "budget_rollup": derive_rollup,
 }
 """The derivation of each category's answer, by category name."""
