@@ -1,4 +1,4 @@
-"""The long-context builder: eight categories, lengths 16K–128K, evolution, and real documents as a source.
+"""The long-context builder: nine categories, lengths 16K–128K, evolution, and real documents as a source.
 
 Every category's task must score 1 with its reference and 0 with no-op answers,
 pass every check, and be rejected when a defect is planted: the answer in the
@@ -23,7 +23,8 @@ from taskforge.builders.long_context.length import LengthNotMetError, LengthTarg
 from conftest import SAMPLES
 from taskforge.graders import scorer_for
 from taskforge.graders.long_context.derive import DERIVATIONS
-from taskforge.graders.long_context.solvers import HARD_POOL_THRESHOLD, SHALLOW_SOLVERS
+from taskforge.graders.long_context.solvers import (HARD_POOL_THRESHOLD, SHALLOW_SOLVERS, FirstMention, SentenceIndex,
+                                                   content_words, estimate_success)
 from taskforge.schemas import InputError, Message, PlanItem, Task
 from taskforge.schemas.tokens import count_tokens
 from taskforge.validators.runner import DEFAULT_CHECKS, validate
@@ -254,3 +255,32 @@ def test_extra_solvers_plug_into_the_estimate():
     (task,) = LongContextBuilder(solvers=(*SHALLOW_SOLVERS, _SilentJudge())).build(item, context)
     assert task.payload["evolution"]["solver_scores"]["judge"] == 0.0
     assert validate(task).status == "accepted", "scores of solvers the check does not re-run are taken as recorded"
+
+
+def test_first_mention_answers_with_the_first_hit_of_a_text_search():
+    index = SentenceIndex((("doc-1", "Rain fell. Kavel Institute employs Ana Tor. Ana Tor leads Project Ul."),
+                           ("doc-2", "Kavel Institute employs Ben Sa.")))
+    found = FirstMention().locate("the staff of Kavel Institute", index, lambda s: True)
+    assert found.text == "Kavel Institute employs Ana Tor."
+    assert "first_mention" in {solver.name for solver in SHALLOW_SOLVERS}
+
+
+def test_budget_rollup_cannot_be_finished_by_one_text_search(tasks):
+    """The staff and their projects go unnamed, the projects' figures were revised (the first statement of a
+    project is superseded), several projects are added up, and the question's words are not the evidence's: the
+    grep-first-hit chase (organisation → first person → first project → first figure) and every other shortcut
+    score 0."""
+    task = tasks["budget_rollup"]
+    facts, question = task.reference["facts"], task.payload["question"]
+    evidence = {e["fact_id"] for e in task.payload["evidence"]}
+    counted = {f["project"] for f in facts if f["fact_id"] in evidence and f["kind"] == "budget"}
+    staff = {f["subject"] for f in facts if f["fact_id"] in evidence and f.get("relation") == "employed_by"}
+    assert len(counted) >= 2 and not any(name in question for name in counted | staff)
+    assert any(f["kind"] in ("budget", "proposal") and f["project"] in counted and f["fact_id"] not in evidence
+               for f in facts)
+    assert len({e["doc_id"] for e in task.payload["evidence"]}) >= 3
+    documents = {d["doc_id"]: d["text"] for d in task.payload["documents"]}
+    stated = " ".join(documents[e["doc_id"]][e["start"]:e["end"]] for e in task.payload["evidence"])
+    assert not {"headed", "staff", "spend", "budget"} & content_words(question) & content_words(stated)
+    scores = estimate_success(task)["solver_scores"]
+    assert scores["first_mention"] == 0.0 and max(scores.values()) <= HARD_POOL_THRESHOLD

@@ -36,7 +36,7 @@ _FIRST_NAMES = ("Imara", "Tomas", "Lucia", "Oren", "Selin", "Baptiste", "Anouk",
                 "Yara", "Dmitri", "Ines", "Farid", "Greta", "Nikhil", "Astrid", "Mateo", "Leila", "Corin")
 _PROJECT_KINDS = ("Project", "Programme", "Initiative", "Survey", "Array")
 EMPLOYED = (("{x} is employed by {y}.", "{y} employs {x}."),
-            ("{x} works for {y}.", "{x} holds a post at {y}.", "{x} joined the staff of {y} some years ago.",
+            ("{x} works for {y}.", "{x} holds a post at {y}.", "{x} has been on the payroll of {y} for years.",
              "{y} pays the salary of {x}."))
 NOT_HIRED = "{x} applied for a post at {y} but was not hired."
 LEADS = (("{x} is led by {y}.", "{y} leads {x}."),

@@ -88,11 +88,11 @@ def _evidence(paper: Paper) -> dict[str, str]:
             if pid.rsplit(":", 1)[0] in content and passage_debris(text) is None}
 
 
-def _near_misses(papers: list[Paper], claim: dict, support: dict) -> list[tuple[str, str]]:
-    """Clean passages of the papers that state a figure of the claim's metric or setting but do not support it."""
-    asked = [t for t in (claim["metric"], claim["setting"]) if t]
+def near_misses(papers: list[Paper], support: dict) -> list[tuple[str, str]]:
+    """(paper id, passage id) of the clean passages of the papers that state a figure with the claim's metric or
+    setting but do not support the claim."""
     return [(p.paper_id, pid) for p in papers for pid, text in _evidence(p).items()
-            if not supports(text, support) and NUMBER.search(text) and any(mentions(text, t) for t in asked)]
+            if not supports(text, support) and NUMBER.search(text) and any(mentions(text, t) for t in support["terms"])]
 
 
 def generate(env: SearchEnvironment, rng: random.Random, writer: QuestionWriter) -> Case | None:
@@ -119,7 +119,7 @@ def generate(env: SearchEnvironment, rng: random.Random, writer: QuestionWriter)
         clean = {(p.paper_id, pid) for p in candidates for pid in _evidence(p)}
         gold_ids = sorted({g["paper_id"] for g in gold_passages})
         distractors = [p for p in candidates if p.paper_id not in gold_ids]
-        near = _near_misses(candidates, claim, support)
+        near = near_misses(candidates, support)
         if (paper.paper_id not in gold_ids or len(distractors) < MIN_DISTRACTORS or len(near) < MIN_NEAR_PASSAGES
                 or any((g["paper_id"], g["passage"]) not in clean for g in gold_passages)):
             continue
