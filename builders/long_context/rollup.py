@@ -10,7 +10,9 @@ Nothing the question names leads to the answer by one text search:
   down change nothing (near-miss strength), so the first and the last statement naming a project both mislead;
 - aggregation over several projects, each stated in other documents;
 - at lexical gap 1 the question says "have to spend" and "headed by staff of", the documents say allocation,
-  envelope, works for, in charge of: the question's words do not occur in the evidence.
+  envelope, works for, in charge of: the question's words do not occur in the evidence; and a project's figures
+  name only the ledger line it is booked under (stated once elsewhere), a third hop no search for the project's
+  name finds.
 
 The answer is derived from the world model (`graders/long_context/derive.py: derive_rollup`).
 """
@@ -50,6 +52,8 @@ REVISED = (("The budget of {p} was revised to {n} credits {date}.",
            ("{date_cap}, the envelope of {p} was reset to {n} credits, replacing the earlier figure.",
             "A revision agreed {date} put the allocation for {p} at {n} credits.",
             "{p} had its allocation brought to {n} credits {date}, superseding what had been agreed before."))
+LINES = ("In the accounts, {p} is booked under ledger line {line}.", "{p} draws its money through ledger line {line}.",
+         "Ledger line {line} belongs to {p}.")
 PROPOSED = ("{date_cap}, a motion to move the allocation for {p} to {n} credits was tabled and voted down.",
             "A proposal of {date_plain} to give {p} {n} credits in all was withdrawn before any vote.")
 
@@ -77,15 +81,24 @@ class _Writer:
         slots = {"x": subject, "y": obj}
         self.statements.append(Statement(record, capitalised(wording.format(**slots)), role=role))
 
-    def budget(self, project: str, amount: int, date: dt.date, role: str, kind: str) -> None:
-        """A budget statement of a project: set, revised, or a proposal that was not adopted."""
+    def line(self, project: str, line: str, role: str) -> None:
+        """A statement of the ledger line a project's money is booked under."""
+        record = {"fact_id": f"f{len(self.statements)}", "kind": "alias", "project": project, "line": line,
+                  "checks": checks(texts=(project, line))}
+        self.statements.append(Statement(record, self.rng.choice(LINES).format(p=project, line=line), role=role))
+
+    def budget(self, project: str, line: str | None, amount: int, date: dt.date, role: str, kind: str) -> None:
+        """A budget statement of a project, naming the project or only its ledger line: set, revised, or a
+        proposal that was not adopted. A statement naming the line records it; the project it also records is
+        for readers (the derivation reaches it through the line's statement)."""
         record = {"fact_id": f"f{len(self.statements)}", "kind": "budget" if kind != "proposal" else "proposal",
-                  "project": project, "amount": amount, "date": date.isoformat(),
-                  "checks": checks(texts=(project,), dates=(date.isoformat(),), numbers=(amount,))}
+                  "project": project, "line": line, "amount": amount, "date": date.isoformat(),
+                  "checks": checks(texts=(line or project,), dates=(date.isoformat(),), numbers=(amount,))}
         wording = {"set": lambda: self.rng.choice(SET[self.gap]), "revised": lambda: self.rng.choice(REVISED[self.gap]),
                    "proposal": lambda: self.rng.choice(PROPOSED)}[kind]()
         written = format_date(date, self.rng.randrange(5))
-        text = wording.format(p=project, n=format_number(amount, self.rng.randrange(2)), date=written,
+        named = f"ledger line {line}" if line else project
+        text = wording.format(p=named, n=format_number(amount, self.rng.randrange(2)), date=written,
                               date_cap=capitalised(written), date_plain=written.removeprefix("on "))
         self.statements.append(Statement(record, capitalised(text), role=role, group=f"budget-{project}"))
 
@@ -99,8 +112,8 @@ def _amount(rng: random.Random, avoid: set[int]) -> int:
             return amount
 
 
-def _budgets(writer: _Writer, project: str, counted: bool, until: dt.date, revisions: int, near: int,
-             rng: random.Random, used: set[int]) -> None:
+def _budgets(writer: _Writer, project: str, line: str | None, counted: bool, until: dt.date, revisions: int,
+             near: int, rng: random.Random, used: set[int]) -> None:
     """A project's budget history: set, `revisions` revisions on or before `until`, and near misses (a revision
     after `until` at strength 1, a proposal voted down before it at strength 2)."""
     days = sorted(rng.sample(range(20, 700), revisions + 1))
@@ -108,14 +121,14 @@ def _budgets(writer: _Writer, project: str, counted: bool, until: dt.date, revis
     effective = len(dates) - 1
     for k, date in enumerate(dates):
         role = ("evidence" if k == effective else "distractor") if counted else "distractor"
-        writer.budget(project, _amount(rng, used), date, role, "set" if k == 0 else "revised")
+        writer.budget(project, line, _amount(rng, used), date, role, "set" if k == 0 else "revised")
     if near >= 1 and (counted or rng.random() < 0.5):
-        writer.budget(project, _amount(rng, used), until + dt.timedelta(days=rng.randint(1, 120)), "distractor",
-                      "revised")
+        writer.budget(project, line, _amount(rng, used), until + dt.timedelta(days=rng.randint(1, 120)),
+                      "distractor", "revised")
     if near >= 2 and (counted or rng.random() < 0.3):
         between = dates[0] + dt.timedelta(days=rng.randint(1, max(1, (until - dates[0]).days - 1)))
         if between not in dates:
-            writer.budget(project, _amount(rng, used), between, "distractor", "proposal")
+            writer.budget(project, line, _amount(rng, used), between, "distractor", "proposal")
 
 
 def compose(seed: int, axes: Axes, rng: random.Random) -> tuple[Composition, World]:
@@ -148,10 +161,15 @@ def compose(seed: int, axes: Axes, rng: random.Random) -> tuple[Composition, Wor
             if person in leader.values():
                 writer.relation(person, "not_hired", organisation, "distractor", NOT_HIRED)
     used: set[int] = set()
-    for project in projects:
+    codes = unique_names(rng, lambda r: f"{r.choice('BDFHKLMPRTV')}{r.choice('AEKNRSTX')}-{r.randrange(1000, 9999)}",
+                         len(projects))
+    for project, code in zip(projects, codes):
         is_counted = project in counted
+        line = code if writer.gap else None
+        if line:
+            writer.line(project, line, "evidence" if is_counted else "context")
         revisions = axes.state_transition_depth if is_counted else rng.randint(0, max(1, axes.state_transition_depth))
-        _budgets(writer, project, is_counted, until, revisions, axes.near_miss_strength, rng, used)
+        _budgets(writer, project, line, is_counted, until, revisions, axes.near_miss_strength, rng, used)
     statements = writer.statements
     rng.shuffle(statements)
     date_text = format_date(until, 0).removeprefix("on ")

@@ -350,28 +350,38 @@ def derive_aggregation(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
 def derive_rollup(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
     """The combined budget, at the end of `until`, of the projects led by people employed by `organisation`:
     per such project the figure of its latest budget statement dated on or before `until` (a revision replaces
-    an earlier figure; later revisions and proposals that were not adopted change nothing). Two employers of a
-    person, two leaders of a project or two figures of one project on one date give several answers."""
+    an earlier figure; later revisions and proposals that were not adopted change nothing). A statement that
+    names a ledger line counts for the project the line's own statement assigns it to. Two employers of a
+    person, two leaders of a project, two projects of a line or two figures of one project on one date give
+    several answers."""
     until = dt.date.fromisoformat(query["until"])
 
     def solve(world: list[Fact]) -> list[Any]:
         related = {(f["subject"], f["relation"]): f["object"] for f in world if f["kind"] == "relation"}
+        lines = {f["line"]: f["project"] for f in world if f["kind"] == "alias"}
         counted = [project for (project, relation), person in related.items()
                    if relation == "led_by" and related.get((person, "employed_by")) == query["organisation"]]
         latest: dict[str, Fact] = {}
         for fact in world:
-            if fact["kind"] == "budget" and fact["project"] in counted and _date(fact) <= until and (
-                    fact["project"] not in latest or _date(fact) > _date(latest[fact["project"]])):
-                latest[fact["project"]] = fact
+            project = lines.get(fact["line"]) if fact["kind"] == "budget" and fact.get("line") else fact.get("project")
+            if fact["kind"] == "budget" and project in counted and _date(fact) <= until and (
+                    project not in latest or _date(fact) > _date(latest[project])):
+                latest[project] = fact
         if not counted or len(latest) < len(counted):
             return []
         return [sum(fact["amount"] for fact in latest.values())]
 
     def key(fact: Fact) -> Any:
-        return (fact["subject"], fact["relation"]) if fact["kind"] == "relation" else (fact["project"], fact["date"])
+        if fact["kind"] == "relation":
+            return (fact["subject"], fact["relation"])
+        if fact["kind"] == "alias":
+            return ("line", fact["line"])
+        return (fact.get("line") or fact["project"], fact["date"])
 
-    return _over_worlds(_of_kind(facts, "relation", "budget"), key,
-                        lambda f: f["object"] if f["kind"] == "relation" else f["amount"], solve)
+    def value(fact: Fact) -> Any:
+        return {"relation": fact.get("object"), "alias": fact.get("project")}.get(fact["kind"], fact.get("amount"))
+
+    return _over_worlds(_of_kind(facts, "relation", "alias", "budget"), key, value, solve)
 
 
 DERIVATIONS: dict[str, Callable[[list[Fact], dict[str, Any]], list[Any]]] = {
