@@ -22,7 +22,7 @@ from taskforge.builders.long_context.compose import assemble_world
 from taskforge.builders.long_context.length import LengthNotMetError, LengthTarget
 from conftest import SAMPLES
 from taskforge.graders import scorer_for
-from taskforge.graders.long_context.derive import DERIVATIONS
+from taskforge.graders.long_context.derive import DERIVATIONS, derive_rollup
 from taskforge.graders.long_context.solvers import (HARD_POOL_THRESHOLD, SHALLOW_SOLVERS, FirstMention, SentenceIndex,
                                                    content_words, estimate_success)
 from taskforge.schemas import InputError, Message, PlanItem, Task
@@ -284,3 +284,21 @@ def test_budget_rollup_cannot_be_finished_by_one_text_search(tasks):
     assert not {"headed", "staff", "spend", "budget"} & content_words(question) & content_words(stated)
     scores = estimate_success(task)["solver_scores"]
     assert scores["first_mention"] == 0.0 and max(scores.values()) <= HARD_POOL_THRESHOLD
+
+
+def test_rollup_replays_each_counted_project_from_its_last_figure_up_to_the_date():
+    def budget(fact_id, kind, date, **value):
+        return {"fact_id": fact_id, "kind": kind, "project": "Survey Ul", "line": "KA-1001", "date": date, **value}
+
+    facts = [
+        {"fact_id": "r1", "kind": "relation", "subject": "Survey Ul", "relation": "led_by", "object": "Ana Tor"},
+        {"fact_id": "r2", "kind": "relation", "subject": "Ana Tor", "relation": "employed_by", "object": "Kavel Works"},
+        {"fact_id": "r3", "kind": "negated", "subject": "Ben Sa", "relation": "employed_by", "object": "Kavel Works"},
+        {"fact_id": "a1", "kind": "alias", "project": "Survey Ul", "line": "KA-1001"},
+        budget("b1", "budget", "2015-01-01", amount=40000), budget("b2", "budget_change", "2015-01-20", delta=5000),
+        budget("b3", "budget", "2015-02-01", amount=30000), budget("b4", "budget_change", "2015-03-01", delta=-2500),
+        budget("b5", "proposal", "2015-03-15", amount=90000), budget("b6", "budget", "2015-09-01", amount=70000)]
+    query = {"organisation": "Kavel Works", "until": "2015-06-30"}
+    assert derive_rollup(facts, query) == [27500]
+    assert derive_rollup([f for f in facts if f["fact_id"] != "a1"], query) == [None]
+    assert derive_rollup(facts + [budget("b7", "budget", "2015-02-01", amount=31000)], query) == [27500, 28500]

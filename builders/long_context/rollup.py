@@ -6,7 +6,7 @@ Nothing the question names leads to the answer by one text search:
 - two hops through entities the question never names: the organisation's staff (stated as employment), then the
   projects they lead (stated as leadership), so the budgets to add are found only through people;
 - superseded figures: each project's budget is stated when it was set and again in dated revisions; a revision
-  replaces the earlier figure, revisions after the asked date do not count yet, and proposals that were voted
+  replaces the earlier figure or changes it by an amount (added up from the last figure on), revisions after the asked date do not count yet, and proposals that were voted
   down change nothing (near-miss strength), so the first and the last statement naming a project both mislead;
 - aggregation over several projects, each stated in other documents;
 - at lexical gap 1 the question says "have to spend" and "headed by staff of", the documents say allocation,
@@ -31,7 +31,7 @@ from taskforge.builders.long_context.world import World, generate_world, invente
 CATEGORY = "budget_rollup"
 KNOBS = {"near_miss_strength": (0, 1, 2, 3), "lexical_gap": (0, 1), "computational_depth": (2, 3, 4),
          "state_transition_depth": (0, 1, 2, 3), "search_space": (8, 12, 16, 24), **PLACEMENT_KNOBS}
-START = {"near_miss_strength": 2, "lexical_gap": 1, "computational_depth": 3, "state_transition_depth": 1,
+START = {"near_miss_strength": 2, "lexical_gap": 1, "computational_depth": 3, "state_transition_depth": 2,
          "search_space": 12}
 """Where a root task starts on the ladders above (the easier levels stay for `start=easiest`)."""
 _FIRST_NAMES = ("Imara", "Tomas", "Lucia", "Oren", "Selin", "Baptiste", "Anouk", "Kwame", "Mirela", "Hugo",
@@ -54,6 +54,10 @@ REVISED = (("The budget of {p} was revised to {n} credits {date}.",
             "{p} had its allocation brought to {n} credits {date}, superseding what had been agreed before."))
 LINES = ("In the accounts, {p} is booked under ledger line {line}.", "{p} draws its money through ledger line {line}.",
          "Ledger line {line} belongs to {p}.")
+RAISED = ("{date_cap}, a further {n} credits were added to the allocation for {p}.",
+          "The envelope of {p} grew by {n} credits {date}.")
+CUT = ("{p} gave back {n} credits of its allocation {date}.",
+       "{date_cap}, the envelope of {p} was cut by {n} credits.")
 PROPOSED = ("{date_cap}, a motion to move the allocation for {p} to {n} credits was tabled and voted down.",
             "A proposal of {date_plain} to give {p} {n} credits in all was withdrawn before any vote.")
 
@@ -88,17 +92,19 @@ class _Writer:
         self.statements.append(Statement(record, self.rng.choice(LINES).format(p=project, line=line), role=role))
 
     def budget(self, project: str, line: str | None, amount: int, date: dt.date, role: str, kind: str) -> None:
-        """A budget statement of a project, naming the project or only its ledger line: set, revised, or a
-        proposal that was not adopted. A statement naming the line records it; the project it also records is
+        """A budget statement of a project, naming the project or only its ledger line: set, revised to a new
+        figure, changed by an amount (`amount` signed), or a proposal that was not adopted. A statement naming the line records it; the project it also records is
         for readers (the derivation reaches it through the line's statement)."""
-        record = {"fact_id": f"f{len(self.statements)}", "kind": "budget" if kind != "proposal" else "proposal",
-                  "project": project, "line": line, "amount": amount, "date": date.isoformat(),
-                  "checks": checks(texts=(line or project,), dates=(date.isoformat(),), numbers=(amount,))}
-        wording = {"set": lambda: self.rng.choice(SET[self.gap]), "revised": lambda: self.rng.choice(REVISED[self.gap]),
-                   "proposal": lambda: self.rng.choice(PROPOSED)}[kind]()
-        written = format_date(date, self.rng.randrange(5))
+        fact_kind = {"proposal": "proposal", "change": "budget_change"}.get(kind, "budget")
+        record = {"fact_id": f"f{len(self.statements)}", "kind": fact_kind, "project": project, "line": line,
+                  "date": date.isoformat(), "checks": checks(texts=(line or project,), dates=(date.isoformat(),),
+                                                             numbers=(abs(amount),))}
+        record["delta" if kind == "change" else "amount"] = amount
+        wording = self.rng.choice({"set": SET[self.gap], "revised": REVISED[self.gap], "proposal": PROPOSED,
+                                   "change": RAISED if amount > 0 else CUT}[kind])
+        written = format_date(date, self.rng.randrange(4 if kind == "proposal" else 5))
         named = f"ledger line {line}" if line else project
-        text = wording.format(p=named, n=format_number(amount, self.rng.randrange(2)), date=written,
+        text = wording.format(p=named, n=format_number(abs(amount), self.rng.randrange(2)), date=written,
                               date_cap=capitalised(written), date_plain=written.removeprefix("on "))
         self.statements.append(Statement(record, capitalised(text), role=role, group=f"budget-{project}"))
 
@@ -114,14 +120,22 @@ def _amount(rng: random.Random, avoid: set[int]) -> int:
 
 def _budgets(writer: _Writer, project: str, line: str | None, counted: bool, until: dt.date, revisions: int,
              near: int, rng: random.Random, used: set[int]) -> None:
-    """A project's budget history: set, `revisions` revisions on or before `until`, and near misses (a revision
-    after `until` at strength 1, a proposal voted down before it at strength 2)."""
+    """A project's budget history: set, `revisions` revisions on or before `until` (each a new figure or a
+    change by an amount), and near misses (a revision after `until` at strength 1, a proposal voted down before
+    it at strength 2). The evidence is the last new figure and the changes after it."""
     days = sorted(rng.sample(range(20, 700), revisions + 1))
     dates = [until - dt.timedelta(days=d) for d in reversed(days)]
-    effective = len(dates) - 1
-    for k, date in enumerate(dates):
-        role = ("evidence" if k == effective else "distractor") if counted else "distractor"
-        writer.budget(project, line, _amount(rng, used), date, role, "set" if k == 0 else "revised")
+    kinds = ["set", *(rng.choice(("revised", "change")) for _ in dates[1:])]
+    last_figure = max(k for k, kind in enumerate(kinds) if kind != "change")
+    level = 0
+    for k, (date, kind) in enumerate(zip(dates, kinds)):
+        role = "evidence" if counted and k >= last_figure else "distractor"
+        if kind == "change":
+            amount = rng.choice((1, -1)) * rng.randrange(1000, min(level // 2, 20000), 250)
+        else:
+            amount = _amount(rng, used)
+        level = level + amount if kind == "change" else amount
+        writer.budget(project, line, amount, date, role, kind)
     if near >= 1 and (counted or rng.random() < 0.5):
         writer.budget(project, line, _amount(rng, used), until + dt.timedelta(days=rng.randint(1, 120)),
                       "distractor", "revised")

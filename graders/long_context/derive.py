@@ -349,8 +349,9 @@ def derive_aggregation(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
 
 def derive_rollup(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
     """The combined budget, at the end of `until`, of the projects led by people employed by `organisation`:
-    per such project the figure of its latest budget statement dated on or before `until` (a revision replaces
-    an earlier figure; later revisions and proposals that were not adopted change nothing). A statement that
+    per such project its last figure dated on or before `until` plus the changes by an amount after it (a
+    revision to a new figure replaces the earlier one; later revisions and proposals that were not adopted
+    change nothing). A statement that
     names a ledger line counts for the project the line's own statement assigns it to. Two employers of a
     person, two leaders of a project, two projects of a line or two figures of one project on one date give
     several answers."""
@@ -361,15 +362,20 @@ def derive_rollup(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
         lines = {f["line"]: f["project"] for f in world if f["kind"] == "alias"}
         counted = [project for (project, relation), person in related.items()
                    if relation == "led_by" and related.get((person, "employed_by")) == query["organisation"]]
-        latest: dict[str, Fact] = {}
+        history: dict[str, list[Fact]] = {}
         for fact in world:
-            project = lines.get(fact["line"]) if fact["kind"] == "budget" and fact.get("line") else fact.get("project")
-            if fact["kind"] == "budget" and project in counted and _date(fact) <= until and (
-                    project not in latest or _date(fact) > _date(latest[project])):
-                latest[project] = fact
-        if not counted or len(latest) < len(counted):
-            return []
-        return [sum(fact["amount"] for fact in latest.values())]
+            project = lines.get(fact["line"]) if fact.get("line") else fact.get("project")
+            if fact["kind"] in ("budget", "budget_change") and project in counted and _date(fact) <= until:
+                history.setdefault(project, []).append(fact)
+        levels = []
+        for project in counted:
+            level = None
+            for fact in sorted(history.get(project, []), key=_date):
+                level = fact["amount"] if fact["kind"] == "budget" else None if level is None else level + fact["delta"]
+            if level is None:
+                return []
+            levels.append(level)
+        return [sum(levels)] if counted else []
 
     def key(fact: Fact) -> Any:
         if fact["kind"] == "relation":
@@ -379,9 +385,10 @@ def derive_rollup(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
         return (fact.get("line") or fact["project"], fact["date"])
 
     def value(fact: Fact) -> Any:
-        return {"relation": fact.get("object"), "alias": fact.get("project")}.get(fact["kind"], fact.get("amount"))
+        return {"relation": fact.get("object"), "alias": fact.get("project"),
+                "budget_change": ("change", fact.get("delta"))}.get(fact["kind"], fact.get("amount"))
 
-    return _over_worlds(_of_kind(facts, "relation", "alias", "budget"), key, value, solve)
+    return _over_worlds(_of_kind(facts, "relation", "alias", "budget", "budget_change"), key, value, solve)
 
 
 DERIVATIONS: dict[str, Callable[[list[Fact], dict[str, Any]], list[Any]]] = {
