@@ -9,7 +9,7 @@ import pytest
 from conftest import SAMPLES
 from factories import literature_tasks
 from taskforge.builders.literature.findings import sentence_findings
-from taskforge.builders.literature.kinds.select_evidence import claim_of, near_misses
+from taskforge.builders.literature.kinds.select_evidence import claim_of, evidence_passages, near_misses
 from taskforge.graders.literature.environment import environment_for
 from taskforge.validators.questions import parts_of
 from taskforge.validators.runner import default_checks, validate
@@ -78,8 +78,8 @@ def test_the_shipped_papers_make_an_accepted_task_with_near_miss_passages(shippe
 def test_planted_gold_passage_swapped_for_a_near_miss_is_rejected(shipped):
     task, data_dir = shipped
     env = environment_for(task.environment, data_dir)
-    candidates = [env.collection.by_id[c["paper_id"]] for c in task.payload["candidates"]]
-    paper_id, passage = near_misses(candidates, task.reference["support"])[0]
+    evidence = {c["paper_id"]: evidence_passages(env.collection.by_id[c["paper_id"]]) for c in task.payload["candidates"]}
+    paper_id, passage = near_misses(evidence, task.reference["support"])[0]
     answer = {**task.reference["answer"], "passages": [{"paper_id": paper_id, "passage": passage}]}
     swapped = task.model_copy(update={"reference": {**task.reference, "answer": answer}})
     reason = _failed(swapped, data_dir)["rederived_answer"]

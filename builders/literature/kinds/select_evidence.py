@@ -80,7 +80,7 @@ def claim_of(finding: Finding) -> dict | None:
             "setting": _setting(finding.sentence, start, finding.metric), "gain": gain}
 
 
-def _evidence(paper: Paper) -> dict[str, str]:
+def evidence_passages(paper: Paper) -> dict[str, str]:
     """The passages of a paper that can be evidence: content, not headings, OCR-garbled text, LaTeX, tables,
     reference lists or acknowledgments (`debris.py`)."""
     content = content_sections(paper)
@@ -88,10 +88,10 @@ def _evidence(paper: Paper) -> dict[str, str]:
             if pid.rsplit(":", 1)[0] in content and passage_debris(text) is None}
 
 
-def near_misses(papers: list[Paper], support: dict) -> list[tuple[str, str]]:
-    """(paper id, passage id) of the clean passages of the papers that state a figure with the claim's metric or
-    setting but do not support the claim."""
-    return [(p.paper_id, pid) for p in papers for pid, text in _evidence(p).items()
+def near_misses(evidence: dict[str, dict[str, str]], support: dict) -> list[tuple[str, str]]:
+    """(paper id, passage id) of the clean passages (`evidence`: paper id → passage id → text) that state a figure
+    with the claim's metric or setting but do not support the claim."""
+    return [(paper_id, pid) for paper_id, texts in evidence.items() for pid, text in texts.items()
             if not supports(text, support) and NUMBER.search(text) and any(mentions(text, t) for t in support["terms"])]
 
 
@@ -99,6 +99,7 @@ def generate(env: SearchEnvironment, rng: random.Random, writer: QuestionWriter)
     """One select_evidence case from a randomly chosen result, or None when it does not make one."""
     collection = env.collection
     with_text = [p for p in collection.papers if p.sections]
+    clean: dict[str, dict[str, str]] = {}
     for paper in rng.sample(with_text, min(PAPERS_TRIED, len(with_text))):
         claims = [c for f in findings(paper) if (c := claim_of(f))]
         if not claims:
@@ -116,12 +117,15 @@ def generate(env: SearchEnvironment, rng: random.Random, writer: QuestionWriter)
         question = writer.phrase(KIND, {**claim, "terms": support["terms"]})
         gold_passages = [key_passage(p, pid, text) for p in candidates for pid, text in passages(p).items()
                          if supports(text, support)]
-        clean = {(p.paper_id, pid) for p in candidates for pid in _evidence(p)}
+        for candidate in candidates:
+            if candidate.paper_id not in clean:
+                clean[candidate.paper_id] = evidence_passages(candidate)
+        evidence = {p.paper_id: clean[p.paper_id] for p in candidates}
         gold_ids = sorted({g["paper_id"] for g in gold_passages})
         distractors = [p for p in candidates if p.paper_id not in gold_ids]
-        near = near_misses(candidates, support)
+        near = near_misses(evidence, support)
         if (paper.paper_id not in gold_ids or len(distractors) < MIN_DISTRACTORS or len(near) < MIN_NEAR_PASSAGES
-                or any((g["paper_id"], g["passage"]) not in clean for g in gold_passages)):
+                or any(g["passage"] not in evidence[g["paper_id"]] for g in gold_passages)):
             continue
         listing = ["Candidate papers retrieved for this claim:"] + [
             f"- {p.paper_id}: {p.title} ({p.year})" for p in candidates]
