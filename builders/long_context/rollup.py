@@ -54,6 +54,8 @@ REVISED = (("The budget of {p} was revised to {n} credits {date}.",
             "{p} had its allocation brought to {n} credits {date}, superseding what had been agreed before."))
 LINES = ("In the accounts, {p} is booked under ledger line {line}.", "{p} draws its money through ledger line {line}.",
          "Ledger line {line} belongs to {p}.")
+LEFT = ("{date_cap}, {x} left {left} and moved to {joined}.", "{x} exchanged {left} for {joined} {date}.")
+JOINED = ("{date_cap}, {x} left {left} to join {joined}.", "{joined} took on {x}, until then at {left}, {date}.")
 RAISED = ("{date_cap}, a further {n} credits were added to the allocation for {p}.",
           "The envelope of {p} grew by {n} credits {date}.")
 CUT = ("{p} gave back {n} credits of its allocation {date}.",
@@ -90,6 +92,16 @@ class _Writer:
         record = {"fact_id": f"f{len(self.statements)}", "kind": "alias", "project": project, "line": line,
                   "checks": checks(texts=(project, line))}
         self.statements.append(Statement(record, self.rng.choice(LINES).format(p=project, line=line), role=role))
+
+    def move(self, person: str, left: str, joined: str, date: dt.date, wordings: tuple[str, ...]) -> None:
+        """A dated statement that a person left one organisation for another (a near miss: before the asked
+        date it takes them off the asked organisation's staff, after it it does not yet put them on)."""
+        record = {"fact_id": f"f{len(self.statements)}", "kind": "move", "person": person, "to": joined,
+                  "date": date.isoformat(), "checks": checks(texts=(person, joined), dates=(date.isoformat(),))}
+        written = format_date(date, self.rng.randrange(5))
+        text = self.rng.choice(wordings).format(x=person, left=left, joined=joined, date=written,
+                                                date_cap=capitalised(written))
+        self.statements.append(Statement(record, capitalised(text), role="distractor"))
 
     def budget(self, project: str, line: str | None, amount: int, date: dt.date, role: str, kind: str) -> None:
         """A budget statement of a project, naming the project or only its ledger line: set, revised to a new
@@ -171,9 +183,16 @@ def compose(seed: int, axes: Axes, rng: random.Random) -> tuple[Composition, Wor
         role = "evidence" if project in counted else "context"
         writer.relation(project, "led_by", leader[project], role, rng.choice(LEADS[writer.gap]))
     if axes.near_miss_strength >= 2:
-        for person in rng.sample(outsiders, min(2, len(outsiders))):
-            if person in leader.values():
-                writer.relation(person, "not_hired", organisation, "distractor", NOT_HIRED)
+        leading = [p for p in outsiders if p in leader.values()]
+        for person in rng.sample(leading, min(2, len(leading))):
+            writer.relation(person, "not_hired", organisation, "distractor", NOT_HIRED)
+        for person, moved in zip(rng.sample(leading, min(2, len(leading))), (-1, 1)):
+            when = until + dt.timedelta(days=moved * rng.randint(10, 400))
+            if moved < 0:
+                writer.relation(person, "employed_by", organisation, "distractor", rng.choice(EMPLOYED[writer.gap]))
+                writer.move(person, organisation, employer[person], when, LEFT)
+            else:
+                writer.move(person, employer[person], organisation, when, JOINED)
     used: set[int] = set()
     codes = unique_names(rng, lambda r: f"{r.choice('BDFHKLMPRTV')}{r.choice('AEKNRSTX')}-{r.randrange(1000, 9999)}",
                          len(projects))
@@ -189,10 +208,10 @@ def compose(seed: int, axes: Axes, rng: random.Random) -> tuple[Composition, Wor
     date_text = format_date(until, 0).removeprefix("on ")
     if writer.gap:
         question = (f"Taken together, how many credits did the projects headed by staff of {organisation} have to "
-                    f"spend at the close of {date_text}?")
+                    f"spend at the close of {date_text}, counting the staff of that day?")
     else:
         question = (f"What was the combined budget, in credits, of the projects led by people employed by "
-                    f"{organisation}, as it stood at the end of {date_text}?")
+                    f"{organisation} on {date_text}, as it stood at the end of that day?")
     question += " Reply with a whole number on a final line of the form 'Answer: N'."
     return Composition(
         category=CATEGORY, statements=statements, question=question,

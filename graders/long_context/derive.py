@@ -348,7 +348,8 @@ def derive_aggregation(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
 
 
 def derive_rollup(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
-    """The combined budget, at the end of `until`, of the projects led by people employed by `organisation`:
+    """The combined budget, at the end of `until`, of the projects led by people employed by `organisation` that
+    day (a person's stated employer, changed by their dated moves up to `until`):
     per such project its last figure dated on or before `until` plus the changes by an amount after it (a
     revision to a new figure replaces the earlier one; later revisions and proposals that were not adopted
     change nothing). A statement that
@@ -360,8 +361,11 @@ def derive_rollup(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
     def solve(world: list[Fact]) -> list[Any]:
         related = {(f["subject"], f["relation"]): f["object"] for f in world if f["kind"] == "relation"}
         lines = {f["line"]: f["project"] for f in world if f["kind"] == "alias"}
+        employer = {subject: obj for (subject, relation), obj in related.items() if relation == "employed_by"}
+        for move in sorted((f for f in world if f["kind"] == "move" and _date(f) <= until), key=_date):
+            employer[move["person"]] = move["to"]
         counted = [project for (project, relation), person in related.items()
-                   if relation == "led_by" and related.get((person, "employed_by")) == query["organisation"]]
+                   if relation == "led_by" and employer.get(person) == query["organisation"]]
         history: dict[str, list[Fact]] = {}
         for fact in world:
             project = lines.get(fact["line"]) if fact.get("line") else fact.get("project")
@@ -382,13 +386,15 @@ def derive_rollup(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
             return (fact["subject"], fact["relation"])
         if fact["kind"] == "alias":
             return ("line", fact["line"])
+        if fact["kind"] == "move":
+            return ("move", fact["person"], fact["date"])
         return (fact.get("line") or fact["project"], fact["date"])
 
     def value(fact: Fact) -> Any:
-        return {"relation": fact.get("object"), "alias": fact.get("project"),
+        return {"relation": fact.get("object"), "alias": fact.get("project"), "move": fact.get("to"),
                 "budget_change": ("change", fact.get("delta"))}.get(fact["kind"], fact.get("amount"))
 
-    return _over_worlds(_of_kind(facts, "relation", "alias", "budget", "budget_change"), key, value, solve)
+    return _over_worlds(_of_kind(facts, "relation", "alias", "move", "budget", "budget_change"), key, value, solve)
 
 
 DERIVATIONS: dict[str, Callable[[list[Fact], dict[str, Any]], list[Any]]] = {
