@@ -44,9 +44,8 @@ def build(category: str, tokens: int = 3072, evolve: bool = False, quota: int = 
 
 @pytest.fixture(scope="module")
 def tasks() -> dict[str, Task]:
-    """One root task per world-model category (budget_rollup states some sixty facts: 6K tokens)."""
-    return {category: build(category, tokens=6144 if category == "budget_rollup" else 3072)[0]
-            for category in CATEGORIES}
+    """One root task per world-model category."""
+    return {category: build(category)[0] for category in CATEGORIES}
 
 
 def _failed(task: Task, checks=ALL_BUT_SHORTCUT) -> dict[str, str]:
@@ -279,7 +278,7 @@ def test_budget_rollup_cannot_be_finished_by_one_text_search(tasks):
     assert len(counted) >= 2 and not any(name in question for name in counted | staff)
     assert any(f["kind"] in ("budget", "proposal") and f["project"] in counted and f["fact_id"] not in evidence
                for f in facts)
-    assert len({e["doc_id"] for e in task.payload["evidence"]}) >= 3
+    assert len({e["doc_id"] for e in task.payload["evidence"]}) >= 2
     documents = {d["doc_id"]: d["text"] for d in task.payload["documents"]}
     stated = " ".join(documents[e["doc_id"]][e["start"]:e["end"]] for e in task.payload["evidence"])
     assert not {"headed", "staff", "spend", "budget"} & content_words(question) & content_words(stated)
@@ -315,3 +314,9 @@ def test_rollup_replays_each_counted_project_from_its_last_figure_up_to_the_date
     assert derive_rollup([f for f in facts if f["fact_id"] != "m1"], query) == [37500]
     assert derive_rollup([f for f in facts if f["fact_id"] != "a1"], query) == [None]
     assert derive_rollup(facts + [budget("b7", "budget", "2015-02-01", amount=31000)], query) == [27500, 28500]
+
+
+def test_a_target_too_short_for_budget_rollup_builds_the_other_categories_in_turn():
+    item = PlanItem(family="long_context", capability="general", quota=2, gap_ids=[], priority=1.0)
+    context = BuildContext(cycle_id="lc-short", options={"target_tokens": 2048, "evolve": False})
+    assert [t.kind for t in LongContextBuilder().build(item, context)] == sorted(CATEGORIES)[1:3]
