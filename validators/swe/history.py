@@ -1,0 +1,164 @@
+"""Leakage between SWE tasks of one repository mined at different commits.
+
+A task's workspace is its repository at the base commit, so a task whose base
+comes after another task's fix shows that fix (and the other task's hidden
+tests) to its solver: in `git log -p`, and often in the work tree itself. The
+link is re-derived from the tasks' stored patches and snapshots, never from a
+field the builder wrote:
+
+- `history`: every post-image blob of the other task's patch and test patch is
+  in this snapshot's object store (the fix is in the history the solver can read);
+- `work_tree`: the other task's patch applies in reverse to this work tree
+  (the fixed code is checked out);
+- `tests_in_work_tree`: the other task's test patch applies in reverse (its
+  hidden tests are checked out).
+
+What follows from a link (see validators/README.md):
+
+- two linked tasks whose patches change a common function (read from the
+  pre-image blobs in the holder's snapshot, `graders/swe/functions.py`) teach
+  the same repair twice, and the later one's workspace holds the earlier one's
+  answer in that very function: the holder is **rejected** (`swe_history_overlap`,
+  part of the `leakage` question) — one task per function holds across commits
+  and cycles, not only within one build's mining;
+- any other link is **only grouped**: a training set may hold both tasks, but a
+  release keeps every linked pair in one split (`store/splits.py`), so no
+  test-split task's fix is visible in a train-split workspace.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from taskforge.graders.swe.functions import patch_functions
+from taskforge.graders.swe.harness import cache_root
+from taskforge.graders.swe.patch import post_image_blobs
+from taskforge.graders.swe.safe_git import SAFE_GIT
+from taskforge.schemas import Task, ValidationResult
+from taskforge.schemas.swe import SweReference
+
+
+@dataclass(frozen=True)
+class HistoryLink:
+    """`holder`'s workspace shows `shown`'s fix: how (`via`), and the functions both patches change."""
+
+    holder: str
+    shown: str
+    via: tuple[str, ...]
+    shared_functions: tuple[str, ...]
+
+    @property
+    def repeats_repair(self) -> bool:
+        """Whether both patches change a common function (the holder is then rejected)."""
+        return bool(self.shared_functions)
+
+    def summary(self) -> dict[str, Any]:
+        return {"holder": self.holder, "shown": self.shown, "via": list(self.via),
+                "shared_functions": list(self.shared_functions)}
+
+
+def snapshot_of(task: Task) -> Path:
+    """The task's solver snapshot in the SWE cache."""
+    return cache_root() / task.environment["snapshot"]
+
+
+def _git(snapshot: Path, args: list[str], stdin: str) -> subprocess.CompletedProcess:
+    return subprocess.run([*SAFE_GIT, "-C", str(snapshot), *args], input=stdin, capture_output=True, text=True)
+
+
+def objects_present(snapshot: Path, object_ids: set[str]) -> set[str]:
+    """Which of the object ids the snapshot's object store holds (one `git cat-file --batch-check`)."""
+    if not object_ids:
+        return set()
+    done = _git(snapshot, ["cat-file", "--batch-check=%(objectname) %(objecttype)"],
+                "".join(f"{o}\n" for o in sorted(object_ids)))
+    found = [line.split() for line in done.stdout.splitlines()]
+    return {words[0] for words in found if len(words) == 2 and words[1] != "missing"} & object_ids
+
+
+def applies_in_reverse(snapshot: Path, patch: str) -> bool:
+    """Whether the patch's post-image is what the snapshot's work tree holds (`git apply --check -R`; nothing is
+    written)."""
+    return bool(patch.strip()) and _git(snapshot, ["apply", "--check", "-R", "-"], patch).returncode == 0
+
+
+@lru_cache(maxsize=4096)
+def _blob_text(snapshot: str, blob: str) -> str | None:
+    done = _git(Path(snapshot), ["cat-file", "blob", blob], "")
+    return done.stdout if done.returncode == 0 else None
+
+
+def functions_in(snapshot: Path, patch: str) -> set[str]:
+    """The functions a patch changes, its pre-image files read from the snapshot's object store."""
+    return patch_functions(patch, lambda blob: _blob_text(str(snapshot), blob))
+
+
+def links_from(holder: Task, others: Sequence[Task]) -> list[HistoryLink]:
+    """Every other task whose fix `holder`'s workspace shows (see the module docstring for how)."""
+    snapshot = snapshot_of(holder)
+    if not (snapshot / ".git").is_dir():
+        raise ValueError(f"the snapshot {snapshot.name} of task {holder.task_id} is missing or is not a repository")
+    references = {other.task_id: SweReference.of(other) for other in others}
+    blobs = {task_id: set(post_image_blobs(r.patch) + post_image_blobs(r.test_patch))
+             for task_id, r in references.items()}
+    present = objects_present(snapshot, set().union(*blobs.values()))
+    own: set[str] | None = None
+    links = []
+    for other in sorted(others, key=lambda t: t.task_id):
+        reference = references[other.task_id]
+        via = [name for name, shown in (
+            ("history", bool(blobs[other.task_id]) and blobs[other.task_id] <= present),
+            ("work_tree", applies_in_reverse(snapshot, reference.patch)),
+            ("tests_in_work_tree", applies_in_reverse(snapshot, reference.test_patch))) if shown]
+        if not via:
+            continue
+        own = functions_in(snapshot, SweReference.of(holder).patch) if own is None else own
+        shared = own & functions_in(snapshot, reference.patch)
+        links.append(HistoryLink(holder.task_id, other.task_id, tuple(via), tuple(sorted(shared))))
+    return links
+
+
+def history_links(tasks: Sequence[Task]) -> list[HistoryLink]:
+    """Every link among the SWE tasks of a batch or release, holder by holder (other families have none)."""
+    swe = [task for task in tasks if task.family == "swe"]
+    return [link for holder in swe for link in links_from(holder, [t for t in swe if t.task_id != holder.task_id])]
+
+
+class SweHistoryOverlap:
+    """The task against the SWE tasks already landed (`peers`), both ways: rejected when its workspace shows the
+    fix of one changing a common function, or one's workspace shows its fix so; every link is recorded in the
+    detail (`links`). Peers whose snapshot is not in this SWE cache are counted, not compared."""
+
+    name = "swe_history_overlap"
+
+    def __init__(self, peers: Callable[[], Sequence[Task]]):
+        self.peers = peers
+
+    def applies_to(self, task: Task) -> bool:
+        return task.family == "swe"
+
+    def run(self, task: Task) -> ValidationResult:
+        others = [peer for peer in self.peers() if peer.task_id != task.task_id and peer.family == "swe"]
+        comparable = [peer for peer in others if (snapshot_of(peer) / ".git").is_dir()]
+        links = links_from(task, comparable) + [link for peer in comparable for link in links_from(peer, [task])]
+        detail = {"peers": len(comparable), "peers_without_snapshot": len(others) - len(comparable),
+                  "links": [link.summary() for link in links]}
+        repeats = [link for link in links if link.repeats_repair]
+        if not repeats:
+            return ValidationResult(check=self.name, passed=True, score=0.0, detail=detail)
+        named = "; ".join(f"{link.holder} shows {link.shown} ({', '.join(link.shared_functions)}; via "
+                          f"{', '.join(link.via)})" for link in repeats[:3])
+        return ValidationResult(check=self.name, passed=False, score=1.0, detail=detail,
+                                reason=f"a landed task changes the same function(s) at another commit and one "
+                                       f"workspace shows the other's fix: {named} (one task per function)")
+
+
+def release_links(tasks: list[Task]) -> list[dict[str, Any]]:
+    """The links among a release's SWE tasks whose snapshots this SWE cache holds, as `store/release.py` takes
+    them (a task without its snapshot here keeps only its recorded source group)."""
+    present = [task for task in tasks if task.family == "swe" and (snapshot_of(task) / ".git").is_dir()]
+    return [link.summary() for link in history_links(present)]
