@@ -36,8 +36,8 @@ from typing import Any, Callable, Sequence
 
 from taskforge.graders.swe.functions import patch_functions
 from taskforge.graders.swe.harness import cache_root
-from taskforge.graders.swe.patch import post_image_blobs
-from taskforge.graders.swe.safe_git import SAFE_GIT
+from taskforge.graders.swe.patch import post_image_blobs, split_files
+from taskforge.graders.swe.safe_git import SAFE_GIT, git_in
 from taskforge.schemas import Task, ValidationResult
 from taskforge.schemas.swe import SweReference
 
@@ -80,10 +80,24 @@ def objects_present(snapshot: Path, object_ids: set[str]) -> set[str]:
     return {words[0] for words in found if len(words) == 2 and words[1] != "missing"} & object_ids
 
 
+@lru_cache(maxsize=1024)
+def tracked_files(snapshot: str) -> frozenset[str]:
+    """The files a snapshot's work tree tracks (a snapshot never changes: its folder is named by repository and
+    commit)."""
+    return frozenset(git_in(Path(snapshot), "ls-files", "-z").split("\0")) - {""}
+
+
+def patch_paths(patch: str) -> set[str]:
+    """Every path a patch names, before and after it."""
+    return {path for piece in split_files(patch) for path in (piece.old_path, piece.new_path)}
+
+
 def applies_in_reverse(snapshot: Path, patch: str) -> bool:
-    """Whether the patch's post-image is what the snapshot's work tree holds (`git apply --check -R`; nothing is
-    written)."""
-    return bool(patch.strip()) and _git(snapshot, ["apply", "--check", "-R", "-"], patch).returncode == 0
+    """Whether the patch's post-image is what the snapshot's work tree holds (`git apply --check -R`, asked only
+    when every file the patch leaves is tracked there; nothing is written)."""
+    left = {piece.new_path for piece in split_files(patch) if not piece.is_deleted}
+    return (bool(left) and left <= tracked_files(str(snapshot))
+            and _git(snapshot, ["apply", "--check", "-R", "-"], patch).returncode == 0)
 
 
 @lru_cache(maxsize=4096)
@@ -131,7 +145,8 @@ def history_links(tasks: Sequence[Task]) -> list[HistoryLink]:
 class SweHistoryOverlap:
     """The task against the SWE tasks already landed (`peers`), both ways: rejected when its workspace shows the
     fix of one changing a common function, or one's workspace shows its fix so; every link is recorded in the
-    detail (`links`). Peers whose snapshot is not in this SWE cache are counted, not compared."""
+    detail (`links`). Peers whose snapshot is not in this SWE cache are counted, not compared; a peer's workspace
+    is searched for the task's fix only when it tracks a file the fix changes."""
 
     name = "swe_history_overlap"
 
@@ -144,7 +159,9 @@ class SweHistoryOverlap:
     def run(self, task: Task) -> ValidationResult:
         others = [peer for peer in self.peers() if peer.task_id != task.task_id and peer.family == "swe"]
         comparable = [peer for peer in others if (snapshot_of(peer) / ".git").is_dir()]
-        links = links_from(task, comparable) + [link for peer in comparable for link in links_from(peer, [task])]
+        paths = patch_paths(SweReference.of(task).patch)
+        could_show_task = [peer for peer in comparable if paths & tracked_files(str(snapshot_of(peer)))]
+        links = links_from(task, comparable) + [link for peer in could_show_task for link in links_from(peer, [task])]
         detail = {"peers": len(comparable), "peers_without_snapshot": len(others) - len(comparable),
                   "links": [link.summary() for link in links]}
         repeats = [link for link in links if link.repeats_repair]
