@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
+import threading
 from typing import Callable
 
 from taskforge.graders.swe.patch import split_files
@@ -47,13 +48,22 @@ def changed_lines(file_diff: str) -> tuple[set[int], set[int]]:
 
 
 _BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+_PARSING = threading.Lock()
+
+
+def parse_module(source: str) -> ast.Module:
+    """`ast.parse`, one thread at a time: CPython 3.11 keeps the AST converter's recursion depth in shared state,
+    and two threads parsing at once fail with `SystemError: AST constructor recursion depth mismatch` (seen in a
+    build whose SWE batches mined in parallel)."""
+    with _PARSING:
+        return ast.parse(source)
 
 
 def _spans(source: str) -> list[tuple[int, int, str, bool]]:
     """(first line, last line, qualified name, is a function) of every function and class of a module,
     outermost first (only statement bodies are walked: a `def` cannot sit inside an expression)."""
     try:
-        tree = ast.parse(source)
+        tree = parse_module(source)
     except (SyntaxError, ValueError):
         return []
     spans: list[tuple[int, int, str, bool]] = []
