@@ -106,9 +106,29 @@ def _blob_text(snapshot: str, blob: str) -> str | None:
     return done.stdout if done.returncode == 0 else None
 
 
+_NAMED: dict[str, frozenset[str]] = {}
+"""The functions of each patch named so far, by the patch's text (its pre-image blob ids pin the files it reads)."""
+MAX_NAMED = 4096
+
+
 def functions_in(snapshot: Path, patch: str) -> set[str]:
-    """The functions a patch changes, its pre-image files read from the snapshot's object store."""
-    return patch_functions(patch, lambda blob: _blob_text(str(snapshot), blob))
+    """The functions a patch changes, its pre-image files read from the snapshot's object store (named once per
+    patch text: a patch whose pre-image a snapshot lacks is named again from the next one)."""
+    if patch in _NAMED:
+        return set(_NAMED[patch])
+    missing: list[str] = []
+
+    def read(blob: str) -> str | None:
+        text = _blob_text(str(snapshot), blob)
+        missing.extend([] if text is not None else [blob])
+        return text
+
+    names = patch_functions(patch, read)
+    if not missing:
+        if len(_NAMED) >= MAX_NAMED:
+            _NAMED.clear()
+        _NAMED[patch] = frozenset(names)
+    return names
 
 
 def links_from(holder: Task, others: Sequence[Task]) -> list[HistoryLink]:
