@@ -13,6 +13,7 @@ first, so both find the snapshots in the page cache.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import subprocess
 import sys
 import time
@@ -65,6 +66,11 @@ def main() -> None:
         if link.repeats_repair:
             print(f"  same function: {link.holder} shows {link.shown}: {', '.join(link.shared_functions)}")
     print(f"pairs changing a common function: {sum(link.repeats_repair for link in links)}")
+    naive_test = set(sorted((t.task_id for t in tasks), key=lambda i: hashlib.sha256(i.encode()).hexdigest())
+                     [:round(args.test_fraction * len(tasks))])
+    leaked = {link.shown for link in links if link.shown in naive_test and link.holder not in naive_test}
+    print(f"a task-level split at {args.test_fraction} (by task id hash): {len(naive_test)} test task(s), "
+          f"{len(leaked)} of them with their fix and hidden tests in a train task's workspace")
     plan = assign_splits(tasks, args.test_fraction, [link.summary() for link in links])
     for family, part in plan.families.items():
         print(f"split at test_fraction={args.test_fraction}: {family}: train {part['train']}, test {part['test']}"

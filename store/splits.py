@@ -10,14 +10,17 @@ sources leak into each other, re-derived by `validators/swe/history.py`), so
 two repositories under different names that share history are one group too.
 
 Per family, the joined groups are ordered by the sha256 of their smallest
-source key and moved to `test` one whole group at a time while the test rows
-are under `test_fraction` of the family, never leaving `train` empty: a family
-drawn from a single group has no test split, and `splits.json` says so.
+source key (a source keeps its split from one release to the next) and each
+whole group goes to `test` when it still fits in the test share (`test_fraction`
+of the family's rows, rounded up) and leaves `train` non-empty: a family drawn
+from a single group, or whose groups are all larger than the share, has no
+test split, and `splits.json` says why.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
@@ -78,10 +81,10 @@ def _family_plan(tasks: Sequence[Task], links: Sequence[dict[str, Any]], test_fr
         members[components.find(task.task_id)].append(task)
     groups = sorted(members.values(), key=lambda group: hashlib.sha256(
         min(source_group(t) for t in group).encode()).hexdigest())
-    target, in_test, split_of, described = test_fraction * len(tasks), 0, {}, []
+    target, in_test, split_of, described = math.ceil(test_fraction * len(tasks)), 0, {}, []
     for group in groups:
         ids = sorted(task.task_id for task in group)
-        split = TEST if in_test < target and len(tasks) - in_test - len(group) > 0 else TRAIN
+        split = TEST if in_test + len(group) <= target and len(tasks) - in_test - len(group) > 0 else TRAIN
         in_test += len(group) if split == TEST else 0
         split_of.update({task_id: split for task_id in ids})
         described.append({"sources": sorted({source_group(t) for t in group}), "split": split, "tasks": len(ids),
@@ -90,8 +93,9 @@ def _family_plan(tasks: Sequence[Task], links: Sequence[dict[str, Any]], test_fr
                                            if link["holder"] in ids), key=tuple)})
     plan: dict[str, Any] = {TRAIN: len(tasks) - in_test, TEST: in_test, "groups": described}
     if test_fraction > 0 and in_test == 0:
-        plan["note"] = (f"no test split: all {len(tasks)} task(s) share one source group"
-                        if len(groups) == 1 else "no test split: no group fits beside a non-empty train split")
+        plan["note"] = (f"no test split: all {len(tasks)} task(s) share one source group" if len(groups) == 1 else
+                        f"no test split: the smallest source group has {min(len(g) for g in groups)} task(s), more "
+                        f"than the test share of {target}")
     return split_of, plan
 
 
