@@ -162,7 +162,7 @@ def test_the_check_rejects_a_second_repair_of_a_landed_function_both_ways_and_re
     assert other_function.passed and other_function.detail["links"] == [
         {"holder": t["mul_fix"].task_id, "shown": t["add_fix"].task_id,
          "via": ["history", "work_tree", "tests_in_work_tree"], "shared_functions": []}]
-    assert alone.passed and alone.detail == {"peers": 0, "peers_without_snapshot": 0, "links": []}
+    assert alone.passed and alone.detail == {"peers": 0, "peers_without_snapshot": 0, "linked": 0, "links": []}
 
 
 def test_release_splits_keep_each_repository_and_each_linked_pair_in_one_split(built):

@@ -57,6 +57,7 @@ class HistoryLink:
         return bool(self.shared_functions)
 
     def summary(self) -> dict[str, Any]:
+        """The link as stored in a result's detail and passed to a release."""
         return {"holder": self.holder, "shown": self.shown, "via": list(self.via),
                 "shared_functions": list(self.shared_functions)}
 
@@ -67,6 +68,7 @@ def snapshot_of(task: Task) -> Path:
 
 
 def _git(snapshot: Path, args: list[str], stdin: str) -> subprocess.CompletedProcess:
+    """git in a snapshot, fed `stdin`, its exit status kept (hooks and the rest off, as `safe_git` runs it)."""
     return subprocess.run([*SAFE_GIT, "-C", str(snapshot), *args], input=stdin, capture_output=True, text=True)
 
 
@@ -102,10 +104,13 @@ def applies_in_reverse(snapshot: Path, patch: str) -> bool:
 
 @lru_cache(maxsize=4096)
 def _blob_text(snapshot: str, blob: str) -> str | None:
+    """A blob's text from a snapshot's object store (None when it is not there)."""
     done = _git(Path(snapshot), ["cat-file", "blob", blob], "")
     return done.stdout if done.returncode == 0 else None
 
 
+SHOWN_LINKS = 20
+"""Links kept in a result's detail (the release derives them again over every released task)."""
 _NAMED: dict[str, frozenset[str]] = {}
 """The functions of each patch named so far, by the patch's text (its pre-image blob ids pin the files it reads)."""
 MAX_NAMED = 4096
@@ -183,7 +188,7 @@ class SweHistoryOverlap:
         could_show_task = [peer for peer in comparable if paths & tracked_files(str(snapshot_of(peer)))]
         links = links_from(task, comparable) + [link for peer in could_show_task for link in links_from(peer, [task])]
         detail = {"peers": len(comparable), "peers_without_snapshot": len(others) - len(comparable),
-                  "links": [link.summary() for link in links]}
+                  "linked": len(links), "links": [link.summary() for link in links[:SHOWN_LINKS]]}
         repeats = [link for link in links if link.repeats_repair]
         if not repeats:
             return ValidationResult(check=self.name, passed=True, score=0.0, detail=detail)
