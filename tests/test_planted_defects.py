@@ -40,8 +40,10 @@ from taskforge.builders.swe.source import materialize_sample
 from taskforge.builders.workflow import WorkflowBuilder
 from taskforge.flows.cli import main
 from taskforge.graders.literature.environment import SearchEnvironment, environment_for
+from taskforge.graders.literature.scorers import f1
 from taskforge.graders.literature.shortcuts import keywords, titled, top_hits
 from taskforge.graders.long_context.prompting import rendered_messages
+from taskforge.graders.long_context.solvers import estimate_success
 from taskforge.graders.mle.grading import frame_from_csv, thresholds_from_leaderboard
 from taskforge.graders.swe.harness import cache_root
 from taskforge.graders.swe.patch import split_files
@@ -60,9 +62,14 @@ HELD_OUT = {"id": "planted-held-out-1", "doi": "10.5281/zenodo.7340101", "arxiv_
             "question": "Which membrane transporter family lets marine cyanobacteria export excess copper ions during "
                         "nitrogen starvation when grown under continuous blue light at low winter temperatures?"}
 """An evaluation item this module registers with `taskforge decontam add` (24 words of question)."""
+HELD_OUT_SET = "planted-held-out"
+HELD_OUT_MATCH = f"matches evaluation set {HELD_OUT_SET!r} item {HELD_OUT['id']!r}"
 PARAPHRASE = ("Which membrane protein family allows marine cyanobacteria to export surplus copper ions during nitrogen "
               "limitation when cultured under continuous blue light at low winter temperatures?")
 """The held-out question with a quarter of its words changed (five replaced, one added)."""
+LIGHT_PARAPHRASE = ("Which membrane protein family lets marine cyanobacteria export surplus copper ions during "
+                    "nitrogen starvation when cultured under continuous blue light at low winter temperatures?")
+"""The held-out question with 3 of its 24 words changed."""
 SEEDS = ("fixed-asset-depreciation", "payroll-overtime")
 
 
@@ -108,7 +115,7 @@ def data(tmp_path_factory) -> Path:
     held_out = path.parent / "held-out.jsonl"
     held_out.write_text(json.dumps(HELD_OUT) + "\n")
     with contextlib.redirect_stdout(io.StringIO()):
-        assert main(["decontam", "add", str(held_out), "--data-dir", str(path), "--name", "planted-held-out",
+        assert main(["decontam", "add", str(held_out), "--data-dir", str(path), "--name", HELD_OUT_SET,
                      "--version", "1", "--licence", "CC0-1.0"]) == 0
     return path
 
@@ -199,18 +206,20 @@ def _noted(task: Task, label: str, note: str) -> Task:
     return _copy(task, label, environment={**task.environment, "note": note})
 
 
-def _contaminated(task: Task, exact_id: str, item: str, id_kind: str,
+def _contaminated(task: Task, exact_id: str, evalset: str, item: str, id_kind: str,
                   paraphrased: Callable[[Task, str], Task] | None = None) -> list[Plant]:
-    """Decontamination plants of a row: a registered canary, a registered id (`exact_id` of evaluation item
-    `item`), and the held-out question lightly paraphrased in what the solver reads (`paraphrased` puts it where
-    the family's prompt takes it; default: after the user message)."""
+    """Decontamination plants of a row: a canary of the shipped LitQA2 set, an id of a registered set (`exact_id`
+    of item `item` of `evalset`), and the held-out question lightly paraphrased in what the solver reads
+    (`paraphrased` puts it where the family's prompt takes it; default: after the user message). The shipped sets
+    are never registered by this module: their plants show the check holds with nothing registered."""
     paraphrased = paraphrased or (lambda t, text: _copy(t, "paraphrase", prompt=_with_user_text(t, text)))
-    held_out = f"item {HELD_OUT['id']!r}"
     return [
-        plant("canary string", _noted(task, "canary", f"canary {CANARY}"), ("decontamination",), CANARY),
-        plant(id_kind, _noted(task, "evalset-id", f"as in {exact_id}"), ("decontamination",), f"item {item!r}"),
+        plant("canary string", _noted(task, "canary", f"canary {CANARY}"), ("decontamination",), CANARY,
+              "matches evaluation set 'litqa2'"),
+        plant(id_kind, _noted(task, "evalset-id", f"as in {exact_id}"), ("decontamination",),
+              f"matches evaluation set {evalset!r} item {item!r}"),
         plant("held-out question, a quarter of its words changed", paraphrased(task, f"\n{PARAPHRASE}"),
-              ("decontamination",), "decontamination: paraphrase", held_out),
+              ("decontamination",), "decontamination: paraphrase", HELD_OUT_MATCH),
     ]
 
 
@@ -242,6 +251,22 @@ def _named_in_titles(task: Task, env: SearchEnvironment) -> Task:
     return named.model_copy(update={"payload": {**named.payload, "question": question}})
 
 
+def _cites_after(task: Task, env: SearchEnvironment) -> tuple[Task, float]:
+    """A find_papers copy asking for the papers citing an anchor published after a year that keeps a quarter to a
+    third of them (the prompt names both), and the F1 listing every paper citing the anchor earns on it."""
+    for anchor, citing_ids in sorted(env.collection.cited_by.items()):
+        citing = [env.collection.by_id[i] for i in citing_ids]
+        for year in sorted({p.year for p in citing if p.year is not None}):
+            gold = [p.paper_id for p in citing if p.year is not None and p.year > year]
+            score = f1(citing_ids, gold)
+            if 0.4 < score < 0.5:
+                constraints = [{"type": "cites", "paper_id": anchor}, {"type": "published_after", "year": year}]
+                asked = f" Only papers citing “{env.collection.by_id[anchor].title}” published after {year} count."
+                copy = _answered(task, gold, "cite-all-partial", constraints)
+                return copy.model_copy(update={"prompt": _with_user_text(task, asked)}), score
+    raise AssertionError("no anchor and year keep a quarter to a third of the papers citing the anchor")
+
+
 def _literature_plants(rows: dict[str, Task], data: Path) -> list[Plant]:
     fp, se, fq, ts = (rows[k] for k in ("find_papers", "select_evidence", "fulltext_qa", "table_synthesis"))
     env = environment_for(fp.environment, data)
@@ -255,6 +280,7 @@ def _literature_plants(rows: dict[str, Task], data: Path) -> list[Plant]:
                                              column: ts.reference["answer"][row][column] + 1}}
     gold = next(p for p in fp.reference["papers"] if p["role"] == "gold" and p.get("doi"))
     unstated = {**fp.payload, "constraints": [*fp.payload["constraints"], {"type": "published_after", "year": 1901}]}
+    cites_after, cite_all_f1 = _cites_after(fp, env)
     return [
         plant("gold set missing a paper", _lost_gold_paper(fp), ("reference",), "the gold set leaves out"),
         plant("evidence passage missing", _copy(se, "evidence-lost-passage", reference={**se.reference, "answer": {
@@ -274,10 +300,14 @@ def _literature_plants(rows: dict[str, Task], data: Path) -> list[Plant]:
             fp, f"\nStart from doi:{gold['doi']}.")), ("leakage",), f"external id of gold paper {gold['paper_id']}"),
         plant("cite_all", _answered(fp, env.collection.cited_by[anchor], "cite-all", cites), ("shortcut",),
               "the cite_all shortcut scores 1.0"),
+        plant("cite_all at F1 between 0.4 and 0.5", cites_after, ("shortcut",),
+              f"the cite_all shortcut scores {cite_all_f1}, above the literature threshold 0.4"),
         plant("bm25_top_k", _answered(fp, top_hits(env, fp.payload["question"]), "bm25"), ("shortcut",),
               "the bm25_top_k shortcut scores"),
         plant("title_match", _named_in_titles(fp, env), ("shortcut",), "the title_match shortcut scores 1.0"),
-        *_contaminated(fp, HELD_OUT["doi"], HELD_OUT["id"], "registered DOI"),
+        *_contaminated(fp, HELD_OUT["doi"], HELD_OUT_SET, HELD_OUT["id"], "registered DOI"),
+        plant("held-out question, 3 of its 24 words changed", _copy(fp, "light-paraphrase", prompt=_with_user_text(
+            fp, f"\n{LIGHT_PARAPHRASE}")), ("decontamination",), "decontamination: paraphrase", HELD_OUT_MATCH),
     ]
 
 
@@ -325,6 +355,14 @@ def _system_states_evidence(task: Task) -> Task:
         for m in task.prompt])
 
 
+def _judged(task: Task, score: float) -> Task:
+    """A copy whose evolution record holds, beside the shallow solvers' scores as they are re-run, the judge
+    model's score (a solver reading only windows around the facts, recorded at build)."""
+    scores = {**estimate_success(task)["solver_scores"], "judge_model": score}
+    evolution = {**(task.payload.get("evolution") or {}), "solver_scores": scores, "estimate": max(scores.values())}
+    return _copy(task, "judge-shortcut", payload={**task.payload, "evolution": evolution})
+
+
 def _long_context_plants(rows: dict[str, Task]) -> list[Plant]:
     hard, easy = rows["hard"], rows["easy"]
     answer = hard.reference["answer_text"]
@@ -353,9 +391,12 @@ def _long_context_plants(rows: dict[str, Task]) -> list[Plant]:
         plant("last mention / most frequent answer", _copy(easy, "shortcut"), ("shortcut",),
               "the last_mention shortcut scores 1.0, above the long_context threshold 0.5",
               "the most_frequent_answer shortcut scores 0.6"),
+        plant("a shortcut scoring 0.67 (the judge model's recorded score)", _judged(hard, 0.666667), ("shortcut",),
+              "the judge_model shortcut scores 0.666667, above the long_context threshold 0.5"),
         plant("a wrong answer scores 1", _copy(hard, "determinism", grader={**hard.grader, "labels": labels}),
               ("determinism", "reference"), "not 1.0"),
-        *_contaminated(hard, f"arXiv:{HELD_OUT['arxiv_id']}", HELD_OUT["id"], "registered arXiv id", in_question),
+        *_contaminated(hard, f"arXiv:{HELD_OUT['arxiv_id']}", HELD_OUT_SET, HELD_OUT["id"], "registered arXiv id",
+                      in_question),
     ]
 
 
@@ -455,7 +496,7 @@ def _workflow_plants(rows: dict[str, Task]) -> list[Plant]:
               "the ancestor_reference shortcut scores"),
         plant("grader blind to wrong values (keys only)", _keys_only(parent), ("determinism", "reference"),
               "is not graded"),
-        *_contaminated(parent, f"doi:{HELD_OUT['doi']}", HELD_OUT["id"], "registered DOI"),
+        *_contaminated(parent, f"doi:{HELD_OUT['doi']}", HELD_OUT_SET, HELD_OUT["id"], "registered DOI"),
     ]
 
 
@@ -597,7 +638,7 @@ def _mle_plants(rows: dict[str, Task]) -> list[Plant]:
               "the single_best_feature shortcut scores 1.0"),
         plant("linear model", _leaderboard(task, "linear-wins", linear),
               ("shortcut",), "the linear_model shortcut scores 1.0"),
-        *_contaminated(task, MLE_BENCH_COMPETITION, MLE_BENCH_COMPETITION, "registered competition id"),
+        *_contaminated(task, MLE_BENCH_COMPETITION, "mle-bench", MLE_BENCH_COMPETITION, "MLE-bench competition id"),
     ]
 
 
@@ -654,7 +695,8 @@ def _swe_plants(rows: dict[str, Task]) -> list[Plant]:
             **task.reference, "test_patch": with_fix}), ("shortcut",), "the test_patch_alone shortcut scores 1.0"),
         plant("reverting the last touched file resolves", _regressed_snapshot(task), ("shortcut",),
               "the revert_last_touched shortcut scores 1.0"),
-        *_contaminated(task, SWE_BENCH_INSTANCE, SWE_BENCH_INSTANCE, "registered SWE-bench instance"),
+        *_contaminated(task, SWE_BENCH_INSTANCE, "swe-bench-verified", SWE_BENCH_INSTANCE,
+                      "SWE-bench Verified instance id"),
     ]
 
 
