@@ -19,7 +19,7 @@ from taskforge.diagnosis.finding import Finding
 from taskforge.diagnosis.signals import (FULL_TRACEBACK, TEST_FAILURE, WARNING_HINTS, WARNING_SIGN, Call, assistant_after,
                                         assistant_text, calls, code_runs, evidence_text, expected_answer, failed,
                                         final_answer, mentions, observations_lowered, observations_text,
-                                        changes, first_executed_turn, first_statement, has_traceback,
+                                        changes, fact_origin, first_executed_turn, first_statement, has_traceback,
                                         near_identical_groups, reads, runs_of_tests, searches, solution_changes,
                                         source_ids, step_text, task_text, test_locators,
                                         unreferenced_observations, words)
@@ -305,7 +305,7 @@ def clean_run_wrong_answer(episode: Episode) -> Finding | None:
     """The code ran without error and printed output, but the answer built on it failed: the code is wrong.
 
     The decisive step is, for a patch, its last edit; for an answer, the first turn whose action ran (the result
-    the rest built on).
+    the rest built on), or the earlier turn that introduced the facts that action used (`fact_origin`).
     For SWE runs this is the fallback of every failed submission, with a low confidence; a run whose verdict came
     with the harness's per-test results is diagnosed from those instead (`issue_tests_still_fail`,
     `broke_passing_tests`).
@@ -320,7 +320,9 @@ def clean_run_wrong_answer(episode: Episode) -> Finding | None:
     if failed(last.observation) or not last.observation.content.strip():
         return None
     changed = [c.step for c in solution_changes(episode)]
-    decisive = changed[-1] if changed and episode.family == "swe" else first_executed_turn(episode)
+    first_run = first_executed_turn(episode)
+    decisive = changed[-1] if changed and episode.family == "swe" else \
+        fact_origin(episode, first_run) if first_run is not None else None
     return Finding(
         mode=FailureMode.IMPLEMENTATION_ERROR, steps=[last.step],
         signals={"code_runs": len(runs), "last_run_clean": True, "last_change_step": changed[-1] if changed else None,
@@ -505,7 +507,7 @@ def answer_without_tools(episode: Episode) -> Finding | None:
         mode=FailureMode.INCORRECT_ANSWER, steps=[answer.step],
         signals={"tool_calls": 0, "expected_answer": expected, "answer": answer.text[-200:],
                  "contradicts_expected": contradicted},
-        confidence=0.75 if contradicted else 0.6, decisive=first_statement(episode, answer),
+        confidence=0.75 if contradicted else 0.6, decisive=fact_origin(episode, first_statement(episode, answer)),
         explanation="answered without using any tool and the answer was wrong"
                     + (f" (expected {expected!r})" if contradicted else ""),
     )
@@ -550,6 +552,25 @@ def lost_objective(episode: Episode) -> Finding | None:
         confidence=0.6,
         explanation=f"from step {turns[drift].index} on, {len(overlap) - drift} steps share "
                     f"{late:.0%} of the task's keywords (first steps: {early:.0%})",
+    )
+
+
+def task_misstated(episode: Episode) -> Finding | None:
+    """The task an agent was handed (a first step that is an agent's turn: a manager's restatement in a multi-agent
+    run) shares almost none of the words of the question the run was asked: they worked on something else from
+    the start. A run that opens with the user's or system's message posed the question itself: not this rule."""
+    question = words(str(episode.metadata.get("question", "")))
+    first = episode.steps[0] if episode.steps else None
+    if len(question) < 3 or first is None or first.role != "assistant":
+        return None
+    overlap = len(question & words(first.content)) / len(question)
+    if overlap >= OFF_TOPIC:
+        return None
+    return Finding(
+        mode=FailureMode.LOST_OBJECTIVE, steps=[first.index],
+        signals={"question_keywords": len(question), "overlap": round(overlap, 3)},
+        confidence=0.6, decisive=first.index,
+        explanation=f"the task handed over at step {first.index} shares {overlap:.0%} of the question's keywords",
     )
 
 
@@ -660,6 +681,7 @@ RULE_MODES: dict[Rule, tuple[FailureMode, ...]] = {
     answer_without_tools: (M.INCORRECT_ANSWER,),
     format_errors: (M.FORMAT_ERROR,),
     lost_objective: (M.LOST_OBJECTIVE,),
+    task_misstated: (M.LOST_OBJECTIVE,),
     ignored_intermediate_finding: (M.IGNORED_INTERMEDIATE_FINDING,),
     premature_termination: (M.PREMATURE_TERMINATION,),
     no_verification: (M.NO_VERIFICATION,),

@@ -68,6 +68,8 @@ SOURCE_ID = re.compile(
     r"\b10\.\d{4,9}/[^\s\"',;)\]]+|\barXiv:\s?\d{4}\.\d{4,5}(?:v\d+)?|\b\d{4}\.\d{4,5}(?:v\d+)?\b|\bPMID:?\s?\d{5,9}|"
     r"\b(?:paper|doc|source)[-_:]\w+", re.I)
 CLAIM_TOKEN = re.compile(r"\b\d[\d,.]*\b|\b[A-Z][a-zA-Z]{3,}\b")
+SHARED_FACTS = 2
+"""How many of a step's facts an earlier turn must have introduced to be where they came from (`fact_origin`)."""
 WORD = re.compile(r"[a-z][a-z0-9_]{3,}")
 TOKEN = re.compile(r"[a-z0-9_.:/-]+")
 NEAR_IDENTICAL = 0.6
@@ -346,6 +348,25 @@ def first_statement(episode: Episode, answer: Answer) -> int:
         if step.role == "assistant" and len(_claim_tokens(step.content) & claim) * 2 >= len(claim):
             return step.index
     return answer.step
+
+
+def fact_origin(episode: Episode, index: int) -> int:
+    """Where the facts a step builds on came from: the earliest earlier agent turn that first stated at least
+    `SHARED_FACTS` of the numbers and names the step states and the task does not (all of them when it states
+    fewer); the step itself when no earlier turn did. The first step poses the task and is never the origin: its
+    facts are given. In a multi-agent run this is the agent that introduced a wrong fact the others reused."""
+    given = _claim_tokens(task_text(episode)) | _claim_tokens(str(episode.metadata.get("question", "")))
+    target = _claim_tokens(episode.steps[index].content) - given
+    if not target:
+        return index
+    needed = min(SHARED_FACTS, len(target))
+    seen = set(given)
+    for step in episode.steps[:index]:
+        stated = _claim_tokens(step.content)
+        new, seen = stated - seen, seen | stated
+        if step.role == "assistant" and step.index > episode.steps[0].index and len(new & target) >= needed:
+            return step.index
+    return index
 
 
 def _claim_tokens(text: str) -> set[str]:
