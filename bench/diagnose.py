@@ -14,11 +14,16 @@ The machine is shared: every stage runs `--repeat` times (rounds taking turns, s
 load falls on all stages alike) and its best time is kept.
 
     .venv/bin/python bench/diagnose.py [--episodes 10000] [--repeat 3] [--keep DIR]
+
+`--golden` instead writes `tests/golden/diagnoses.json`: every episode read from the public fixtures and from
+a small synthetic set, with a digest of the episode and its diagnoses in full (`tests/test_diagnosis_golden.py`
+compares them, so a change made for speed provably changes no result).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 import resource
@@ -34,6 +39,11 @@ from figures import emit
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 PER_JSONL_FILE = 500
+GOLDEN = REPO / "tests" / "golden" / "diagnoses.json"
+GOLDEN_SYNTHETIC = 240
+"""Synthetic episodes in the golden file (besides every public fixture): enough that every format and most rules
+show up."""
+PUBLIC_FIXTURES = (REPO / "tests" / "fixtures" / "diagnosis", REPO / "tests" / "fixtures" / "traces")
 STAGES = ("baseline", "baseline-validated", "read", "read-list", "read-diagnose", "diagnose-only", "batch-task")
 
 TOOLS = ("search_papers", "read_paper", "run_python", "bash")
@@ -153,6 +163,30 @@ def _json_loads_all(root: Path) -> int:
     return count
 
 
+def golden_records(root: Path) -> list[dict]:
+    """Every episode of the public fixtures (the mini-swe-agent runs graded with their harness reports) and of a
+    synthetic trace set written under `root`: its id, a digest of the episode as read, and its diagnoses."""
+    from taskforge.diagnosis.diagnose import diagnose
+    from taskforge.diagnosis.readers import discover, read_traces
+    from taskforge.diagnosis.verdicts import graded_by, load_verdicts
+    from taskforge.schemas import Episode
+
+    write_traces(root, GOLDEN_SYNTHETIC)
+    mini = PUBLIC_FIXTURES[0] / "mini-swe-agent-gemini-3-pro"
+    verdicts = load_verdicts([mini / "report.json", mini / "logs"])
+    records = []
+    for item in read_traces(discover([*PUBLIC_FIXTURES, root])):
+        if not isinstance(item, Episode):
+            records.append({"quarantined": Path(item.source).name, "reason": item.reason})
+            continue
+        verdict = verdicts.match(item) if item.source_format == "mini_swe_agent" else None
+        episode = graded_by(item, verdict) if verdict is not None else item
+        digest = hashlib.sha256(episode.model_dump_json().encode()).hexdigest()[:16]
+        records.append({"episode": episode.episode_id, "digest": digest,
+                        "diagnoses": [d.model_dump(mode="json") for d in diagnose(episode)]})
+    return records
+
+
 def run_stage(stage: str, root: Path) -> dict:
     """Run one stage in this process; returns episodes, seconds and peak resident memory."""
     if stage == "baseline":
@@ -211,11 +245,17 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=10_000)
     parser.add_argument("--keep", type=Path, help="write the traces here and keep them")
     parser.add_argument("--repeat", type=int, default=3, help="rounds of every stage; the best time is kept")
+    parser.add_argument("--golden", action="store_true", help=f"write {GOLDEN.relative_to(REPO)} and stop")
     parser.add_argument("--stage", choices=STAGES, help=argparse.SUPPRESS)
     parser.add_argument("--root", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.stage:
         print(json.dumps(run_stage(args.stage, args.root)))
+        return
+    if args.golden:
+        with tempfile.TemporaryDirectory() as folder:
+            GOLDEN.write_text(json.dumps(golden_records(Path(folder) / "traces"), indent=1, sort_keys=True) + "\n")
+        print(f"wrote {GOLDEN}")
         return
     workdir = args.keep or Path(tempfile.mkdtemp(prefix="taskforge-bench-"))
     root = workdir / "traces"
