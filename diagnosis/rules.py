@@ -17,7 +17,7 @@ from typing import Callable
 
 from taskforge.diagnosis.finding import Finding
 from taskforge.diagnosis.signals import (FULL_TRACEBACK, TEST_FAILURE, WARNING_HINTS, WARNING_SIGN, Call, assistant_after,
-                                        assistant_text, calls, code_runs, evidence_text, expected_answer, failed,
+                                        assistant_lowered, assistant_text, calls, code_runs, evidence_text, expected_answer, failed,
                                         final_answer, mentions, observations_lowered, observations_text,
                                         changes, fact_origin, first_executed_turn, first_statement, has_traceback,
                                         near_identical_groups, reads, runs_of_tests, searches, solution_changes,
@@ -53,6 +53,8 @@ DISMISSED_TEST = re.compile(
     r"(?:was|were|is|are) already failing|fail(?:s|ed|ing)? (?:even |also )?(?:before|without) (?:my|our|the|this) "
     r"(?:change|fix|patch)|(?:failure|error)s? (?:is|are|seems?|appears?) (?:to be )?(?:unrelated|environment|flaky)",
     re.I)
+DISMISSAL_HINTS = ("unrelated", "existing", "not related", "not due", "fail", "environment", "flaky")
+"""What every match of `DISMISSED_TEST` holds (lower-cased); see `mentions`."""
 REPOSITORY_TESTS = re.compile(r"pytest\s+(?:-\S+\s+)*\S*tests?/|runtests\.py|bin/test\b|-m unittest \S*tests?|\btox\b")
 """A run of the repository's own test suite (not a scratch script the agent wrote)."""
 NEW_FILE = re.compile(r"^diff --git a/(\S+) b/\S+\nnew file mode", re.M)
@@ -65,6 +67,9 @@ FINDING = re.compile(r"\b(result|answer|found|total|mean|average|median|estimate
                      re.I)
 """A stated result: a named quantity and a value that holds a digit (`total = 42`, `first drift: S-14`); a bare
 word after `is` (`value is used`) is not a finding."""
+FINDING_HINTS = ("result", "answer", "found", "total", "mean", "average", "median", "estimate", "half-life", "value",
+                 "count", "accuracy", "rate", "first")
+"""What every match of `FINDING` holds (lower-cased); see `mentions`."""
 INFRASTRUCTURE_ERROR = re.compile(r"connection (?:refused|reset|error)|no space left|sandbox|container (?:died|exited|"
                                   r"crashed)|service unavailable|\b50[234]\b|rate limit|out of memory|\boom\b|"
                                   r"timed? ?out|timeout", re.I)
@@ -269,7 +274,8 @@ def ignored_warning_sign(episode: Episode) -> Finding | None:
         return None
     for call in code_runs(episode):
         obs = call.observation
-        if failed(obs) or not call.runs_program or not WARNING_SIGN.search(obs.content):
+        if failed(obs) or not call.runs_program or not mentions(obs.content.lower(), WARNING_HINTS) \
+                or not WARNING_SIGN.search(obs.content):
             continue
         match = WARNING_SIGN.search(evidence_text(obs.content))
         if not match:
@@ -363,7 +369,7 @@ def dismissed_failing_test(episode: Episode) -> Finding | None:
     harness found one of the dismissed tests failing after the patch (then it is confident); a dismissal of
     tests the harness found passing, or never checked, was not the failure.
     """
-    if not DISMISSED_TEST.search(assistant_text(episode)):
+    if not mentions(assistant_lowered(episode), DISMISSAL_HINTS) or not DISMISSED_TEST.search(assistant_text(episode)):
         return None
     tests = episode.outcome.tests
     steps = episode.steps
@@ -577,7 +583,8 @@ def task_misstated(episode: Episode) -> Finding | None:
 def ignored_intermediate_finding(episode: Episode) -> Finding | None:
     """An observation stated a result (`total = 42`) that no later step ever used (answers only: a SWE run
     submits a patch, not a value)."""
-    if final_answer(episode) is None or episode.family == "swe" or not FINDING.search(observations_text(episode)):
+    if final_answer(episode) is None or episode.family == "swe" \
+            or not mentions(observations_lowered(episode), FINDING_HINTS) or not FINDING.search(observations_text(episode)):
         return None
     observations = [s for s in episode.steps if s.role == "tool" and not failed(s)]
     for step in observations:
