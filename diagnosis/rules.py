@@ -44,6 +44,8 @@ SHOWN_TESTS = 5
 CLEAN_RUN_CONFIDENCE = {"swe": 0.3}
 """A submitted patch that failed is an implementation error by default, but nothing in the trace shows where:
 for SWE runs this finding is the fallback, below any confident rule."""
+NO_ANSWER_CONFIDENCE = 0.4
+"""A run that ended on a clean code run without an answer: the code failed to produce one, but nothing says how."""
 
 DISMISSAL = re.compile(r"not relevant|irrelevant|discard|not useful|off[- ]topic|exclude|skip(?:ping)?|ignore|"
                        r"doesn't (?:help|address)|does not (?:help|address)|unrelated", re.I)
@@ -335,6 +337,25 @@ def clean_run_wrong_answer(episode: Episode) -> Finding | None:
                  "tracebacks": sum(1 for c in runs if has_traceback(c.observation.content))},
         confidence=CLEAN_RUN_CONFIDENCE.get(episode.family, 0.45), decisive=decisive,
         explanation="the last code run finished without error, yet the answer it led to failed",
+    )
+
+
+def ended_on_clean_run(episode: Episode) -> Finding | None:
+    """The run ended on the output of a code run that ran without error, with no answer: the code never produced
+    the answer (an empty result, "nothing found") and no turn was left to fix it. The decisive step is the turn
+    whose code ran last: its attempt is the one that failed. SWE runs end on a submission, not an answer: not
+    this rule."""
+    runs = code_runs(episode)
+    if episode.family == "swe" or not runs or final_answer(episode) is not None:
+        return None
+    last = runs[-1]
+    if last.observation is None or last.observation is not episode.steps[-1] or failed(last.observation):
+        return None
+    return Finding(
+        mode=FailureMode.IMPLEMENTATION_ERROR, steps=[last.observation.index],
+        signals={"code_runs": len(runs), "last_run_clean": True, "answer": None},
+        confidence=NO_ANSWER_CONFIDENCE, decisive=last.step,
+        explanation=f"the run ended on the output of the code run at step {last.step}, without an answer",
     )
 
 
@@ -680,6 +701,7 @@ RULE_MODES: dict[Rule, tuple[FailureMode, ...]] = {
     ignored_warning_sign: (M.IGNORED_WARNING_SIGN,),
     unresolved_traceback: (M.IMPLEMENTATION_ERROR,),
     clean_run_wrong_answer: (M.IMPLEMENTATION_ERROR,),
+    ended_on_clean_run: (M.IMPLEMENTATION_ERROR,),
     failing_tests_at_submission: (M.IMPLEMENTATION_ERROR,),
     dismissed_failing_test: (M.DISMISSED_FAILING_TEST,),
     issue_tests_still_fail: (M.IMPLEMENTATION_ERROR,),

@@ -17,8 +17,8 @@ from conftest import REPO, SHARED
 from taskforge.diagnosis.diagnose import attribution, diagnose, rule_findings
 from taskforge.diagnosis.readers import discover, read_traces
 from taskforge.diagnosis.readers.base import CUT, SourceFile, json_head
-from taskforge.diagnosis.rules import (FINDING, broke_passing_tests, dismissed_failing_test, format_errors,
-                                       ignored_warning_sign, issue_tests_still_fail, no_verification,
+from taskforge.diagnosis.rules import (FINDING, broke_passing_tests, dismissed_failing_test, ended_on_clean_run,
+                                       format_errors, ignored_warning_sign, issue_tests_still_fail, no_verification,
                                        patch_adds_unrelated_files, repeated_actions, rules_for, task_misstated)
 from taskforge.diagnosis.signals import (WARNING_SIGN, calls, evidence_text, fact_origin, final_answer,
                                          first_executed_turn, near_identical_groups)
@@ -289,6 +289,17 @@ def test_a_task_handed_over_that_is_not_the_question_is_lost_from_the_start():
     assert attribution(diagnose(episode)) == ("PythonDebugging_Expert", 0)
     (faithful,), _ = _read([WHO_AND_WHEN / "algorithm-generated-1.json"])
     assert task_misstated(faithful) is None
+
+
+def test_a_run_ending_on_a_clean_run_without_an_answer_is_decided_by_the_code_that_ran_last():
+    (episode,), _ = _read([WHO_AND_WHEN / "algorithm-generated-91.json"])
+    assert final_answer(episode) is None and episode.steps[-1].role == "tool"
+    assert "No Blu-Ray entries found" in episode.steps[-1].content
+    (found,) = diagnose(episode)
+    assert found.failure_mode is FailureMode.IMPLEMENTATION_ERROR and found.confidence < 0.6
+    assert attribution([found]) == ("Blu-Ray_Expert", 8)
+    (answered,), _ = _read([WHO_AND_WHEN / "algorithm-generated-1.json"])
+    assert final_answer(answered) is not None and ended_on_clean_run(answered) is None
 
 
 def test_an_openhands_run_waiting_for_the_user_is_not_a_graded_failure(tmp_path):
