@@ -24,6 +24,7 @@ from taskforge.schemas import Message, Task, arrow_schema, canonical_json, to_ro
 from taskforge.store.batches import write_batch
 from taskforge.store.catalog import Catalog
 from taskforge.store.landing import land, land_files
+from taskforge.store.manifest import verify_manifest
 from taskforge.store.shards import ShardWriter
 from taskforge.validators.evalsets import EvalItem, EvalSet, Registry
 from taskforge.validators import near_duplicates
@@ -92,6 +93,8 @@ def test_shards_and_catalog_rows_are_those_of_the_row_by_row_landing(tmp_path):
             result = landing(catalog, tmp_path / way)
             assert (result.accepted, result.rejected) == (4, 1)
             assert _shard_bytes(tmp_path / way) == expected[way]
+            assert verify_manifest(tmp_path / way) == [], "recorded sizes and sha256 are those of the files"
+            assert sorted(s.bytes for s in result.shards) == sorted(len(b) for b in expected[way].values())
             stored = catalog.query("SELECT * FROM validations ORDER BY task_id, position")
             landed = catalog.query("SELECT task_id, cycle_id, status, reasons, lineage FROM tasks ORDER BY task_id")
         assert stored == sorted(({**to_row(v), "task_id": t.task_id, "position": n}
