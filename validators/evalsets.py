@@ -259,13 +259,16 @@ _STOPWORD_HASHES = np.sort(Words.of([STOPWORDS]).hashes)
 _ARXIV_HINT = re.compile(r"\.\d{4}")
 """A new-style arXiv id (`2101.01234`) has a dot and four digits: a text without them is not scanned."""
 _KIND_ORDER = {"doi": 0, "arxiv": 1, "pr": 2, "competition": 3, "canary": 4, "13-gram": 5, "paraphrase": 6}
-_BITMAP_BITS = 25
+_BITMAP_BITS = (10, 25)
+"""Least and most bits of a key set's bitmap: about 16 slots a key, so a small set's bitmap stays in the CPU
+cache and one of millions of keys turns away all but a few percent of the values that are not keys."""
+_SLOTS_PER_KEY = 16
 
 
-def _spread(keys: np.ndarray) -> np.ndarray:
-    """A bitmap slot for every key: the top bits of the key times an odd 64-bit constant (Fibonacci hashing), so
-    keys that differ only in their low bits still spread."""
-    return (keys * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - _BITMAP_BITS)
+def _spread(keys: np.ndarray, bits: int) -> np.ndarray:
+    """A bitmap slot for every key: the top `bits` bits of the key times an odd 64-bit constant (Fibonacci
+    hashing), so keys that differ only in their low bits still spread."""
+    return (keys * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits)
 
 
 class _Keys:
@@ -275,19 +278,36 @@ class _Keys:
     def __init__(self, keys: np.ndarray, owners: np.ndarray):
         order = np.lexsort((owners, keys))
         self.keys, self.owners = keys[order].astype(np.uint64), owners[order]
-        self.bitmap = np.zeros(1 << (_BITMAP_BITS - 3), dtype=np.uint8)
-        top = _spread(self.keys)
+        least, most = _BITMAP_BITS
+        self.bits = min(max(int(len(self.keys) * _SLOTS_PER_KEY).bit_length(), least), most)
+        self.bitmap = np.zeros(1 << (self.bits - 3), dtype=np.uint8)
+        top = _spread(self.keys, self.bits)
         np.bitwise_or.at(self.bitmap, top >> np.uint64(3), np.left_shift(1, top & np.uint64(7)).astype(np.uint8))
 
     def hits(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(index into `values`, owner) of every value that is a key, once per owner, in value order."""
-        top = _spread(values)
+        top = _spread(values, self.bits)
         maybe = np.flatnonzero((self.bitmap[top >> np.uint64(3)] >> (top & np.uint64(7)).astype(np.uint8)) & 1)
         left = np.searchsorted(self.keys, values[maybe], side="left")
         counts = np.searchsorted(self.keys, values[maybe], side="right") - left
         found = np.repeat(maybe, counts)
         ranks = np.arange(len(found)) - np.repeat(np.cumsum(counts) - counts, counts)
         return found, self.owners[np.repeat(left, counts) + ranks]
+
+
+def _distinct_rows(*columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of equal-length integer columns in lexicographic order (what `np.unique(np.stack(
+    columns), axis=1)` gives, without its structured-array overhead): the position of one occurrence of each,
+    and the distinct row every row is."""
+    order = np.lexsort(columns[::-1])
+    new = np.ones(len(order), dtype=bool)
+    for column in columns:
+        ordered = column[order]
+        new[1:] &= ordered[1:] == ordered[:-1]
+    new[1:] = ~new[1:]
+    inverse = np.empty(len(order), dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return order[new], inverse
 
 
 def _runs(words: Words, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -379,11 +399,15 @@ class Registry:
         self._window_steps = np.maximum(np.diff(words.bounds), MIN_WINDOW_WORDS // 2)
 
     def _ids_in(self, text: str) -> Iterator[str]:
-        """Every DOI, arXiv id and pull request written in a text, as `kind:normalised`."""
-        yield from (f"doi:{d}" for d in dois_in(text))
-        if "arxiv" in text.casefold() or _ARXIV_HINT.search(text):
+        """Every DOI, arXiv id and pull request written in a text, as `kind:normalised` (a text without the
+        literal every id of a kind holds is not scanned for that kind)."""
+        if "10." in text:
+            yield from (f"doi:{d}" for d in dois_in(text))
+        lowered = text.casefold()
+        if "arxiv" in lowered or _ARXIV_HINT.search(text):
             yield from (f"arxiv:{a}" for a in arxiv_ids_in(text))
-        yield from (f"pr:{p}" for p in prs_in(text))
+        if any(marker in lowered for marker, _ in _PR_PATTERNS):
+            yield from (f"pr:{p}" for p in prs_in(text))
 
     def _competitions_in(self, words: Words, texts: list[str]) -> Iterator[tuple[int, int, str]]:
         """(text, position, competition) of every competition id written as a token (a run of letters, digits,
@@ -425,7 +449,7 @@ class Registry:
                           Match(*self.canaries[canary], "canary", canary, wheres[number])))
         grams, first = _runs(words, NGRAM)
         index, owner = self._grams.hits(grams)
-        shared = np.unique(np.stack([owner.astype(np.uint64), grams[index]]), axis=1)[0].astype(np.int64)
+        shared = owner[_distinct_rows(owner, grams[index])[0]].astype(np.int64)
         copied_share = np.bincount(shared, minlength=len(self._gram_totals)) / np.maximum(self._gram_totals, 1)
         keep = copied_share[owner] >= COPIED_SHARE
         index, owner = index[keep], owner[keep]
@@ -456,10 +480,12 @@ class Registry:
         pair = pairs[index].view(np.int64)
         keys = np.concatenate([np.stack([owner, text, window, pair]), np.stack([owner, text, window - 1, pair])],
                               axis=1)
-        keys = np.unique(keys[:, keys[2] >= 0], axis=1)
+        keys = keys[:, keys[2] >= 0]
+        keys = keys[:, _distinct_rows(*keys)[0]]
         weights = self._pair_weights[np.searchsorted(self._pair_keys, keys[3].view(np.uint64))]
-        groups, group_of = np.unique(keys[:3], axis=1, return_inverse=True)
-        shares = np.bincount(group_of.ravel(), weights=weights) / self._pair_totals[groups[0]]
+        first_of_group, group_of = _distinct_rows(*keys[:3])
+        groups = keys[:3, first_of_group]
+        shares = np.bincount(group_of, weights=weights) / self._pair_totals[groups[0]]
         found = []
         for (item, number, start), share in zip(groups.T, shares):
             if share >= PARAPHRASE_SHARE:
