@@ -15,8 +15,9 @@ printed beside them):
   of the same rows as one Arrow table, already in memory;
 - decontamination, MB of task text per CPU second: the `decontamination` check
   against the default sets plus a registered set of `--eval-items` texts (ids,
-  canaries, 13-grams, paraphrases), against a whitespace split and a lookup of
-  each 13-gram in a Python set;
+  canaries, 13-grams, paraphrases), tasks matched together as the landing screen
+  does (`run_all`; one task a call is printed beside it), against a whitespace
+  split and a lookup of each 13-gram in a Python set;
 - near-duplicates, MB of asked text per CPU second: MinHash signing as a landing
   does it, against hashing the same text once with sha1.
 """
@@ -157,14 +158,16 @@ def main() -> None:
         check.run(tasks[0])
         texts = ["\n".join(body for _, body in task_fields(task)) for task in tasks]
         megabytes = sum(len(body.encode()) for body in texts) / 1e6
-        ours_s = best_of(args.rounds, lambda r: [check.run(task) for task in tasks])
+        ours_s = best_of(args.rounds, lambda r: check.run_all(tasks))
+        one_s = best_of(args.rounds, lambda r: [check.run(task) for task in tasks])
         assert all(check.run(task).passed for task in tasks[:10])
         grams = {tuple(item.text.split()[i:i + 13]) for item in items for i in range(188)}
         scan_s = best_of(args.rounds, lambda r: bare_ngram_scan(texts, grams))
         print(f"  decontamination MB/s (CPU) {megabytes / ours_s:10.1f}   bare 13-gram scan {megabytes / scan_s:8.1f}"
-              f"   over {megabytes:.0f} MB")
+              f"   over {megabytes:.0f} MB; one task a call {megabytes / one_s:.1f}")
         emit("decontamination (ids, canaries, 13-grams, paraphrases)", megabytes / ours_s, megabytes / scan_s,
-             "MB/s", ">= 50 MB/s", "bare 13-gram scan (split + set lookup), per CPU second")
+             "MB/s", ">= 50 MB/s", "bare 13-gram scan (split + set lookup), per CPU second; tasks matched together "
+             f"as the screen does (one task a call: {megabytes / one_s:.1f} MB/s)")
         asked = [asked_text(task.prompt) for task in tasks]
         asked_mb = sum(len(body.encode()) for body in asked) / 1e6
         sign_s = best_of(args.rounds, lambda r: signatures(asked))
