@@ -50,7 +50,7 @@ def asked_text(prompt: Iterable[Message]) -> str:
 PERMUTATIONS = MinHash(num_perm=NUM_PERM, seed=SEED, scheme=SCHEME).permutations
 """The (a, b) of every permutation, as datasketch derives them from the seed (made once, not per signature)."""
 _FMIX = (np.uint32(16), np.uint32(0x85EBCA6B), np.uint32(13), np.uint32(0xC2B2AE35), np.uint32(16))
-_SHINGLES_PER_BLOCK = 4096
+_SHINGLES_PER_BLOCK = 8192
 TEXT_PER_GROUP = 1 << 20
 
 
