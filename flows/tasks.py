@@ -27,6 +27,7 @@ from taskforge.diagnosis.llm import in_llm_scope, llm_diagnoses
 from taskforge.diagnosis.readers import SourceFile, read_traces
 from taskforge.diagnosis.verdicts import graded_by, load_verdicts
 from taskforge.flows.evolution import validate_evolving
+from taskforge.flows.gc_pause import gc_paused
 from taskforge.schemas import Diagnosis, Episode, InfrastructureError, LLMCall, PlanItem, Quarantined, Task
 from taskforge.schemas.locations import Location, exists, join, name_of
 from taskforge.store.batches import iter_batch, write_batch
@@ -96,7 +97,8 @@ def diagnose_batch(sources: list[tuple[str, str]], out_dir: str, batch_id: str, 
 
     events: list[dict[str, Any]] = []
     if not exists(paths["quarantine"]):
-        _, events = with_infrastructure_retries("diagnose", batch_id, read_and_diagnose)
+        with gc_paused():
+            _, events = with_infrastructure_retries("diagnose", batch_id, read_and_diagnose)
     elif verdicts is not None:
         for episode in iter_batch(paths["episodes"], Episode):
             verdict = verdicts.match(episode)
