@@ -26,6 +26,8 @@ class SwePayload(FamilyPayload):
     issue_numbers: list[int]
     pull_number: int | None
     statement_origin: str
+    source: dict[str, Any] | None = None
+    """`{"kind": "repository", "license": …}`: the repository's licence at the base commit (`repository_licence`)."""
 
 
 class SweReference(FamilyReference):
