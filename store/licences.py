@@ -14,11 +14,13 @@ HF_LICENCES = {"MIT": "mit", "Apache-2.0": "apache-2.0", "BSD-2-Clause": "bsd-2-
                "ISC": "isc", "MPL-2.0": "mpl-2.0", "Unlicense": "unlicense", "CC0-1.0": "cc0-1.0",
                "CC-BY-4.0": "cc-by-4.0", "CC-BY-SA-4.0": "cc-by-sa-4.0", "ODbL-1.0": "odbl"}
 """The licences recognised by name or text (SPDX id) → their Hugging Face card licence id."""
-_ALIASES = {"mit license": "MIT", "the mit license": "MIT", "apache 2.0": "Apache-2.0", "apache license 2.0": "Apache-2.0",
-            "apache license, version 2.0": "Apache-2.0", "apache-2": "Apache-2.0", "bsd 3-clause": "BSD-3-Clause",
-            "new bsd": "BSD-3-Clause", "bsd 2-clause": "BSD-2-Clause", "simplified bsd": "BSD-2-Clause",
-            "cc by 4.0": "CC-BY-4.0", "cc-by 4.0": "CC-BY-4.0", "cc by-sa 4.0": "CC-BY-SA-4.0", "cc0": "CC0-1.0",
-            "cc0 1.0": "CC0-1.0", "public domain (cc0)": "CC0-1.0", "mozilla public license 2.0": "MPL-2.0"}
+_ALIASES = {
+    "mit license": "MIT", "the mit license": "MIT", "apache 2.0": "Apache-2.0", "apache license 2.0": "Apache-2.0",
+    "apache license, version 2.0": "Apache-2.0", "apache-2": "Apache-2.0", "bsd 3-clause": "BSD-3-Clause",
+    "new bsd": "BSD-3-Clause", "bsd 2-clause": "BSD-2-Clause", "simplified bsd": "BSD-2-Clause",
+    "cc by 4.0": "CC-BY-4.0", "cc-by 4.0": "CC-BY-4.0", "cc by-sa 4.0": "CC-BY-SA-4.0", "cc0": "CC0-1.0",
+    "cc0 1.0": "CC0-1.0", "public domain (cc0)": "CC0-1.0", "mozilla public license 2.0": "MPL-2.0",
+}
 _TEXT_MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Apache-2.0", ("apache license", "version 2.0")),
     ("MPL-2.0", ("mozilla public license version 2.0",)),

@@ -22,8 +22,8 @@ Copyright (c) 2026 Someone
 Permission is hereby granted, free of charge, to any person obtaining a copy of this software and associated
 documentation files (the "Software"), to deal in the Software without restriction, including without limitation
 the rights to use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies of the Software."""
-BSD_TEXT = """Redistribution and use in source and binary forms, with or without modification, are permitted provided that
-the following conditions are met: ... {third}THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS"""
+BSD_TEXT = """Redistribution and use in source and binary forms, with or without modification, are permitted
+provided that the following conditions are met: ... {third}THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS"""
 
 
 def _summary(*sources: tuple[str, int]) -> dict:

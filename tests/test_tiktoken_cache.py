@@ -1,0 +1,40 @@
+"""The offline tiktoken cache for `inspect eval`: an encoding rebuilt from js-tiktoken's compact ranks is written
+where tiktoken's own loader finds it (no download), and one whose sha256 is not the expected one is refused."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+
+import pytest
+from tiktoken.load import load_tiktoken_bpe
+
+from taskforge.schemas import TaskforgeError
+from taskforge.store.tiktoken_cache import seed, tiktoken_file
+
+TOKENS = [b"a", b"b", b"ab", b" the", b"\xe2\x80"]
+URL = "https://example.invalid/encodings/tiny.tiktoken"
+
+
+def _ranks_js(tmp_path):
+    encoded = [base64.b64encode(token).decode() for token in TOKENS]
+    ranks = f"! 0 {' '.join(encoded[:3])}\n! 3 {' '.join(encoded[3:])}"
+    path = tmp_path / "tiny.js"
+    path.write_text("export default " + json.dumps({"pat_str": ".", "special_tokens": {}, "bpe_ranks": ranks}))
+    return path
+
+
+def test_a_seeded_encoding_is_loaded_by_tiktoken_from_its_cache_without_a_download(tmp_path, monkeypatch):
+    ranks_js = _ranks_js(tmp_path)
+    expected = hashlib.sha256(tiktoken_file(ranks_js.read_text())).hexdigest()
+    written = seed(ranks_js, tmp_path / "cache", URL, expected)
+    assert written.name == hashlib.sha1(URL.encode()).hexdigest()
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "cache"))
+    assert load_tiktoken_bpe(URL, expected) == {token: rank for rank, token in enumerate(TOKENS)}
+
+
+def test_an_encoding_with_another_hash_is_refused(tmp_path):
+    with pytest.raises(TaskforgeError, match="tiktoken expects"):
+        seed(_ranks_js(tmp_path), tmp_path / "cache", URL, "0" * 64)
+    assert not (tmp_path / "cache").exists()
