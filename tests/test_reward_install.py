@@ -1,7 +1,8 @@
 """The small reward install (`reward/`, distribution `taskforge-reward`): it holds exactly the modules
 `compute_score` imports, they parse as Python 3.10 and import only its declared dependencies; and, installed
 from its wheel on Python 3.13 (a Debian 13 image bootstrapped like the sandbox base image, no network), its
-`compute_score` scores the reference of every released row 1 however it is wrapped and every no-op 0."""
+`compute_score` scores the reference of every released row 1 however it is wrapped and every no-op 0 (SWE rows
+through the engine's socket, in the task's instance image, as a trainer machine would)."""
 
 from __future__ import annotations
 
@@ -18,15 +19,19 @@ import pyarrow.parquet as pq
 import pytest
 
 from taskforge import sandbox
+from taskforge.builders.base import BuildContext
 from taskforge.builders.literature.kinds import KINDS
+from taskforge.builders.swe import SweBuilder
+from taskforge.builders.swe.image import build_instance_image
 from taskforge.flows.screening import release_screen
 from taskforge.sandbox.images.base import DEFAULT_MIRROR, build_with_debootstrap
 from taskforge.sandbox.images.build import image_present
 from taskforge.sandbox.images.recipe import BaseRecipe
+from taskforge.schemas import PlanItem, Task
 from taskforge.schemas.base import content_id
 from taskforge.store.layout import DataDir
 from taskforge.store.release import export_release
-from conftest import REPO
+from conftest import REPO, SAMPLES
 from factories import land_validated, literature_tasks, long_context_tasks, paper_collection
 from test_release import workflow_tasks
 
@@ -35,6 +40,7 @@ PROJECT = tomllib.loads((REWARD / "pyproject.toml").read_text())["project"]
 NEWER_PYTHON = BaseRecipe(suite="trixie")
 """Debian 13: Python 3.13, bootstrapped with the sandbox base image's recipe."""
 IMAGE_REPOSITORY = "taskforge/reward-python"
+DOCKER_SOCKET = "/var/run/docker.sock"
 PLATFORM_TAGS = ("manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64")
 IMPORT_NAMES = {"numpy": "numpy", "polars": "polars", "scikit-learn": "sklearn", "docker": "docker"}
 """Distribution → import name, for the small install's dependencies."""
@@ -101,11 +107,15 @@ def _base_image(client: docker.DockerClient) -> str:
     return tag
 
 
-def _run(client: docker.DockerClient, image: str, script: str, mounts: dict[Path, str]) -> tuple[int, str, object]:
-    """Run a shell script in a new container of `image`, network off, the host folders mounted read-only."""
+def _run(client: docker.DockerClient, image: str, script: str, mounts: dict[Path, str],
+         docker_socket: bool = False) -> tuple[int, str, object]:
+    """Run a shell script in a new container of `image`, network off, the host folders mounted read-only (and
+    the engine's socket, for the SWE reward to run instance images)."""
+    volumes = {str(host): {"bind": inside, "mode": "ro"} for host, inside in mounts.items()}
+    if docker_socket:
+        volumes[DOCKER_SOCKET] = {"bind": DOCKER_SOCKET, "mode": "rw"}
     container = client.containers.run(image, ["sh", "-c", script], detach=True, network_mode="none",
-                                      volumes={str(host): {"bind": inside, "mode": "ro"}
-                                               for host, inside in mounts.items()})
+                                      volumes=volumes)
     code = container.wait(timeout=900)["StatusCode"]
     return code, container.logs().decode(errors="replace"), container
 
@@ -114,7 +124,7 @@ def _dependencies_image(client: docker.DockerClient, work: Path) -> str:
     """The Debian 13 image with the small install's dependencies in /opt/venv, from wheels downloaded on the host
     for Python 3.13 (built once, tagged by the base image and the requirements)."""
     base = _base_image(client)
-    requirements = PROJECT["dependencies"]
+    requirements = PROJECT["dependencies"] + PROJECT["optional-dependencies"]["swe"]
     tag = f"{IMAGE_REPOSITORY}:{content_id({'base': client.images.get(base).id, 'requirements': requirements})}"
     if image_present(client, tag):
         return tag
@@ -133,16 +143,26 @@ def _dependencies_image(client: docker.DockerClient, work: Path) -> str:
     return tag
 
 
-def _release_rows(root: Path) -> list[dict]:
+def swe_tasks(count: int) -> list[Task]:
+    """SWE tasks of the scripted sample history (tests run in the process sandbox)."""
+    item = PlanItem(family="swe", capability="implementation", quota=count, gap_ids=["gap-s"], priority=1.0)
+    context = BuildContext(cycle_id="test-cycle", options={"source": str(SAMPLES / "swe" / "calc_history.py")})
+    return [task for task in SweBuilder().build(item, context) if isinstance(task, Task)]
+
+
+def _release_rows(root: Path, client: docker.DockerClient) -> list[dict]:
     """The RL rows of a release of the families built without a docker sandbox (literature, long-context,
-    workflow)."""
+    workflow, swe), with the instance image of every SWE task built."""
     data = DataDir(root / "data")
     with pytest.MonkeyPatch.context() as patch:
         chosen = sandbox.get_sandbox("process")
         patch.setattr(sandbox, "default_sandbox", lambda: chosen)
         tasks = (literature_tasks(paper_collection(root / "papers.jsonl", count=200, seed=3), data.root, list(KINDS))
-                 + long_context_tasks(2, target_tokens=4096) + workflow_tasks(2))
-        land_validated(data, tasks)
+                 + long_context_tasks(2, target_tokens=4096) + workflow_tasks(2) + swe_tasks(1))
+        landed = land_validated(data, tasks)
+    for task in landed:
+        if task.family == "swe" and task.status == "accepted":
+            build_instance_image(task, client)
     with data.open_catalog() as catalog:
         export_release(catalog, data, "1.0.0", root / "release", release_screen(catalog, data, "1.0.0"))
     return [row for path in sorted((root / "release" / "data").glob("*/*.parquet"))
@@ -158,19 +178,19 @@ def test_compute_score_from_the_small_install_on_python_3_13_scores_every_family
                     str(wheels)], check=True)
     check = tmp_path / "check"
     check.mkdir()
-    rows = _release_rows(tmp_path)
+    rows = _release_rows(tmp_path, docker_engine)
     (check / "rows.json").write_text(json.dumps(rows))
     (check / "run.py").write_text(CONTAINER_CHECK)
     shutil.copy(REPO / "tests" / "reward_checks.py", check / "reward_checks.py")
     code, log, container = _run(docker_engine, image, "/opt/venv/bin/pip install --quiet --no-index --find-links "
-                                "/wheel taskforge-reward && cd /check && /opt/venv/bin/python run.py rows.json",
-                                {wheels: "/wheel", check: "/check"})
+                                "/wheel 'taskforge-reward[swe]' && cd /check && /opt/venv/bin/python run.py rows.json",
+                                {wheels: "/wheel", check: "/check"}, docker_socket=True)
     container.remove(force=True)
     assert code == 0, log
     found = json.loads(log.strip().splitlines()[-1])
     assert found["python"] == [3, 13] and found["taskforge"].startswith("/opt/venv/lib/python3.13/site-packages/")
     assert found["full_install"] is False
-    assert {family for family, _, _ in found["scores"]} == {"literature", "long_context", "workflow"}
+    assert {family for family, _, _ in found["scores"]} == {"literature", "long_context", "workflow", "swe"}
     assert len(found["scores"]) == len(rows)
     for family, wrapped, noops in found["scores"]:
         assert {"bare", "fenced", "prose", "fenced with prose"} <= set(wrapped)
