@@ -23,7 +23,8 @@ Permission is hereby granted, free of charge, to any person obtaining a copy of 
 documentation files (the "Software"), to deal in the Software without restriction, including without limitation
 the rights to use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies of the Software."""
 BSD_TEXT = """Redistribution and use in source and binary forms, with or without modification, are permitted
-provided that the following conditions are met: ... {third}THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS"""
+provided that the following conditions are met: ... {third}THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS
+AND CONTRIBUTORS"""
 
 
 def _summary(*sources: tuple[str, int]) -> dict:

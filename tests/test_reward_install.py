@@ -1,8 +1,9 @@
 """The small reward install (`reward/`, distribution `taskforge-reward`): it holds exactly the modules
 `compute_score` imports, they parse as Python 3.10 and import only its declared dependencies; and, installed
 from its wheel on Python 3.13 (a Debian 13 image bootstrapped like the sandbox base image, no network), its
-`compute_score` scores the reference of every released row 1 however it is wrapped and every no-op 0 (SWE rows
-through the engine's socket, in the task's instance image, as a trainer machine would)."""
+`compute_score` scores the reference of every released row of every family 1 however it is wrapped and every
+no-op 0 (SWE rows through the engine's socket, in the task's instance image, as a trainer machine would).
+Cold (Debian 13 bootstrapped, wheels, dependencies image) about 8.5 minutes; warm about 80 s."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ import pytest
 from taskforge import sandbox
 from taskforge.builders.base import BuildContext
 from taskforge.builders.literature.kinds import KINDS
+from taskforge.builders.mle import MleBuilder
 from taskforge.builders.swe import SweBuilder
 from taskforge.builders.swe.image import build_instance_image
 from taskforge.flows.screening import release_screen
@@ -33,6 +35,7 @@ from taskforge.store.layout import DataDir
 from taskforge.store.release import export_release
 from conftest import REPO, SAMPLES
 from factories import land_validated, literature_tasks, long_context_tasks, paper_collection
+from mle_data import generated_frame, write_dataset
 from test_release import workflow_tasks
 
 REWARD = REPO / "reward"
@@ -150,9 +153,20 @@ def swe_tasks(count: int) -> list[Task]:
     return [task for task in SweBuilder().build(item, context) if isinstance(task, Task)]
 
 
+def mle_tasks(folder: Path) -> list[Task]:
+    """One MLE task of a small generated dataset (baselines run in the docker sandbox; the size, noise and linear
+    rules relaxed for its size, as tests/test_mle.py does)."""
+    write_dataset(generated_frame("binary", rows=300, seed=1), folder, "generated_binary")
+    item = PlanItem(family="mle", capability="implementation", quota=1, gap_ids=["gap-m"], priority=1.0)
+    options = {"source": str(folder), "sandbox": "docker", "min_test_rows": 0, "min_gap_sd": 0,
+               "search_iterations": 2, "linear_at_or_below_median": False}
+    return [task for task in MleBuilder().build(item, BuildContext(cycle_id="test-cycle", options=options))
+            if isinstance(task, Task)]
+
+
 def _release_rows(root: Path, client: docker.DockerClient) -> list[dict]:
-    """The RL rows of a release of the families built without a docker sandbox (literature, long-context,
-    workflow, swe), with the instance image of every SWE task built."""
+    """The RL rows of a release of every family (literature, long-context, workflow and swe built and checked in
+    the process sandbox, mle in docker), with the instance image of every SWE task built."""
     data = DataDir(root / "data")
     with pytest.MonkeyPatch.context() as patch:
         chosen = sandbox.get_sandbox("process")
@@ -160,6 +174,7 @@ def _release_rows(root: Path, client: docker.DockerClient) -> list[dict]:
         tasks = (literature_tasks(paper_collection(root / "papers.jsonl", count=200, seed=3), data.root, list(KINDS))
                  + long_context_tasks(2, target_tokens=4096) + workflow_tasks(2) + swe_tasks(1))
         landed = land_validated(data, tasks)
+    landed += land_validated(data, mle_tasks(root / "mle"))
     for task in landed:
         if task.family == "swe" and task.status == "accepted":
             build_instance_image(task, client)
@@ -190,7 +205,7 @@ def test_compute_score_from_the_small_install_on_python_3_13_scores_every_family
     found = json.loads(log.strip().splitlines()[-1])
     assert found["python"] == [3, 13] and found["taskforge"].startswith("/opt/venv/lib/python3.13/site-packages/")
     assert found["full_install"] is False
-    assert {family for family, _, _ in found["scores"]} == {"literature", "long_context", "workflow", "swe"}
+    assert {family for family, _, _ in found["scores"]} == {"literature", "long_context", "workflow", "swe", "mle"}
     assert len(found["scores"]) == len(rows)
     for family, wrapped, noops in found["scores"]:
         assert {"bare", "fenced", "prose", "fenced with prose"} <= set(wrapped)
