@@ -25,13 +25,15 @@ SIZE_CATEGORIES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"
 LANGUAGES = ("en",)
 
 
-def _configs(families: list[str]) -> str:
-    """The card's `configs:` entries: the RL view and the envelopes of each family."""
+def _configs(families: list[str], splits: dict[str, list[str]]) -> str:
+    """The card's `configs:` entries: the RL view and the envelopes of each family, one data file pattern per
+    split (`train` when `splits` does not name the family's)."""
     entries = []
     for family in families:
+        files = "".join(f"\n  - split: {split}\n    path: {{folder}}/{family}/{split}-*.parquet"
+                        for split in splits.get(family) or ["train"])
         for name, folder in ((family, "data"), (f"{family}_envelope", "envelope")):
-            entries.append(f"- config_name: {name}\n  data_files:\n  - split: train\n"
-                           f"    path: {folder}/{family}/*.parquet")
+            entries.append(f"- config_name: {name}\n  data_files:" + files.format(folder=folder))
     return "\n".join(entries)
 
 
@@ -77,9 +79,10 @@ def _size_category(rows: int) -> str:
 
 
 def _header(families: list[str], version: str, released: dict[str, int],
-            summaries: dict[str, dict[str, Any]]) -> list[str]:
-    """The card's YAML header: configs, licences, task and size categories, languages, name and tags."""
-    return ["---", "configs:", _configs(families), *_licence_header(summaries), "task_categories:",
+            summaries: dict[str, dict[str, Any]], splits: dict[str, list[str]]) -> list[str]:
+    """The card's YAML header: configs (one data file pattern per split), licences, task and size categories,
+    languages, name and tags."""
+    return ["---", "configs:", _configs(families, splits), *_licence_header(summaries), "task_categories:",
             *(f"- {category}" for category in sorted({TASK_CATEGORIES[family] for family in families})),
             "size_categories:", f"- {_size_category(sum(released.values()))}", "language:",
             *(f"- {language}" for language in LANGUAGES), f"pretty_name: taskforge {version}",
@@ -135,7 +138,8 @@ def _decontamination_section(references: dict[str, list[dict[str, Any]]], remova
 
 def release_card(version: str, released: dict[str, int], summaries: dict[str, dict[str, Any]],
                  funnel: list[dict[str, Any]], removals: list[dict[str, Any]],
-                 references: dict[str, list[dict[str, Any]]], environment_files: list[str]) -> str:
+                 references: dict[str, list[dict[str, Any]]], environment_files: list[str],
+                 splits: dict[str, list[str]] | None = None) -> str:
     """The card of release `version` (released rows per family; per-family kinds and sources; the catalog's
     funnel; every removal; what was checked against; the environment files shipped)."""
     families = sorted(released)
@@ -144,7 +148,7 @@ def release_card(version: str, released: dict[str, int], summaries: dict[str, di
                        for f in families])
     shipped = "\n".join(f"- `{name}`" for name in environment_files) or "- none"
     return "\n".join([
-        *_header(families, version, released, {f: summaries[f] for f in families}), "",
+        *_header(families, version, released, {f: summaries[f] for f in families}, splits or {}), "",
         f"# taskforge release {version}", "",
         "Verified training tasks built by taskforge from diagnosed failures of an agentic model. Every task "
         "passed its family's no-op, reference, leakage and decontamination checks and near-duplicate removal "
