@@ -165,8 +165,9 @@ def mle_tasks(folder: Path) -> list[Task]:
 
 
 def _release_rows(root: Path, client: docker.DockerClient) -> list[dict]:
-    """The RL rows of a release of every family (literature, long-context, workflow and swe built and checked in
-    the process sandbox, mle in docker), with the instance image of every SWE task built."""
+    """The RL rows, from its train and test files, of a release of every family (literature, long-context,
+    workflow and swe built and checked in the process sandbox, mle in docker), with the instance image of every SWE
+    task built."""
     data = DataDir(root / "data")
     with pytest.MonkeyPatch.context() as patch:
         chosen = sandbox.get_sandbox("process")
@@ -179,7 +180,8 @@ def _release_rows(root: Path, client: docker.DockerClient) -> list[dict]:
         if task.family == "swe" and task.status == "accepted":
             build_instance_image(task, client)
     with data.open_catalog() as catalog:
-        export_release(catalog, data, "1.0.0", root / "release", release_screen(catalog, data, "1.0.0"))
+        export_release(catalog, data, "1.0.0", root / "release", release_screen(catalog, data, "1.0.0"),
+                       test_fraction=0.5)
     return [row for path in sorted((root / "release" / "data").glob("*/*.parquet"))
             for row in pq.read_table(path).to_pylist()]
 
@@ -206,7 +208,7 @@ def test_compute_score_from_the_small_install_on_python_3_13_scores_every_family
     assert found["python"] == [3, 13] and found["taskforge"].startswith("/opt/venv/lib/python3.13/site-packages/")
     assert found["full_install"] is False
     assert {family for family, _, _ in found["scores"]} == {"literature", "long_context", "workflow", "swe", "mle"}
-    assert len(found["scores"]) == len(rows)
+    assert len(found["scores"]) == len(rows) and {row["extra_info"]["split"] for row in rows} == {"train", "test"}
     for family, wrapped, noops in found["scores"]:
         assert {"bare", "fenced", "prose", "fenced with prose"} <= set(wrapped)
         assert set(wrapped.values()) == {1.0}, (family, wrapped)
