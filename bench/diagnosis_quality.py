@@ -238,9 +238,11 @@ def who_and_when(folder: Path):
 
 
 METHODS = ("rules (decisive step)", "always the last step", "the first action", "the second turn",
-           "the most active agent's first turn")
+           "the most active agent's first turn", "the agent most often at fault, first turn")
 """The rules and every trivial baseline: the last step, the first agent turn, the second agent turn (the most
-common labelled position in the calibration part), and the first turn of the agent that spoke most."""
+common labelled position in the calibration part), the first turn of the agent that spoke most, and the first turn
+of the transcript's agent named most often as the mistake agent in the calibration part (a prior over names,
+learnt from the calibration labels only)."""
 
 
 def measure_attribution(labelled, share: float) -> dict[str, Counter]:
@@ -248,6 +250,7 @@ def measure_attribution(labelled, share: float) -> dict[str, Counter]:
     from taskforge.diagnosis.diagnose import attribution, diagnose
 
     parts = {name: Counter() for name in PARTS}
+    at_fault = Counter(agent for episode, agent, _ in labelled if not held_out(Path(episode.source_file).stem, share))
     for episode, agent, step in labelled:
         part = parts["held-out" if held_out(Path(episode.source_file).stem, share) else "calibration"]
         part["n"] += 1
@@ -256,6 +259,7 @@ def measure_attribution(labelled, share: float) -> dict[str, Counter]:
         part["diagnosed"] += bool(found)
         busiest = Counter(s.actor for s in turns).most_common(1)[0][0] if turns else None
         second = turns[1] if len(turns) > 1 else turns[0] if turns else None
+        usual = max((s.actor for s in turns), key=lambda name: at_fault[name], default=None)
         guesses = {
             "rules (decisive step)": attribution(found),
             "always the last step": (turns[-1].actor if turns else None, episode.steps[-1].index),
@@ -263,6 +267,8 @@ def measure_attribution(labelled, share: float) -> dict[str, Counter]:
             "the second turn": (second.actor if second else None, second.index if second else None),
             "the most active agent's first turn": (busiest, next((s.index for s in turns if s.actor == busiest),
                                                                   None)),
+            "the agent most often at fault, first turn": (usual, next((s.index for s in turns if s.actor == usual),
+                                                                       None)),
         }
         for method, (guess_agent, guess_step) in guesses.items():
             part[(method, "agent")] += guess_agent == agent
@@ -276,9 +282,9 @@ def print_attribution(parts: dict[str, Counter]) -> None:
         if not part["n"]:
             continue
         print(f"\nWho&When Algorithm-Generated, {name}: {part['n']} failed multi-agent transcripts")
-        print(f"{'method':<36}{'agent accuracy':>16}{'step accuracy':>15}")
+        print(f"{'method':<44}{'agent accuracy':>16}{'step accuracy':>15}")
         for method in METHODS:
-            print(f"{method:<36}{_rate(part[(method, 'agent')], part['n']):>16}"
+            print(f"{method:<44}{_rate(part[(method, 'agent')], part['n']):>16}"
                   f"{_rate(part[(method, 'step')], part['n']):>15}")
     print(f"published: {PUBLISHED}")
 

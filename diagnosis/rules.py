@@ -17,9 +17,9 @@ from typing import Callable
 
 from taskforge.diagnosis.finding import Finding
 from taskforge.diagnosis.signals import (FULL_TRACEBACK, TEST_FAILURE, WARNING_HINTS, WARNING_SIGN, Call, assistant_after,
-                                        assistant_text, calls, code_runs, evidence_text, expected_answer, failed,
+                                        assistant_lowered, assistant_text, calls, code_runs, evidence_text, expected_answer, failed,
                                         final_answer, mentions, observations_lowered, observations_text,
-                                        changes, first_executed_turn, first_statement, has_traceback,
+                                        changes, fact_origin, first_executed_turn, first_statement, has_traceback,
                                         near_identical_groups, reads, runs_of_tests, searches, solution_changes,
                                         source_ids, step_text, task_text, test_locators,
                                         unreferenced_observations, words)
@@ -44,6 +44,8 @@ SHOWN_TESTS = 5
 CLEAN_RUN_CONFIDENCE = {"swe": 0.3}
 """A submitted patch that failed is an implementation error by default, but nothing in the trace shows where:
 for SWE runs this finding is the fallback, below any confident rule."""
+NO_ANSWER_CONFIDENCE = 0.4
+"""A run that ended on a clean code run without an answer: the code failed to produce one, but nothing says how."""
 
 DISMISSAL = re.compile(r"not relevant|irrelevant|discard|not useful|off[- ]topic|exclude|skip(?:ping)?|ignore|"
                        r"doesn't (?:help|address)|does not (?:help|address)|unrelated", re.I)
@@ -53,6 +55,8 @@ DISMISSED_TEST = re.compile(
     r"(?:was|were|is|are) already failing|fail(?:s|ed|ing)? (?:even |also )?(?:before|without) (?:my|our|the|this) "
     r"(?:change|fix|patch)|(?:failure|error)s? (?:is|are|seems?|appears?) (?:to be )?(?:unrelated|environment|flaky)",
     re.I)
+DISMISSAL_HINTS = ("unrelated", "existing", "not related", "not due", "fail", "environment", "flaky")
+"""What every match of `DISMISSED_TEST` holds (lower-cased); see `mentions`."""
 REPOSITORY_TESTS = re.compile(r"pytest\s+(?:-\S+\s+)*\S*tests?/|runtests\.py|bin/test\b|-m unittest \S*tests?|\btox\b")
 """A run of the repository's own test suite (not a scratch script the agent wrote)."""
 NEW_FILE = re.compile(r"^diff --git a/(\S+) b/\S+\nnew file mode", re.M)
@@ -65,6 +69,9 @@ FINDING = re.compile(r"\b(result|answer|found|total|mean|average|median|estimate
                      re.I)
 """A stated result: a named quantity and a value that holds a digit (`total = 42`, `first drift: S-14`); a bare
 word after `is` (`value is used`) is not a finding."""
+FINDING_HINTS = ("result", "answer", "found", "total", "mean", "average", "median", "estimate", "half-life", "value",
+                 "count", "accuracy", "rate", "first")
+"""What every match of `FINDING` holds (lower-cased); see `mentions`."""
 INFRASTRUCTURE_ERROR = re.compile(r"connection (?:refused|reset|error)|no space left|sandbox|container (?:died|exited|"
                                   r"crashed)|service unavailable|\b50[234]\b|rate limit|out of memory|\boom\b|"
                                   r"timed? ?out|timeout", re.I)
@@ -269,7 +276,8 @@ def ignored_warning_sign(episode: Episode) -> Finding | None:
         return None
     for call in code_runs(episode):
         obs = call.observation
-        if failed(obs) or not call.runs_program or not WARNING_SIGN.search(obs.content):
+        if failed(obs) or not call.runs_program or not mentions(obs.content.lower(), WARNING_HINTS) \
+                or not WARNING_SIGN.search(obs.content):
             continue
         match = WARNING_SIGN.search(evidence_text(obs.content))
         if not match:
@@ -305,7 +313,7 @@ def clean_run_wrong_answer(episode: Episode) -> Finding | None:
     """The code ran without error and printed output, but the answer built on it failed: the code is wrong.
 
     The decisive step is, for a patch, its last edit; for an answer, the first turn whose action ran (the result
-    the rest built on).
+    the rest built on), or the earlier turn that introduced the facts that action used (`fact_origin`).
     For SWE runs this is the fallback of every failed submission, with a low confidence; a run whose verdict came
     with the harness's per-test results is diagnosed from those instead (`issue_tests_still_fail`,
     `broke_passing_tests`).
@@ -320,13 +328,34 @@ def clean_run_wrong_answer(episode: Episode) -> Finding | None:
     if failed(last.observation) or not last.observation.content.strip():
         return None
     changed = [c.step for c in solution_changes(episode)]
-    decisive = changed[-1] if changed and episode.family == "swe" else first_executed_turn(episode)
+    first_run = first_executed_turn(episode)
+    decisive = changed[-1] if changed and episode.family == "swe" else \
+        fact_origin(episode, first_run) if first_run is not None else None
     return Finding(
         mode=FailureMode.IMPLEMENTATION_ERROR, steps=[last.step],
         signals={"code_runs": len(runs), "last_run_clean": True, "last_change_step": changed[-1] if changed else None,
                  "tracebacks": sum(1 for c in runs if has_traceback(c.observation.content))},
         confidence=CLEAN_RUN_CONFIDENCE.get(episode.family, 0.45), decisive=decisive,
         explanation="the last code run finished without error, yet the answer it led to failed",
+    )
+
+
+def ended_on_clean_run(episode: Episode) -> Finding | None:
+    """The run ended on the output of a code run that ran without error, with no answer: the code never produced
+    the answer (an empty result, "nothing found") and no turn was left to fix it. The decisive step is the turn
+    whose code ran last: its attempt is the one that failed. SWE runs end on a submission, not an answer: not
+    this rule."""
+    runs = code_runs(episode)
+    if episode.family == "swe" or not runs or final_answer(episode) is not None:
+        return None
+    last = runs[-1]
+    if last.observation is None or last.observation is not episode.steps[-1] or failed(last.observation):
+        return None
+    return Finding(
+        mode=FailureMode.IMPLEMENTATION_ERROR, steps=[last.observation.index],
+        signals={"code_runs": len(runs), "last_run_clean": True, "answer": None},
+        confidence=NO_ANSWER_CONFIDENCE, decisive=last.step,
+        explanation=f"the run ended on the output of the code run at step {last.step}, without an answer",
     )
 
 
@@ -361,7 +390,7 @@ def dismissed_failing_test(episode: Episode) -> Finding | None:
     harness found one of the dismissed tests failing after the patch (then it is confident); a dismissal of
     tests the harness found passing, or never checked, was not the failure.
     """
-    if not DISMISSED_TEST.search(assistant_text(episode)):
+    if not mentions(assistant_lowered(episode), DISMISSAL_HINTS) or not DISMISSED_TEST.search(assistant_text(episode)):
         return None
     tests = episode.outcome.tests
     steps = episode.steps
@@ -505,7 +534,7 @@ def answer_without_tools(episode: Episode) -> Finding | None:
         mode=FailureMode.INCORRECT_ANSWER, steps=[answer.step],
         signals={"tool_calls": 0, "expected_answer": expected, "answer": answer.text[-200:],
                  "contradicts_expected": contradicted},
-        confidence=0.75 if contradicted else 0.6, decisive=first_statement(episode, answer),
+        confidence=0.75 if contradicted else 0.6, decisive=fact_origin(episode, first_statement(episode, answer)),
         explanation="answered without using any tool and the answer was wrong"
                     + (f" (expected {expected!r})" if contradicted else ""),
     )
@@ -553,10 +582,30 @@ def lost_objective(episode: Episode) -> Finding | None:
     )
 
 
+def task_misstated(episode: Episode) -> Finding | None:
+    """The task an agent was handed (a first step that is an agent's turn: a manager's restatement in a multi-agent
+    run) shares almost none of the words of the question the run was asked: they worked on something else from
+    the start. A run that opens with the user's or system's message posed the question itself: not this rule."""
+    question = words(str(episode.metadata.get("question", "")))
+    first = episode.steps[0] if episode.steps else None
+    if len(question) < 3 or first is None or first.role != "assistant":
+        return None
+    overlap = len(question & words(first.content)) / len(question)
+    if overlap >= OFF_TOPIC:
+        return None
+    return Finding(
+        mode=FailureMode.LOST_OBJECTIVE, steps=[first.index],
+        signals={"question_keywords": len(question), "overlap": round(overlap, 3)},
+        confidence=0.6, decisive=first.index,
+        explanation=f"the task handed over at step {first.index} shares {overlap:.0%} of the question's keywords",
+    )
+
+
 def ignored_intermediate_finding(episode: Episode) -> Finding | None:
     """An observation stated a result (`total = 42`) that no later step ever used (answers only: a SWE run
     submits a patch, not a value)."""
-    if final_answer(episode) is None or episode.family == "swe" or not FINDING.search(observations_text(episode)):
+    if final_answer(episode) is None or episode.family == "swe" \
+            or not mentions(observations_lowered(episode), FINDING_HINTS) or not FINDING.search(observations_text(episode)):
         return None
     observations = [s for s in episode.steps if s.role == "tool" and not failed(s)]
     for step in observations:
@@ -652,6 +701,7 @@ RULE_MODES: dict[Rule, tuple[FailureMode, ...]] = {
     ignored_warning_sign: (M.IGNORED_WARNING_SIGN,),
     unresolved_traceback: (M.IMPLEMENTATION_ERROR,),
     clean_run_wrong_answer: (M.IMPLEMENTATION_ERROR,),
+    ended_on_clean_run: (M.IMPLEMENTATION_ERROR,),
     failing_tests_at_submission: (M.IMPLEMENTATION_ERROR,),
     dismissed_failing_test: (M.DISMISSED_FAILING_TEST,),
     issue_tests_still_fail: (M.IMPLEMENTATION_ERROR,),
@@ -660,6 +710,7 @@ RULE_MODES: dict[Rule, tuple[FailureMode, ...]] = {
     answer_without_tools: (M.INCORRECT_ANSWER,),
     format_errors: (M.FORMAT_ERROR,),
     lost_objective: (M.LOST_OBJECTIVE,),
+    task_misstated: (M.LOST_OBJECTIVE,),
     ignored_intermediate_finding: (M.IGNORED_INTERMEDIATE_FINDING,),
     premature_termination: (M.PREMATURE_TERMINATION,),
     no_verification: (M.NO_VERIFICATION,),

@@ -20,6 +20,9 @@ SEARCH_TOOL = re.compile(r"search|query|retriev|lookup|find_paper|scholar|arxiv|
 READ_TOOL = re.compile(r"open|read|fetch|get_paper|view|browse|download|full_?text|abstract", re.I)
 SUBMIT_TOOL = re.compile(r"submit|finish|answer|final|done|complete", re.I)
 SUBMIT_COMMAND = re.compile(r"COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT|MINI_SWE_AGENT_FINAL_OUTPUT|^\s*submit\s*$")
+SUBMIT_HINTS = ("FINAL_OUTPUT", "submit")
+"""What every submit command holds (as written): a text without either is no submit command."""
+VIEW_COMMAND = re.compile(r"\s*view\b")
 """Commands that hand the work in (mini-swe-agent's echo marker, SWE-agent's `submit`): never a change or a run."""
 CHANGE_ACTION = re.compile(r"\b(?:str_replace|insert|apply_patch|create|write_file|edit_file)\b|sed -i|git apply|"
                            r"\bpatch -p\d|(?<![0-9&])>>?\s*(?!/dev/)[\w./-]+\.\w+|cat <<|\btee \S+\.\w+", re.I)
@@ -39,6 +42,8 @@ END_MARKERS = {"TERMINATE", "TERMINATE.", "DONE"}
 """Turns that only end a group chat: the answer is the turn before."""
 FULL_TRACEBACK = "Traceback (most recent call last)"
 TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\w*(Error|Exception): ", re.M)
+TRACEBACK_HINTS = (FULL_TRACEBACK, "Error: ", "Exception: ")
+"""What every traceback match holds: a text without any is no traceback, and the regex is not run."""
 TEST_FAILURE = re.compile(r"^FAILED |^FAIL: |^ERROR: |\b\d+ failed\b|\bFAILED \(|AssertionError|"
                           r"Traceback \(most recent call last\)", re.M)
 """What a failing test or script run prints (pytest, unittest, Django's runner, a raised assertion)."""
@@ -68,6 +73,8 @@ SOURCE_ID = re.compile(
     r"\b10\.\d{4,9}/[^\s\"',;)\]]+|\barXiv:\s?\d{4}\.\d{4,5}(?:v\d+)?|\b\d{4}\.\d{4,5}(?:v\d+)?\b|\bPMID:?\s?\d{5,9}|"
     r"\b(?:paper|doc|source)[-_:]\w+", re.I)
 CLAIM_TOKEN = re.compile(r"\b\d[\d,.]*\b|\b[A-Z][a-zA-Z]{3,}\b")
+SHARED_FACTS = 2
+"""How many of a step's facts an earlier turn must have introduced to be where they came from (`fact_origin`)."""
 WORD = re.compile(r"[a-z][a-z0-9_]{3,}")
 TOKEN = re.compile(r"[a-z0-9_.:/-]+")
 NEAR_IDENTICAL = 0.6
@@ -114,8 +121,9 @@ class Call:
     @once
     def is_submit(self) -> bool:
         """Whether it hands the work in (a submit tool, or a command carrying the harness's submit marker)."""
-        return bool(SUBMIT_COMMAND.search(self.text)) or (bool(SUBMIT_TOOL.search(self.name))
-                                                           and not CODE_TOOL.search(self.name))
+        kinds = tool_kinds(self.name)
+        return ("submit" in kinds and "code" not in kinds) or (any(hint in self.text for hint in SUBMIT_HINTS)
+                                                              and bool(SUBMIT_COMMAND.search(self.text)))
 
     @once
     def is_change(self) -> bool:
@@ -124,7 +132,7 @@ class Call:
             return False
         if mentions(self.text.lower(), CHANGE_HINTS) and CHANGE_ACTION.search(self.text):
             return True
-        return bool(EDIT_TOOL.search(self.name)) and not re.match(r"\s*view\b", self.text)
+        return "edit" in tool_kinds(self.name) and not VIEW_COMMAND.match(self.text)
 
     @once
     def is_check(self) -> bool:
@@ -135,9 +143,20 @@ class Call:
     def runs_program(self) -> bool:
         """Whether it executes the agent's code: a code tool, or a shell command that runs a program (not one
         that only lists, prints or searches files)."""
-        if SHELL_TOOL.search(self.name):
+        kinds = tool_kinds(self.name)
+        if "shell" in kinds:
             return bool(PROGRAM_RUN.search(self.text))
-        return bool(CODE_TOOL.search(self.name))
+        return "code" in kinds
+
+
+TOOL_KINDS = {"search": SEARCH_TOOL, "read": READ_TOOL, "submit": SUBMIT_TOOL, "edit": EDIT_TOOL, "code": CODE_TOOL,
+              "shell": SHELL_TOOL}
+
+
+@lru_cache(maxsize=1024)
+def tool_kinds(name: str) -> frozenset[str]:
+    """What a tool's name says it does (`TOOL_KINDS`): worked out once per name, as runs use a few tools often."""
+    return frozenset(kind for kind, pattern in TOOL_KINDS.items() if pattern.search(name))
 
 
 @lru_cache(maxsize=4096)
@@ -198,6 +217,12 @@ def assistant_text(episode: Episode) -> str:
 
 
 @per_episode
+def assistant_lowered(episode: Episode) -> str:
+    """`assistant_text` lower-cased, for `mentions`."""
+    return assistant_text(episode).lower()
+
+
+@per_episode
 def calls(episode: Episode) -> list[Call]:
     """Every tool call in order, each paired with the tool step answering it (by id, else the next tool step)."""
     answered: dict[str, Step] = {}
@@ -249,12 +274,12 @@ def near_identical_groups(items: list[Call], threshold: float = NEAR_IDENTICAL) 
 
 def searches(episode: Episode) -> list[Call]:
     """Calls that search (queries to a search engine, index or paper database)."""
-    return [c for c in calls(episode) if SEARCH_TOOL.search(c.name)]
+    return [c for c in calls(episode) if "search" in tool_kinds(c.name)]
 
 
 def reads(episode: Episode) -> list[Call]:
     """Calls that open, read or fetch one item (a paper, page or file)."""
-    return [c for c in calls(episode) if READ_TOOL.search(c.name) and not SEARCH_TOOL.search(c.name)]
+    return [c for c in calls(episode) if "read" in (kinds := tool_kinds(c.name)) and "search" not in kinds]
 
 
 def source_ids(text: str) -> set[str]:
@@ -270,8 +295,8 @@ def task_text(episode: Episode) -> str:
 @per_episode
 def code_runs(episode: Episode) -> list[Call]:
     """Calls that ran code and were answered, submissions and installs left out."""
-    return [c for c in calls(episode) if CODE_TOOL.search(c.name) and c.observation is not None
-            and not c.is_submit and not INSTALL_COMMAND.search(c.text)]
+    return [c for c in calls(episode) if "code" in tool_kinds(c.name) and c.observation is not None
+            and not c.is_submit and not ("install" in c.text.lower() and INSTALL_COMMAND.search(c.text))]
 
 
 @per_episode
@@ -348,6 +373,25 @@ def first_statement(episode: Episode, answer: Answer) -> int:
     return answer.step
 
 
+def fact_origin(episode: Episode, index: int) -> int:
+    """Where the facts a step builds on came from: the earliest earlier agent turn that first stated at least
+    `SHARED_FACTS` of the numbers and names the step states and the task does not (all of them when it states
+    fewer); the step itself when no earlier turn did. The first step poses the task and is never the origin: its
+    facts are given. In a multi-agent run this is the agent that introduced a wrong fact the others reused."""
+    given = _claim_tokens(task_text(episode)) | _claim_tokens(str(episode.metadata.get("question", "")))
+    target = _claim_tokens(episode.steps[index].content) - given
+    if not target:
+        return index
+    needed = min(SHARED_FACTS, len(target))
+    seen = set(given)
+    for step in episode.steps[:index]:
+        stated = _claim_tokens(step.content)
+        new, seen = stated - seen, seen | stated
+        if step.role == "assistant" and step.index > episode.steps[0].index and len(new & target) >= needed:
+            return step.index
+    return index
+
+
 def _claim_tokens(text: str) -> set[str]:
     """Numbers and capitalised names in a text: what an answer claims."""
     return set(CLAIM_TOKEN.findall(text))
@@ -379,7 +423,7 @@ def final_answer(episode: Episode) -> Answer | None:
         if step.role != "assistant":
             continue
         submits = [c for c in step.tool_calls
-                   if SUBMIT_TOOL.search(c.name) or SUBMIT_TOOL.search(argument_text(c.arguments))]
+                   if "submit" in tool_kinds(c.name) or SUBMIT_TOOL.search(argument_text(c.arguments))]
         if not step.tool_calls and step.content.strip() and step.content.strip() not in END_MARKERS:
             return Answer(step.index, step.content)
         if not step.tool_calls and step.content.strip() in END_MARKERS:
@@ -397,7 +441,7 @@ def step_text(step: Step) -> str:
 
 def has_traceback(text: str) -> bool:
     """Whether a text shows a Python traceback or an `XError: ...` line."""
-    return bool(TRACEBACK.search(text))
+    return any(hint in text for hint in TRACEBACK_HINTS) and bool(TRACEBACK.search(text))
 
 
 def failed(step: Step) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
+from typing import IO, TYPE_CHECKING, Iterable, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -102,13 +102,36 @@ class ShardWriter:
         digest = hashlib.sha256("\n".join(ids).encode()).hexdigest()
         name = f"part-{digest[:16]}.parquet"
         final = join(self.root, family, name)
-        sink = pa.BufferOutputStream()
-        pq.write_table(table, sink, compression="zstd", write_statistics=True)
-        data = sink.getvalue()
         with atomic_open(final, crash_at="shard_write") as handle:
-            handle.write(data)
-        return ShardFile(path=f"{family}/{name}", family=family, rows=table.num_rows, bytes=data.size,
-                         sha256=hashlib.sha256(data).hexdigest())
+            sink = HashingSink(handle)
+            pq.write_table(table, sink, compression="zstd", write_statistics=True)
+        return ShardFile(path=f"{family}/{name}", family=family, rows=table.num_rows, bytes=sink.size,
+                         sha256=sink.sha256.hexdigest())
+
+
+class HashingSink:
+    """A binary file that hashes (sha256) and counts the bytes written through it: a shard is streamed to its
+    file and hashed on the way, never held whole in memory (a fresh buffer the size of a shard costs more to
+    allocate than the write itself)."""
+
+    def __init__(self, handle: IO[bytes]):
+        self.handle = handle
+        self.sha256 = hashlib.sha256()
+        self.size = 0
+        self.closed = False
+
+    def write(self, data: bytes) -> int:
+        """Hash and write a block of bytes."""
+        self.sha256.update(data)
+        self.size += len(data)
+        return self.handle.write(data)
+
+    def flush(self) -> None:
+        self.handle.flush()
+
+    def close(self) -> None:
+        """Stop writing (the handle itself is closed by whoever opened it)."""
+        self.closed = True
 
 
 class LandedTasks:

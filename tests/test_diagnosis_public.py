@@ -14,13 +14,14 @@ import zipfile
 import pytest
 
 from conftest import REPO, SHARED
-from taskforge.diagnosis.diagnose import diagnose, rule_findings
+from taskforge.diagnosis.diagnose import attribution, diagnose, rule_findings
 from taskforge.diagnosis.readers import discover, read_traces
 from taskforge.diagnosis.readers.base import CUT, SourceFile, json_head
-from taskforge.diagnosis.rules import (FINDING, broke_passing_tests, dismissed_failing_test, format_errors,
-                                       ignored_warning_sign, issue_tests_still_fail, no_verification,
-                                       patch_adds_unrelated_files, repeated_actions, rules_for)
-from taskforge.diagnosis.signals import WARNING_SIGN, calls, evidence_text, near_identical_groups
+from taskforge.diagnosis.rules import (FINDING, broke_passing_tests, dismissed_failing_test, ended_on_clean_run,
+                                       format_errors, ignored_warning_sign, issue_tests_still_fail, no_verification,
+                                       patch_adds_unrelated_files, repeated_actions, rules_for, task_misstated)
+from taskforge.diagnosis.signals import (WARNING_SIGN, calls, evidence_text, fact_origin, final_answer,
+                                         first_executed_turn, near_identical_groups)
 from taskforge.diagnosis.verdicts import graded_by, load_verdicts
 from taskforge.schemas import Episode, FailureMode, Quarantined
 
@@ -266,6 +267,39 @@ def test_an_answer_without_tools_is_a_wrong_answer_not_persistence():
     assert calls(episode) == []
     modes = [f.mode for f in rule_findings(episode)]
     assert modes == [FailureMode.INCORRECT_ANSWER]
+
+
+def test_a_wrong_fact_is_traced_to_the_agent_that_stated_it_not_the_one_that_used_it():
+    (prices,), _ = _read([WHO_AND_WHEN / "algorithm-generated-101.json"])
+    answer = final_answer(prices)
+    assert prices.steps[answer.step].actor == "Verification_Expert"
+    assert attribution(diagnose(prices)) == ("Tickets_Pricing_Expert", 2)
+    (movies,), _ = _read([WHO_AND_WHEN / "algorithm-generated-100.json"])
+    first_run = first_executed_turn(movies)
+    assert (first_run, movies.steps[first_run].actor) == (3, "StreamingService_Expert")
+    assert fact_origin(movies, first_run) == 2 and attribution(diagnose(movies)) == ("Movie_Expert", 2)
+    assert fact_origin(movies, 0) == 0
+
+
+def test_a_task_handed_over_that_is_not_the_question_is_lost_from_the_start():
+    (episode,), _ = _read([WHO_AND_WHEN / "algorithm-generated-24.json"])
+    finding = task_misstated(episode)
+    assert finding.mode is FailureMode.LOST_OBJECTIVE and finding.decisive_step == 0
+    assert finding.signals["overlap"] < 0.15
+    assert attribution(diagnose(episode)) == ("PythonDebugging_Expert", 0)
+    (faithful,), _ = _read([WHO_AND_WHEN / "algorithm-generated-1.json"])
+    assert task_misstated(faithful) is None
+
+
+def test_a_run_ending_on_a_clean_run_without_an_answer_is_decided_by_the_code_that_ran_last():
+    (episode,), _ = _read([WHO_AND_WHEN / "algorithm-generated-91.json"])
+    assert final_answer(episode) is None and episode.steps[-1].role == "tool"
+    assert "No Blu-Ray entries found" in episode.steps[-1].content
+    (found,) = diagnose(episode)
+    assert found.failure_mode is FailureMode.IMPLEMENTATION_ERROR and found.confidence < 0.6
+    assert attribution([found]) == ("Blu-Ray_Expert", 8)
+    (answered,), _ = _read([WHO_AND_WHEN / "algorithm-generated-1.json"])
+    assert final_answer(answered) is not None and ended_on_clean_run(answered) is None
 
 
 def test_an_openhands_run_waiting_for_the_user_is_not_a_graded_failure(tmp_path):

@@ -1,5 +1,6 @@
 """The fast landing and screen give what the row-by-row ones gave: the same task ids and shard bytes, the same
-catalog rows, the same MinHash signatures and the same decontamination matches, for the same inputs.
+catalog rows, the same MinHash signatures and the same decontamination matches, for the same inputs (tasks
+decontaminated together get what each gets alone).
 
 Each reference below is the earlier implementation, kept here only to compare with: rows built one task at a
 time (`to_row` of the task with its check durations zeroed) and written with one `write_table`; catalog rows
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import random
 import re
 import unicodedata
 import zlib
@@ -24,9 +26,11 @@ from taskforge.schemas import Message, Task, arrow_schema, canonical_json, to_ro
 from taskforge.store.batches import write_batch
 from taskforge.store.catalog import Catalog
 from taskforge.store.landing import land, land_files
+from taskforge.store.manifest import verify_manifest
 from taskforge.store.shards import ShardWriter
 from taskforge.validators.evalsets import EvalItem, EvalSet, Registry
-from taskforge.validators import near_duplicates
+from taskforge.validators import decontamination, near_duplicates
+from taskforge.validators.decontamination import DecontaminationCheck
 from taskforge.validators.near_duplicates import NUM_PERM, SCHEME, SEED, signatures
 from taskforge.validators.runner import validate
 
@@ -92,6 +96,8 @@ def test_shards_and_catalog_rows_are_those_of_the_row_by_row_landing(tmp_path):
             result = landing(catalog, tmp_path / way)
             assert (result.accepted, result.rejected) == (4, 1)
             assert _shard_bytes(tmp_path / way) == expected[way]
+            assert verify_manifest(tmp_path / way) == [], "recorded sizes and sha256 are those of the files"
+            assert sorted(s.bytes for s in result.shards) == sorted(len(b) for b in expected[way].values())
             stored = catalog.query("SELECT * FROM validations ORDER BY task_id, position")
             landed = catalog.query("SELECT task_id, cycle_id, status, reasons, lineage FROM tasks ORDER BY task_id")
         assert stored == sorted(({**to_row(v), "task_id": t.task_id, "position": n}
@@ -147,3 +153,36 @@ def test_thirteen_gram_matches_are_those_of_regex_words():
     words = _reference_words(copied)
     first = next(" ".join(words[i:i + 13]) for i in range(len(words) - 12) if " ".join(words[i:i + 13]) in item)
     assert [(m.kind, m.where, m.value) for m in registry.matches(fields)] == [("13-gram", "b", first)]
+
+
+def test_tasks_decontaminated_together_get_what_each_gets_alone(tmp_path, monkeypatch):
+    rng = random.Random(0)
+    vocabulary = [f"term{n}" for n in range(5000)] + ["the", "of", "and"]
+    words = [rng.choice(vocabulary) for _ in range(4000)]
+    items = [EvalItem(item_id=f"i{n}", text=" ".join(words[n * 90:n * 90 + 90]), ids=(f"doi:10.9999/set.{n}",),
+                      canaries=(f"CANARY {n} zz",) if n < 3 else ()) for n in range(40)]
+    registry = Registry([EvalSet(name="s", source="s", items=items)])
+    reworded = " ".join("other" if n % 5 == 0 else word for n, word in enumerate(items[7].text.split()))
+    tasks = [[("prompt", "nothing of any item here")],
+             [("prompt", "Prefix " + items[3].text), ("payload", f"cites doi:10.9999/set.{4}")],
+             [],
+             [("a", items[3].text), ("b", "CANARY 1 zz and " + reworded)],
+             [("a", " ".join(words[5:25])), ("b", "")]]
+    alone = [registry.matches(fields) for fields in tasks]
+    assert {m.kind for found in alone for m in found} == {"13-gram", "doi", "canary", "paraphrase"}
+    assert alone[0] == alone[2] == [] and alone[1] and alone[3]
+    for size in (2, 5):
+        assert [m for start in range(0, len(tasks), size) for m in registry.matches_many(tasks[start:start + size])
+                ] == alone, f"{size} tasks a pass"
+
+    data_dir = tmp_path / "data"
+    (data_dir / "evalsets").mkdir(parents=True)
+    (data_dir / "evalsets" / "s.json").write_text(EvalSet(name="s", source="s", items=items).to_json())
+    landed = _decided(4)
+    planted = landed[2].model_copy(update={"prompt": [*landed[2].prompt[:-1],
+                                                      Message(role="user", content=items[5].text)]})
+    check = DecontaminationCheck(data_dir)
+    monkeypatch.setattr(decontamination, "TEXT_PER_PASS", 3000)
+    together = check.run_all([*landed, planted])
+    assert together == [check.run(task) for task in [*landed, planted]]
+    assert [r.passed for r in together] == [True, True, True, True, False]

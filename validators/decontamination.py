@@ -10,12 +10,15 @@ registered at all the check fails: it never passes for want of anything to compa
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from taskforge.schemas import Task, ValidationResult
-from taskforge.validators.evalsets import load_registry
+from taskforge.validators.evalsets import Match, load_registry
 
 SHOWN_IN_REASON = 5
+TEXT_PER_PASS = 1 << 20
+"""Characters of task text matched in one pass: numpy's cost per call is paid once a pass, and the arrays stay
+small enough to sit in memory the CPU reaches fast."""
 
 
 def _fields(value: Any, where: str) -> Iterator[tuple[str, str]]:
@@ -51,17 +54,37 @@ class DecontaminationCheck:
         return True
 
     def run(self, task: Task) -> ValidationResult:
+        return self.run_all([task])[0]
+
+    def run_all(self, tasks: Sequence[Task]) -> list[ValidationResult]:
+        """The result of each task, each what `run` gives it alone: tasks are matched together, about
+        `TEXT_PER_PASS` characters of text a pass."""
         registry = load_registry(self.data_dir)
         if not registry.sets:
-            return ValidationResult(check=self.name, passed=False, detail={"sets": [], "matches": []},
-                                    reason="no evaluation set is registered, so contamination cannot be ruled out")
-        matches = registry.matches(task_fields(task))
+            return [ValidationResult(check=self.name, passed=False, detail={"sets": [], "matches": []},
+                                     reason="no evaluation set is registered, so contamination cannot be ruled out")
+                    for _ in tasks]
+        found: list[list[Match]] = []
+        group: list[list[tuple[str, str]]] = []
+        size = 0
+        for task in tasks:
+            fields = list(task_fields(task))
+            group.append(fields)
+            size += sum(len(text) for _, text in fields)
+            if size >= TEXT_PER_PASS:
+                found += registry.matches_many(group)
+                group, size = [], 0
+        found += registry.matches_many(group)
+        sets = [s.name for s in registry.sets]
+        return [self._result(sets, matches) for matches in found]
+
+    def _result(self, sets: list[str], matches: list[Match]) -> ValidationResult:
         reasons = [m.describe() for m in matches[:SHOWN_IN_REASON]]
         if len(matches) > SHOWN_IN_REASON:
             reasons.append(f"and {len(matches) - SHOWN_IN_REASON} more matches")
         return ValidationResult(
             check=self.name, passed=not matches, reason="; ".join(reasons) or None,
-            detail={"sets": [s.name for s in registry.sets],
+            detail={"sets": sets,
                     "matches": [{"set": m.set_name, "item": m.item_id, "kind": m.kind, "value": m.value,
                                  "where": m.where} for m in matches]},
         )

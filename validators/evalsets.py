@@ -256,16 +256,49 @@ class Match:
 
 
 _STOPWORD_HASHES = np.sort(Words.of([STOPWORDS]).hashes)
+_LOW_MASK = np.uint32(0xFFFF)
+_STOPWORD_LOW = np.zeros(1 << 16, dtype=bool)
+_STOPWORD_LOW[_STOPWORD_HASHES & _LOW_MASK] = True
+"""Whether any stopword's hash has these low 16 bits: most words that are not stopwords are told in one lookup."""
 _ARXIV_HINT = re.compile(r"\.\d{4}")
 """A new-style arXiv id (`2101.01234`) has a dot and four digits: a text without them is not scanned."""
+
+
+def _has_doi(text: str, lowered: str) -> bool:
+    return "10." in text
+
+
+def _has_arxiv(text: str, lowered: str) -> bool:
+    return "arxiv" in lowered or _ARXIV_HINT.search(text) is not None
+
+
+def _has_pr(text: str, lowered: str) -> bool:
+    return any(marker in lowered for marker, _ in _PR_PATTERNS)
+
+
+def _dois(text: str) -> Iterator[str]:
+    return (f"doi:{d}" for d in dois_in(text))
+
+
+def _arxiv_ids(text: str) -> Iterator[str]:
+    return (f"arxiv:{a}" for a in arxiv_ids_in(text))
+
+
+def _prs(text: str) -> Iterator[str]:
+    return (f"pr:{p}" for p in prs_in(text))
+
+
 _KIND_ORDER = {"doi": 0, "arxiv": 1, "pr": 2, "competition": 3, "canary": 4, "13-gram": 5, "paraphrase": 6}
-_BITMAP_BITS = 25
+_BITMAP_BITS = (10, 25)
+"""Least and most bits of a key set's bitmap: about 16 slots a key, so a small set's bitmap stays in the CPU
+cache and one of millions of keys turns away all but a few percent of the values that are not keys."""
+_SLOTS_PER_KEY = 16
 
 
-def _spread(keys: np.ndarray) -> np.ndarray:
-    """A bitmap slot for every key: the top bits of the key times an odd 64-bit constant (Fibonacci hashing), so
-    keys that differ only in their low bits still spread."""
-    return (keys * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - _BITMAP_BITS)
+def _spread(keys: np.ndarray, bits: int) -> np.ndarray:
+    """A bitmap slot for every key: the top `bits` bits of the key times an odd 64-bit constant (Fibonacci
+    hashing), so keys that differ only in their low bits still spread."""
+    return (keys * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits)
 
 
 class _Keys:
@@ -275,19 +308,39 @@ class _Keys:
     def __init__(self, keys: np.ndarray, owners: np.ndarray):
         order = np.lexsort((owners, keys))
         self.keys, self.owners = keys[order].astype(np.uint64), owners[order]
-        self.bitmap = np.zeros(1 << (_BITMAP_BITS - 3), dtype=np.uint8)
-        top = _spread(self.keys)
+        least, most = _BITMAP_BITS
+        self.bits = min(max(int(len(self.keys) * _SLOTS_PER_KEY).bit_length(), least), most)
+        self.bitmap = np.zeros(1 << (self.bits - 3), dtype=np.uint8)
+        top = _spread(self.keys, self.bits)
         np.bitwise_or.at(self.bitmap, top >> np.uint64(3), np.left_shift(1, top & np.uint64(7)).astype(np.uint8))
 
     def hits(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(index into `values`, owner) of every value that is a key, once per owner, in value order."""
-        top = _spread(values)
+        top = _spread(values, self.bits)
         maybe = np.flatnonzero((self.bitmap[top >> np.uint64(3)] >> (top & np.uint64(7)).astype(np.uint8)) & 1)
-        left = np.searchsorted(self.keys, values[maybe], side="left")
-        counts = np.searchsorted(self.keys, values[maybe], side="right") - left
+        candidates = values[maybe]
+        left = np.searchsorted(self.keys, candidates, side="left")
+        present = self.keys[np.minimum(left, len(self.keys) - 1)] == candidates
+        maybe, left, candidates = maybe[present], left[present], candidates[present]
+        counts = np.searchsorted(self.keys, candidates, side="right") - left
         found = np.repeat(maybe, counts)
         ranks = np.arange(len(found)) - np.repeat(np.cumsum(counts) - counts, counts)
         return found, self.owners[np.repeat(left, counts) + ranks]
+
+
+def _distinct_rows(*columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of equal-length integer columns in lexicographic order (what `np.unique(np.stack(
+    columns), axis=1)` gives, without its structured-array overhead): the position of one occurrence of each,
+    and the distinct row every row is."""
+    order = np.lexsort(columns[::-1])
+    new = np.ones(len(order), dtype=bool)
+    for column in columns:
+        ordered = column[order]
+        new[1:] &= ordered[1:] == ordered[:-1]
+    new[1:] = ~new[1:]
+    inverse = np.empty(len(order), dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return order[new], inverse
 
 
 def _runs(words: Words, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -303,8 +356,10 @@ def _runs(words: Words, n: int) -> tuple[np.ndarray, np.ndarray]:
 def _pairs(words: Words) -> tuple[np.ndarray, np.ndarray]:
     """Distinctive word pairs (not two stopwords) inside one text, and the position of their first word."""
     hashes, first = _runs(words, 2)
-    places = np.minimum(np.searchsorted(_STOPWORD_HASHES, words.hashes), len(_STOPWORD_HASHES) - 1)
-    stop = _STOPWORD_HASHES[places] == words.hashes
+    stop = _STOPWORD_LOW[words.hashes & _LOW_MASK]
+    maybe = np.flatnonzero(stop)
+    places = np.minimum(np.searchsorted(_STOPWORD_HASHES, words.hashes[maybe]), len(_STOPWORD_HASHES) - 1)
+    stop[maybe] = _STOPWORD_HASHES[places] == words.hashes[maybe]
     keep = ~(stop[first] & stop[first + 1])
     return hashes[keep], first[keep]
 
@@ -378,12 +433,20 @@ class Registry:
         self._pairs = _Keys(pairs[keep], owner[keep])
         self._window_steps = np.maximum(np.diff(words.bounds), MIN_WINDOW_WORDS // 2)
 
-    def _ids_in(self, text: str) -> Iterator[str]:
-        """Every DOI, arXiv id and pull request written in a text, as `kind:normalised`."""
-        yield from (f"doi:{d}" for d in dois_in(text))
-        if "arxiv" in text.casefold() or _ARXIV_HINT.search(text):
-            yield from (f"arxiv:{a}" for a in arxiv_ids_in(text))
-        yield from (f"pr:{p}" for p in prs_in(text))
+    def _ids_in(self, texts: list[str]) -> Iterator[tuple[int, str]]:
+        """(text, `kind:normalised`) of every DOI, arXiv id and pull request written in the texts: only texts
+        holding the literal every id of a kind holds are scanned for that kind, and a kind none of the texts
+        (joined) holds is not looked for text by text."""
+        joined = "\n".join(texts)
+        lowered = joined.casefold()
+        kinds = [(finder, hint) for finder, hint, present in (
+            (_dois, _has_doi, _has_doi(joined, lowered)), (_arxiv_ids, _has_arxiv, _has_arxiv(joined, lowered)),
+            (_prs, _has_pr, _has_pr(joined, lowered))) if present]
+        for number, text in enumerate(texts if kinds else ()):
+            lowered = text.casefold()
+            for finder, hint in kinds:
+                if hint(text, lowered):
+                    yield from ((number, key) for key in finder(text))
 
     def _competitions_in(self, words: Words, texts: list[str]) -> Iterator[tuple[int, int, str]]:
         """(text, position, competition) of every competition id written as a token (a run of letters, digits,
@@ -405,15 +468,22 @@ class Registry:
     def matches(self, fields: Iterable[tuple[str, str]]) -> list[Match]:
         """Every (evaluation item, way) a task's text fields overlap, once per item and way: the first place
         (field, then kind, then position) it is found."""
-        fields = list(fields)
-        wheres = [where for where, _ in fields]
-        texts = [text for _, text in fields]
+        return self.matches_many([fields])[0]
+
+    def matches_many(self, tasks: Iterable[Iterable[tuple[str, str]]]) -> list[list[Match]]:
+        """The matches of each of several tasks' text fields, each exactly what `matches` gives that task alone,
+        found in one pass over all their texts (numpy's cost per call is paid once, not once a task)."""
+        per_task = [list(fields) for fields in tasks]
+        if not per_task:
+            return []
+        wheres = [where for fields in per_task for where, _ in fields]
+        texts = [text for fields in per_task for _, text in fields]
+        task_of = np.repeat(np.arange(len(per_task)), [len(fields) for fields in per_task])
         found: list[tuple[int, int, int, Match]] = []
-        for number, text in enumerate(texts):
-            for key in self._ids_in(text):
-                if key in self.ids:
-                    kind, value = key.split(":", 1)
-                    found.append((number, _KIND_ORDER[kind], 0, Match(*self.ids[key], kind, value, wheres[number])))
+        for number, key in self._ids_in(texts):
+            if key in self.ids:
+                kind, value = key.split(":", 1)
+                found.append((number, _KIND_ORDER[kind], 0, Match(*self.ids[key], kind, value, wheres[number])))
         words = Words.of(texts)
         for number, position, competition in self._competitions_in(words, texts):
             found.append((number, _KIND_ORDER["competition"], position,
@@ -425,22 +495,24 @@ class Registry:
                           Match(*self.canaries[canary], "canary", canary, wheres[number])))
         grams, first = _runs(words, NGRAM)
         index, owner = self._grams.hits(grams)
-        shared = np.unique(np.stack([owner.astype(np.uint64), grams[index]]), axis=1)[0].astype(np.int64)
-        copied_share = np.bincount(shared, minlength=len(self._gram_totals)) / np.maximum(self._gram_totals, 1)
-        keep = copied_share[owner] >= COPIED_SHARE
-        index, owner = index[keep], owner[keep]
-        _, earliest = np.unique(owner, return_index=True)
+        task_item = task_of[words.text_of(first[index])] * len(self.owners) + owner
+        shared, counts = np.unique(task_item[_distinct_rows(task_item, grams[index])[0]], return_counts=True)
+        copied_share = counts[np.searchsorted(shared, task_item)] / np.maximum(self._gram_totals[owner], 1)
+        keep = copied_share >= COPIED_SHARE
+        index, owner, task_item = index[keep], owner[keep], task_item[keep]
+        _, earliest = np.unique(task_item, return_index=True)
         for position, item in zip(first[index[earliest]], owner[earliest]):
             number = int(words.text_of(position))
             found.append((number, _KIND_ORDER["13-gram"], int(position),
                           Match(*self.owners[item], "13-gram", words.phrase(position, NGRAM), wheres[number])))
-        copied = {int(item) for item in owner}
-        found += [(*entry[:3], entry[4]) for entry in self._paraphrases(words, wheres) if entry[3] not in copied]
+        copied = {int(key) for key in task_item}
+        found += [(*entry[:3], entry[4]) for entry in self._paraphrases(words, wheres)
+                  if int(task_of[entry[0]]) * len(self.owners) + entry[3] not in copied]
         found.sort(key=lambda entry: entry[:3])
-        first_of: dict[tuple[str, str, str], Match] = {}
-        for *_, match in found:
-            first_of.setdefault((match.set_name, match.item_id, match.kind), match)
-        return list(first_of.values())
+        first_of: list[dict[tuple[str, str, str], Match]] = [{} for _ in per_task]
+        for number, *_, match in found:
+            first_of[task_of[number]].setdefault((match.set_name, match.item_id, match.kind), match)
+        return [list(matches.values()) for matches in first_of]
 
     def _paraphrases(self, words: Words, wheres: list[str]) -> list[tuple[int, int, int, int, Match]]:
         """Items with at least `PARAPHRASE_SHARE` of their distinctive pairs within one window of one text (with
@@ -456,10 +528,12 @@ class Registry:
         pair = pairs[index].view(np.int64)
         keys = np.concatenate([np.stack([owner, text, window, pair]), np.stack([owner, text, window - 1, pair])],
                               axis=1)
-        keys = np.unique(keys[:, keys[2] >= 0], axis=1)
+        keys = keys[:, keys[2] >= 0]
+        keys = keys[:, _distinct_rows(*keys)[0]]
         weights = self._pair_weights[np.searchsorted(self._pair_keys, keys[3].view(np.uint64))]
-        groups, group_of = np.unique(keys[:3], axis=1, return_inverse=True)
-        shares = np.bincount(group_of.ravel(), weights=weights) / self._pair_totals[groups[0]]
+        first_of_group, group_of = _distinct_rows(*keys[:3])
+        groups = keys[:3, first_of_group]
+        shares = np.bincount(group_of, weights=weights) / self._pair_totals[groups[0]]
         found = []
         for (item, number, start), share in zip(groups.T, shares):
             if share >= PARAPHRASE_SHARE:

@@ -50,7 +50,7 @@ def asked_text(prompt: Iterable[Message]) -> str:
 PERMUTATIONS = MinHash(num_perm=NUM_PERM, seed=SEED, scheme=SCHEME).permutations
 """The (a, b) of every permutation, as datasketch derives them from the seed (made once, not per signature)."""
 _FMIX = (np.uint32(16), np.uint32(0x85EBCA6B), np.uint32(13), np.uint32(0xC2B2AE35), np.uint32(16))
-_SHINGLES_PER_BLOCK = 4096
+_SHINGLES_PER_BLOCK = 8192
 TEXT_PER_GROUP = 1 << 20
 
 
@@ -175,16 +175,18 @@ class NearDuplicateIndex:
 
     def add(self, task_id: str, origin: str, signature_bytes: bytes, parent: str | None = None) -> None:
         """Index a task's signature (a task id already held is kept as it was)."""
+        self.insert(task_id, origin, _minhash(signature_bytes), parent)
+
+    def insert(self, task_id: str, origin: str, minhash: MinHash, parent: str | None = None) -> None:
+        """Index a task's MinHash (a task id already held is kept as it was)."""
         if task_id in self.entries:
             return
-        minhash = _minhash(signature_bytes)
         self.entries[task_id] = (origin, minhash, parent)
         self.lsh.insert(task_id, minhash)
 
-    def near(self, task_id: str, signature_bytes: bytes, parent: str | None = None) -> list[Near]:
+    def near(self, task_id: str, minhash: MinHash, parent: str | None = None) -> list[Near]:
         """Other tasks, not the task itself, its parent or its children, whose estimated Jaccard similarity
-        reaches the threshold, closest first."""
-        minhash = _minhash(signature_bytes)
+        with this MinHash reaches the threshold, closest first."""
         found = []
         for other in self.lsh.query(minhash):
             origin, theirs, their_parent = self.entries[other]
@@ -218,9 +220,10 @@ class NearDuplicateCheck:
     def run(self, task: Task) -> ValidationResult:
         signed = self.presigned.pop(task.task_id, None) or signature(asked_text(task.prompt))
         parent = task.lineage.parent_task_id
-        near = self.index.near(task.task_id, signed, parent)
+        minhash = _minhash(signed)
+        near = self.index.near(task.task_id, minhash, parent)
         if not near:
-            self.index.add(task.task_id, self.origin, signed, parent)
+            self.index.insert(task.task_id, self.origin, minhash, parent)
             self.passed[task.task_id] = (task.family, signed)
         return ValidationResult(
             check=self.name, passed=not near, score=near[0].jaccard if near else 0.0,

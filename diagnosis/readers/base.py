@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from json.encoder import encode_basestring_ascii
 from typing import Any, Callable, Iterator, NamedTuple, Protocol
 
 import orjson
@@ -77,7 +78,11 @@ class SourceFile:
             return NOT_ONE_DOCUMENT
 
     def tail(self) -> bytes:
-        """The last bytes of the file (formats that write their marker at the end)."""
+        """The last bytes of the file (formats that write their marker at the end): from the head when it held the
+        whole file."""
+        head = self.head()
+        if len(head) < HEAD_BYTES:
+            return head[-TAIL_BYTES:]
         with open(self.path, "rb") as handle:
             handle.seek(0, 2)
             handle.seek(max(handle.tell() - TAIL_BYTES, 0))
@@ -217,8 +222,9 @@ RawToolCall = dict[str, str]
 
 
 def command_call(tool: str, command: str, call_id: str) -> RawToolCall:
-    """A tool call for a shell-style command; text-based agents get their command as `{"command": ...}`."""
-    return {"id": call_id, "name": tool, "arguments": json.dumps({"command": command})}
+    """A tool call for a shell-style command; text-based agents get their command as `{"command": ...}` (the text
+    `json.dumps` writes for that object, without building it)."""
+    return {"id": call_id, "name": tool, "arguments": f'{{"command": {encode_basestring_ascii(command)}}}'}
 
 
 def openai_tool_calls(calls: list[dict[str, Any]] | None) -> list[RawToolCall]:

@@ -8,7 +8,8 @@ import hashlib
 from taskforge.graders.mle.grading import MIN_LEADERBOARD, frame_from_csv, grade, reaches
 from taskforge.schemas import Task, ValidationResult
 from taskforge.schemas.mle import MleGrader, MlePayload, MleReference
-from taskforge.validators.mle.rederive import RederivedLeaderboard, rederived_grader, rederived_leaderboard
+from taskforge.validators.mle.rederive import (LeaderboardUnavailable, RederivedLeaderboard, rederived_grader,
+                                               rederived_leaderboard)
 
 SCORE_TOLERANCE = 1e-5
 """Scores are kept to five decimals: a re-run score this close to the recorded one is the same score."""
@@ -106,7 +107,8 @@ def _best_submission_problems(task: Task, board: RederivedLeaderboard) -> list[s
 
 class MleReferenceCheck:
     """Fails a competition whose files changed, whose answers disagree with its public files and grader, whose
-    stored leaderboard and thresholds are not what its baselines give when run again, or whose best baseline
+    stored leaderboard and thresholds are not what its baselines give when run again (or whose baselines cannot
+    be graded again at all, as when the answers name ids the test file does not hold), or whose best baseline
     is not the re-run leaderboard's best."""
 
     name = "mle_reference"
@@ -116,7 +118,12 @@ class MleReferenceCheck:
 
     def run(self, task: Task) -> ValidationResult:
         problems = _checksum_problems(task) + _answer_problems(task)
-        board = rederived_leaderboard(task)
+        try:
+            board = rederived_leaderboard(task)
+        except LeaderboardUnavailable as error:
+            problems.append(f"the leaderboard cannot be derived again: {error}")
+            return ValidationResult(check=self.name, passed=False, score=0.0, reason="; ".join(problems),
+                                    detail={"problems": problems})
         problems += _leaderboard_problems(task, board) + _best_submission_problems(task, board)
         return ValidationResult(check=self.name, passed=not problems, score=board.scores[board.best],
                                 reason="; ".join(problems) or None,
