@@ -35,6 +35,8 @@ class SwePayload(FamilyPayload):
     issue_numbers: list[int]
     pull_number: int | None
     statement_origin: str
+    source: dict[str, Any] | None = None
+    """`{"kind": "repository", "license": …}`: the repository's licence at the base commit (`repository_licence`)."""
     source_group: str = ""
     """What the task shares its source with: every task of one repository, at any commit, is one group
     (`repository_group`; a row written before the field reads it from `repo`). A release keeps a group in one

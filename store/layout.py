@@ -10,6 +10,7 @@ data dir itself when it is local, else the catalog's folder.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -37,6 +38,16 @@ def display_source(source: str) -> str:
         return path.name
 
 
+def expanded(location: Location) -> Location:
+    """A local path with `~` and `$VARIABLE`s expanded (a URL as given); an unset variable is an error."""
+    if is_url(location):
+        return location
+    path = os.path.expanduser(os.path.expandvars(os.fspath(location)))
+    if "$" in path:
+        raise TaskforgeError(f"the data dir {location} names an environment variable that is not set")
+    return path
+
+
 @dataclass(frozen=True)
 class DataDir:
     """The folders of one data dir (git-ignored by default: `data/out/`); `root` is a `Path` or a URL."""
@@ -46,8 +57,9 @@ class DataDir:
 
     @classmethod
     def at(cls, location: Location | None = None, catalog: Location | None = None) -> "DataDir":
-        """The data dir at a local path or an fsspec URL (default `data/out/`), with its local catalog file."""
-        root = normalize(location or DEFAULT_DATA_DIR)
+        """The data dir at a local path or an fsspec URL (default `data/out/`), with its local catalog file; `~`
+        and `$VARIABLE` in a local path are those of the machine that runs (a deployment's worker)."""
+        root = normalize(expanded(location) if location else DEFAULT_DATA_DIR)
         if catalog is not None and is_url(catalog):
             raise TaskforgeError(f"the catalog must be a local file (DuckDB has one local writer), not {catalog}")
         return cls(root, normalize(catalog) if catalog is not None else None)

@@ -10,10 +10,13 @@ import sys
 
 import datasets
 import pytest
+from prefect.flows import load_flow_from_entrypoint
 
 from conftest import REPO, SAMPLES
 from taskforge.flows.cli import main
+from taskforge.schemas import TaskforgeError
 from taskforge.store.catalog import Catalog
+from taskforge.store.layout import DataDir
 from taskforge.store.manifest import verify_manifest
 from taskforge.store.report import check_cell
 
@@ -200,3 +203,22 @@ def test_prefect_yaml_deploys(tmp_path):
     assert {"nightly-cycle", "build-family", "release-export"} <= set(deployments)
     (schedule,) = deployments["nightly-cycle"].schedules
     assert schedule.schedule.cron == "30 2 * * *" and schedule.schedule.timezone == "UTC"
+    for name in ("nightly-cycle", "build-family", "release-export"):
+        deployment = deployments[name]
+        assert not deployment.pull_steps and str(REPO) not in json.dumps(deployment.model_dump(mode="json"))
+        assert deployment.parameters["data_dir"] == "~/.local/share/taskforge"
+        asked_at_run = {"version": "1.0.0"} if name == "release-export" else {}
+        flow = load_flow_from_entrypoint(deployment.entrypoint)
+        validated = flow.validate_parameters({**deployment.parameters, **asked_at_run})
+        assert validated["data_dir"] == "~/.local/share/taskforge"
+
+
+def test_a_deployment_data_dir_is_the_workers_and_never_the_checkout(monkeypatch, tmp_path):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert DataDir.at("~/.local/share/taskforge").root == tmp_path / "home" / ".local" / "share" / "taskforge"
+    monkeypatch.setenv("TASKFORGE_DATA", str(tmp_path / "srv"))
+    assert DataDir.at("$TASKFORGE_DATA/taskforge").root == tmp_path / "srv" / "taskforge"
+    assert DataDir.at("s3://bucket/$prefix").root == "s3://bucket/$prefix"
+    monkeypatch.delenv("TASKFORGE_DATA")
+    with pytest.raises(TaskforgeError, match="not set"):
+        DataDir.at("$TASKFORGE_DATA")

@@ -33,7 +33,7 @@ from taskforge.builders.swe.problem import Issue, Symptom, load_issues, problem_
 from taskforge.builders.swe.recipe import Recipe, dependency_files_id, detect_recipe
 from taskforge.builders.swe.repair import TASK_RULES, repair
 from taskforge.builders.swe.snapshot import make_snapshot
-from taskforge.builders.swe.source import SourceRepository, open_source
+from taskforge.builders.swe.source import SourceRepository, open_source, repository_licence
 from taskforge.builders.swe.versioning import version_at
 from taskforge.graders.swe.grading import harvest
 from taskforge.graders.swe.safe_git import GitError, line_counts, names_in_tree
@@ -189,6 +189,7 @@ class SweBuilder:
                                       current_agents(), symptoms, interface)
         environment["statement_rewrite"] = {"status": statement.rewrite, "reason": statement.rewrite_reason}
         payload = payload_for(source.name, candidate, statement, version, record.setup_commit, recipe, harvested)
+        payload["source"] = {"kind": "repository", "license": repository_licence(source.repo, candidate.base_commit)}
         return Task(
             task_id=task_id_for(self.family, KIND, payload), family=self.family, kind=KIND,
             capability=item.capability, prompt=prompt_for(source.name, candidate, statement), payload=payload,

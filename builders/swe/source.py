@@ -21,6 +21,7 @@ from pathlib import Path
 import git
 
 from taskforge.sandbox.filelock import locked
+from taskforge.store.licences import LICENCE_FILES, spdx_id
 from taskforge.schemas import InputError, content_id, without_credentials
 
 _FORGE_URL = re.compile(r"(?:github\.com|gitlab\.com|bitbucket\.org)[:/](?P<owner>[^/]+)/(?P<name>[^/]+?)(?:\.git)?/?$")
@@ -43,6 +44,18 @@ class SourceRepository:
     def shallow_boundary(self) -> frozenset[str]:
         """The commits of a shallow clone whose parents are not in it (empty for a complete history)."""
         return shallow_boundary(Path(self.repo.git_dir))
+
+
+def repository_licence(repo: git.Repo, commit: str) -> str | None:
+    """The licence of a repository at a commit, from its top-level licence file: the SPDX id of its text, else the
+    file's name (a licence not recognised); None without a licence file."""
+    tree = repo.commit(commit).tree
+    names = sorted(blob.name for blob in tree.blobs if LICENCE_FILES.match(blob.name))
+    for name in names:
+        found = spdx_id((tree / name).data_stream.read().decode("utf-8", errors="replace"))
+        if found:
+            return found
+    return f"{names[0]} of the repository" if names else None
 
 
 def shallow_boundary(git_dir: Path) -> frozenset[str]:

@@ -1,0 +1,1 @@
+../../../taskforge/__init__.py

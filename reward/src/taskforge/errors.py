@@ -1,0 +1,1 @@
+../../../taskforge/errors.py
