@@ -24,12 +24,21 @@ FIXTURE_SEEDS = REPO / "tests" / "fixtures" / "workflow_seeds"
 
 
 @pytest.fixture(scope="session")
-def prefect_server():
-    """One Prefect test server (ephemeral API + SQLite) for every flow test of the session."""
+def prefect_harness():
+    """One Prefect test server (ephemeral API + SQLite) for every flow test of the session; yields its API URL."""
+    from prefect.settings import PREFECT_API_URL
     from prefect.testing.utilities import prefect_test_harness
 
     with prefect_test_harness(server_startup_timeout=120):
-        yield
+        yield PREFECT_API_URL.value()
+
+
+@pytest.fixture
+def prefect_server(prefect_harness, monkeypatch):
+    """The session's Prefect test server, also named by `PREFECT_API_URL` for the test: a CLI command run in
+    the test process then uses it rather than booting a temporary API of its own (which its flows never reached:
+    they ran against the test server, while each command waited for an unused server to boot)."""
+    monkeypatch.setenv("PREFECT_API_URL", prefect_harness)
 
 
 @pytest.fixture

@@ -13,14 +13,6 @@ from taskforge.flows.cycle import cycle
 pytestmark = pytest.mark.usefixtures("prefect_server")
 
 
-@pytest.fixture
-def shared_api(monkeypatch):
-    """Worker processes reach the session's test server through the environment."""
-    from prefect.settings import PREFECT_API_URL
-
-    monkeypatch.setenv("PREFECT_API_URL", PREFECT_API_URL.value())
-
-
 @pytest.fixture(scope="module")
 def thread_state(tmp_path_factory) -> dict:
     """The catalog and shards of the cycle on the default thread pool, with a local data dir."""
@@ -36,20 +28,19 @@ def _run(data_dir, task_runner: str, catalog: Path | None = None) -> dict:
     return data_dir_state(data_dir, catalog)
 
 
-def test_thread_dask_and_ray_land_the_same_catalog_and_shards(tmp_path, shared_api, thread_state):
+def test_thread_dask_and_ray_land_the_same_catalog_and_shards(tmp_path, thread_state):
     assert _run(tmp_path / "dask", "dask") == thread_state
     assert _run(tmp_path / "ray", "ray") == thread_state
 
 
-def test_dask_workers_writing_to_s3_land_the_same_shards_as_a_local_run(tmp_path, shared_api, thread_state,
-                                                                         s3_data_dir):
+def test_dask_workers_writing_to_s3_land_the_same_shards_as_a_local_run(tmp_path, thread_state, s3_data_dir):
     on_s3 = _run(s3_data_dir, "dask", catalog=tmp_path / "catalog.duckdb")
     assert on_s3 == thread_state
     assert set(on_s3["files"]) >= {"shards/manifest.json"}
     assert not (tmp_path / "work").exists() and not (tmp_path / "shards").exists(), "nothing went to a local folder"
 
 
-def test_dask_workers_share_the_llm_limit_and_every_row_is_committed_once(tmp_path, shared_api, monkeypatch):
+def test_dask_workers_share_the_llm_limit_and_every_row_is_committed_once(tmp_path, monkeypatch):
     """Two diagnose batches on two worker processes, each diagnosing with as many threads as the limit,
     ask for up to twice the limit at once: the endpoint never sees more than the limit in flight, and the catalog
     holds each call, episode, diagnosis and task exactly once."""
