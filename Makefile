@@ -34,7 +34,7 @@ run: venv
 # Two workers (CI has two cores; much of a test's time is spent waiting on containers, servers and
 # subprocesses); each test file stays on one worker, so its module fixtures are built once.
 test: venv
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=15
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder --durations=15
 
 bench: venv
 	$(BIN)/python bench/all.py
