@@ -164,6 +164,8 @@ def _time_column(frame: pl.DataFrame, spec: DatasetSpec, task_type: str, skip: t
         values = frame[spec.time_column]
         if time_values(values) is None and not values.dtype.is_numeric():
             raise InputError(spec.display, f"time column {spec.time_column!r} holds neither dates nor numbers")
+        if values.n_unique() < 2:
+            raise InputError(spec.display, f"time column {spec.time_column!r} holds a single moment: nothing to order")
         if values.null_count():
             raise InputError(spec.display, f"time column {spec.time_column!r} has {values.null_count()} empty values")
         return spec.time_column

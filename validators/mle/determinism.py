@@ -62,15 +62,19 @@ class BaselineRerunCheck:
         board = rederived_leaderboard(task)
         entries = [{"name": e.entry, "model": e.model, "fraction": e.train_fraction}
                    for e in MlePayload.of(task).leaderboard if e.train_fraction < 1.0 and e.entry in board.submissions]
+        if not entries:
+            return ValidationResult(check=self.name, passed=True, detail={"entries": [], "why": "the leaderboard has "
+                                    "no entry fitted on a seeded share of train"})
         runs, cached = run_cached(task, baseline_plan(task, entries), RERUN_KIND)
         again, _ = graded(task, runs["submissions"])
         differing = {e["name"]: [board.scores.get(e["name"]), again.get(e["name"])] for e in entries
                      if runs["submissions"].get(e["name"]) != board.submissions[e["name"]]}
         reason = None
         if differing:
-            reason = (f"the leaderboard's baselines predict differently when run again with the task's seed "
-                      f"({MlePayload.of(task).split.seed}): {', '.join(differing)} (scores first and second run: {differing}); "
-                      "the thresholds derived from them are not reproducible")
+            seed = MlePayload.of(task).split.seed
+            reason = (f"the leaderboard's baselines predict differently when run again with the task's seed ({seed}): "
+                      f"{', '.join(differing)} (scores in the first and second run: {differing}); the thresholds "
+                      "derived from them are not reproducible")
         return ValidationResult(check=self.name, passed=not differing, reason=reason,
                                 detail={"entries": [e["name"] for e in entries], "differing": differing,
                                         "runs_cached": cached})

@@ -96,8 +96,8 @@ def _view_leaks(task: Task, train: pl.DataFrame, labelled_test: pl.DataFrame) ->
                 scores[name] = target.score(labelled_test, one_feature(values, train_y, test_views[name], target))
             except ValueError:
                 continue
-    constant = score_error(target.score(labelled_test, constant_predictions(train_y, labelled_test.height, target, False)),
-                      lower)
+    constant = score_error(
+        target.score(labelled_test, constant_predictions(train_y, labelled_test.height, target, False)), lower)
     leaks = [f"the labels are recoverable from the id: the single public feature {name!r} scores {score:.5g}, as "
              f"well as the median baseline ({thresholds.median})"
              for name, score in scores.items() if name in id_views and reaches(score, thresholds.median, lower)]
