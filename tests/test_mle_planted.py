@@ -14,7 +14,6 @@ import contextlib
 import hashlib
 import io
 import json
-from pathlib import Path
 from typing import Any
 
 import numpy as np
