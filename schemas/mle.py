@@ -72,6 +72,8 @@ class MleSplit(Record):
     test_fraction: float
     bytes: int
     stratified_by: str | None = None
+    duplicates_dropped: int = 0
+    """Rows that repeated another row exactly (features and label), dropped before the split."""
     subsampled: bool
     time_column: str | None = None
     train_until: str | None = None

@@ -1,4 +1,4 @@
-"""Time-ordered MLE datasets are split by time, and the neighbouring-labels leakage strategy tells a random split of
+"""Time-ordered MLE datasets are split by time (and exact duplicate rows dropped first), and the neighbouring-labels leakage strategy tells a random split of
 time-ordered rows from a split by time. Real data (the shipped UCI bike-sharing hours and wine samples), no sandbox:
 seconds."""
 
@@ -99,3 +99,13 @@ def test_the_wine_ids_give_nothing_away():
     scores = _scores(_competition(MLE, "wine_quality.csv"))
     assert list(scores) == ["id ('id')"]
     assert not leaks(scores["id ('id')"], NEVER_REACHED, lower_is_better=True)
+
+
+def test_rows_repeating_another_row_are_dropped_before_the_split():
+    """The wine sample repeats 1,168 rows exactly: split apart, a train copy would give a test copy's label away."""
+    wine = _competition(MLE, "wine_quality.csv")
+    assert wine.split["duplicates_dropped"] == 1168 and wine.split["rows"] == 6497 - 1168
+    assert not wine.split["subsampled"]
+    train = frame_from_csv(wine.public["train.csv"]).drop("id")
+    test = frame_from_csv(wine.public["test.csv"]).join(frame_from_csv(wine.answers), on="id").drop("id")
+    assert train.join(test.select(train.columns), on=train.columns, how="semi").height == 0

@@ -48,6 +48,8 @@ def _split_notes(split: dict[str, Any]) -> list[str]:
     if split["strategy"] == "time":
         notes.append(f"the rows are ordered in time by `{split['time_column']}`: `train.csv` runs up to "
                      f"{split['train_until']}, `test.csv` is the later period from {split['test_from']} on")
+    if split["duplicates_dropped"]:
+        notes.append(f"{split['duplicates_dropped']} rows that repeated another row exactly were left out")
     if split["subsampled"]:
         kept = "its latest period kept" if split["strategy"] == "time" else "subsampled (seeded, stratified)"
         notes.append(f"the dataset ({split['source_rows']} rows) was {kept} to keep the task compact")

@@ -5,6 +5,9 @@ Public files: `train.csv` (with labels), `test.csv` (without), and
 `answers.csv` (test ids and labels). Every row gets a fresh id from a seeded
 permutation, so neither ids nor row order say anything about labels or the split.
 
+Rows repeating another row exactly (features and label) are dropped first: split apart, the train copy would
+give away the test copy's label (`split.duplicates_dropped` counts them).
+
 How rows are held out (`split.strategy`): a dataset ordered in time (a
 `time_column`, declared or found) is split by time, the test set being the
 latest period (whole moments, never a moment on both sides), as a forecast is
@@ -224,7 +227,8 @@ def prepare(frame: pl.DataFrame, problem: Problem, seed: int, name: str, test_fr
         raise PreparationError(f"test_fraction {test_fraction} is outside [0.05, {MAX_TEST_FRACTION}]")
     rng = np.random.default_rng(seed)
     source_rows = frame.height
-    frame = _within_budget(frame, problem, rng)
+    distinct = frame.unique(maintain_order=True)
+    frame = _within_budget(distinct, problem, rng)
     test_fraction = test_share(frame.height, test_fraction, min_test_rows, display or name)
     id_column = _id_column(frame.columns)
     columns = [id_column, *frame.columns]
@@ -258,7 +262,8 @@ def prepare(frame: pl.DataFrame, problem: Problem, seed: int, name: str, test_fr
         "strategy": split_strategy(problem),
         "stratified_by": None if problem.time_column else
         problem.target if problem.task_type == "classification" else problem.group_column,
-        "subsampled": frame.height < source_rows, **_time_bounds(train, test_full, problem.time_column),
+        "duplicates_dropped": source_rows - distinct.height, "subsampled": frame.height < distinct.height,
+        **_time_bounds(train, test_full, problem.time_column),
     }
     return Competition(competition_id=competition_id, id_column=id_column, problem=problem, grader=grader,
                        public=public, answers=answers_text, split=split, checksums=checksums)
