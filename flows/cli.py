@@ -93,6 +93,9 @@ def _parser() -> argparse.ArgumentParser:
     release = commands.add_parser("release", parents=[common], help="export a Hugging Face dataset release")
     release.add_argument("--version", required=True, help="release version, e.g. 2026.11.0")
     release.add_argument("--out", help="output folder or fsspec URL (default: <data-dir>/releases/<version>)")
+    release.add_argument("--test-fraction", type=float, default=0.0, metavar="F",
+                         help="put about F of each family's tasks in a test split, whole source groups at a time "
+                              "(one repository, dataset, paper collection …; see splits.json); default 0: train only")
     export = commands.add_parser("export", parents=[common],
                                  help="swebench: the accepted SWE tasks as SWE-bench instances (JSON lines) whose "
                                       "instance images are built here, for the SWE-bench harness and mini-swe-agent")
@@ -242,7 +245,7 @@ def _run(args: argparse.Namespace, api: TemporaryAPI | None) -> dict[str, Any]:
 
         out_dir = str(normalize(args.out) if args.out else join(data.releases, args.version))
         result = release_export(version=args.version, out_dir=out_dir, data_dir=str(data.root),
-                                catalog_path=catalog_path)
+                                catalog_path=catalog_path, test_fraction=args.test_fraction)
         return {**result, "out_dir": out_dir}
     from taskforge.store.catalog import Catalog
     from taskforge.store.report import cycle_report
@@ -285,7 +288,8 @@ def _print(args: argparse.Namespace, result: dict[str, Any]) -> None:
                   f"images: {', '.join(f'{tag} ({how})' for tag, how in result['images'].items()) or 'none built'}")
     elif args.command == "release":
         out.print(f"release {result['version']} written to {result['out_dir']}: "
-                  + ", ".join(f"{f}={n}" for f, n in result["rows"].items()))
+                  + ", ".join(f"{f}={n} (train {result['splits'][f]['train']}, test {result['splits'][f]['test']})"
+                              if f in result["splits"] else f"{f}={n}" for f, n in result["rows"].items()))
     else:
         print_run(out, result)
         if "shard_paths" in result:

@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import model_validator
+
 from taskforge.schemas.family import FamilyGrader, FamilyPayload, FamilyReference
+
+SOURCE_GROUP_PREFIX = "repo:"
+
+
+def repository_group(repo: str) -> str:
+    """The source group of a repository's tasks: `repo:<owner/name>`, lower-cased as GitHub compares names."""
+    return f"{SOURCE_GROUP_PREFIX}{repo.lower()}"
 
 
 class SwePayload(FamilyPayload):
@@ -26,6 +35,17 @@ class SwePayload(FamilyPayload):
     issue_numbers: list[int]
     pull_number: int | None
     statement_origin: str
+    source_group: str = ""
+    """What the task shares its source with: every task of one repository, at any commit, is one group
+    (`repository_group`; a row written before the field reads it from `repo`). A release keeps a group in one
+    split (`store/splits.py`): a later commit's workspace holds an earlier task's fix."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _group_from_repo(cls, value: Any) -> Any:
+        if isinstance(value, dict) and not value.get("source_group") and isinstance(value.get("repo"), str):
+            return {**value, "source_group": repository_group(value["repo"])}
+        return value
 
 
 class SweReference(FamilyReference):

@@ -13,13 +13,15 @@ SHOWN_REMOVALS = 50
 SHOWN_RESOURCES = 3
 
 
-def _configs(families: list[str]) -> str:
-    """The card's `configs:` entries: the RL view and the envelopes of each family."""
+def _configs(families: list[str], splits: dict[str, list[str]]) -> str:
+    """The card's `configs:` entries: the RL view and the envelopes of each family, one data file pattern per
+    split (`train` when `splits` does not name the family's)."""
     entries = []
     for family in families:
+        files = "".join(f"\n  - split: {split}\n    path: {{folder}}/{family}/{split}-*.parquet"
+                        for split in splits.get(family) or ["train"])
         for name, folder in ((family, "data"), (f"{family}_envelope", "envelope")):
-            entries.append(f"- config_name: {name}\n  data_files:\n  - split: train\n"
-                           f"    path: {folder}/{family}/*.parquet")
+            entries.append(f"- config_name: {name}\n  data_files:" + files.format(folder=folder))
     return "\n".join(entries)
 
 
@@ -91,7 +93,8 @@ def _decontamination_section(references: dict[str, list[dict[str, Any]]], remova
 
 def release_card(version: str, released: dict[str, int], summaries: dict[str, dict[str, Any]],
                  funnel: list[dict[str, Any]], removals: list[dict[str, Any]],
-                 references: dict[str, list[dict[str, Any]]], environment_files: list[str]) -> str:
+                 references: dict[str, list[dict[str, Any]]], environment_files: list[str],
+                 splits: dict[str, list[str]] | None = None) -> str:
     """The card of release `version` (released rows per family; per-family kinds and sources; the catalog's
     funnel; every removal; what was checked against; the environment files shipped)."""
     families = sorted(released)
@@ -100,7 +103,7 @@ def release_card(version: str, released: dict[str, int], summaries: dict[str, di
                        for f in families])
     shipped = "\n".join(f"- `{name}`" for name in environment_files) or "- none"
     return "\n".join([
-        "---", "configs:", _configs(families), "license: other", f"pretty_name: taskforge {version}",
+        "---", "configs:", _configs(families, splits or {}), "license: other", f"pretty_name: taskforge {version}",
         "tags:", "- taskforge", "- reinforcement-learning", "- agents", "---", "",
         f"# taskforge release {version}", "",
         "Verified training tasks built by taskforge from diagnosed failures of an agentic model. Every task "

@@ -1,8 +1,9 @@
 """Release export: a Hugging Face dataset folder built only from the catalog, its shards and the data dir.
 
 ```
-<out>/data/<family>/train-XXXXX-of-XXXXX.parquet      RL view rows (config `<family>`): what a trainer loads
-<out>/envelope/<family>/train-XXXXX-of-XXXXX.parquet  task envelopes (config `<family>_envelope`)
+<out>/data/<family>/<split>-XXXXX-of-XXXXX.parquet      RL view rows (config `<family>`): what a trainer loads
+<out>/envelope/<family>/<split>-XXXXX-of-XXXXX.parquet  task envelopes (config `<family>_envelope`)
+<out>/splits.json                                     per family: each source group, its tasks, links and split
 <out>/collections/<version>.parquet                   the files task environments are rebuilt from
 <out>/decontamination.json                            every task left out (at landing or by this release), and why
 <out>/README.md                                       the dataset card
@@ -15,6 +16,11 @@ the evaluation sets registered now, near-duplicates of registered earlier releas
 and of tasks released before it). The same catalog, shards and data dir always
 give byte-identical files: rows are sorted by task id, file names and the card are
 derived from content, nothing records the time.
+
+Splits (`store/splits.py`): `train`, and `test` when `test_fraction` > 0. Every
+task sharing a source (one repository, one dataset, one paper collection …),
+and every pair the release's `links` join, goes to one split, so no test task's
+answer is visible in a train task's workspace.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ from taskforge.store.inspect_export import TASKS_FILE, inspect_tasks_file
 from taskforge.store.layout import DataDir
 from taskforge.store.report import funnel
 from taskforge.store.rl_view import rl_row, rl_schema, tool_names
+from taskforge.store.splits import TEST, TRAIN, SplitPlan, assign_splits
 
 ROWS_PER_FILE = 5000
 MAX_FILE_BYTES = 256 << 20
@@ -46,6 +53,11 @@ ROW_GROUP_BYTES = 32 << 20
 REMOVAL_CHECKS = ("decontamination", "near_duplicate")
 ENVIRONMENT_FILES: dict[str, Callable[[dict[str, Any]], list[str]]] = {LITERATURE_ENVIRONMENT: environment_files}
 """Environment kind → the data-dir files (relative paths) a task of that kind needs shipped with it."""
+
+
+SourceLinks = Callable[[list[Task]], list[dict[str, Any]]]
+"""Pairs of released tasks whose sources leak into each other (`{"holder", "shown", …}` by task id): they share a
+split (the flow passes `validators/swe/history.py`'s re-derived links)."""
 
 
 class ReleaseScreen(Protocol):
@@ -64,6 +76,7 @@ class ReleaseResult:
     rows: dict[str, int]
     removed: list[dict[str, Any]]
     checksums: dict[str, str]
+    splits: dict[str, dict[str, int]]
 
 
 def _family_tasks(shard_root: Location, shard_paths: Iterable[str]) -> list[Task]:
@@ -149,16 +162,16 @@ def _screened(tasks: list[Task], screen: ReleaseScreen | None) -> tuple[list[Tas
     return kept, removed
 
 
-def _write_family(out_dir: Location, family: str, tasks: list[Task], tools: list[str], first_index: int
-                  ) -> list[Location]:
-    """A family's RL view and envelope files, split alike, row i of one being row i of the other; the RL rows'
-    `extra_info.index` counts on from `first_index` (the rows of the families before it)."""
-    rl_rows = [rl_row(task, first_index + number, tools) for number, task in enumerate(tasks)]
+def _write_family(out_dir: Location, family: str, tasks: list[Task], tools: list[str], first_index: int,
+                  split: str) -> list[Location]:
+    """A family's RL view and envelope files of one split, cut alike, row i of one being row i of the other; the
+    RL rows' `extra_info.index` counts on from `first_index` (the rows written before them)."""
+    rl_rows = [rl_row(task, first_index + number, tools, split) for number, task in enumerate(tasks)]
     sizes = [len(json.dumps(row, ensure_ascii=False)) for row in rl_rows]
     parts = _ranges(sizes)
     written = []
     for number, (start, end) in enumerate(parts):
-        name = f"train-{number:05d}-of-{len(parts):05d}.parquet"
+        name = f"{split}-{number:05d}-of-{len(parts):05d}.parquet"
         row_bytes = sum(sizes[start:end]) // (end - start)
         written.append(_write(pa.Table.from_pylist(rl_rows[start:end], schema=rl_schema(tools)),
                               join(out_dir, "data", family, name), row_bytes))
@@ -186,9 +199,17 @@ def _ship(data: DataDir, relative: str, out_dir: Location) -> Location:
     return target
 
 
+def _splits_report(version: str, test_fraction: float, plan: SplitPlan) -> str:
+    """`splits.json`: per family, rows per split and every source group with its tasks, links and split."""
+    return json.dumps({"version": version, "test_fraction": test_fraction, "families": plan.families},
+                      indent=1, sort_keys=True) + "\n"
+
+
 def export_release(catalog: Catalog, data: DataDir, version: str, out_dir: Location,
-                   screen: ReleaseScreen | None = None) -> ReleaseResult:
-    """Write the release folder (see the module docstring; a local path or an fsspec URL) and return what it holds."""
+                   screen: ReleaseScreen | None = None, test_fraction: float = 0.0,
+                   links: SourceLinks | None = None) -> ReleaseResult:
+    """Write the release folder (see the module docstring; a local path or an fsspec URL) and return what it holds;
+    `test_fraction` of each family's rows (whole source groups) go to the test split."""
     out_dir = normalize(out_dir)
     shards = catalog.all_shards()
     if not shards:
@@ -202,21 +223,33 @@ def export_release(catalog: Catalog, data: DataDir, version: str, out_dir: Locat
     written: list[Location] = []
     needed: set[str] = set()
     summaries: dict[str, dict[str, Any]] = {}
+    kept_by_family: dict[str, list[Task]] = {}
     for family, paths in sorted(by_family.items()):
         kept, left_out = _screened(_family_tasks(data.shards, sorted(paths)), screen)
         removed += left_out
         rows[family] = len(kept)
         summaries[family] = {"kinds": dict(sorted(Counter(t.kind for t in kept).items())), "sources": _sources(kept)}
         needed |= _environment_files(kept)
-        if kept:
-            written += _write_family(out_dir, family, kept, tools, sum(rows.values()) - len(kept))
+        kept_by_family[family] = kept
+    released = [task for kept in kept_by_family.values() for task in kept]
+    plan = assign_splits(released, test_fraction, links(released) if links and released else [])
+    index = 0
+    for family, kept in kept_by_family.items():
+        for split in (TRAIN, TEST):
+            part = [task for task in kept if plan.split_of[task.task_id] == split]
+            if part:
+                written += _write_family(out_dir, family, part, tools, index, split)
+                index += len(part)
+    write_text_atomic(join(out_dir, "splits.json"), _splits_report(version, test_fraction, plan))
+    written.append(join(out_dir, "splits.json"))
     written += [_ship(data, relative, out_dir) for relative in sorted(needed)]
     removals = _landing_removals(catalog) + removed
     references = screen.references() if screen else {}
     report = {"version": version, **references, "removed": removals}
     write_text_atomic(join(out_dir, "decontamination.json"), json.dumps(report, indent=1, sort_keys=True) + "\n")
     card = release_card(version, {f: n for f, n in rows.items() if n}, summaries, funnel(catalog, None), removals,
-                        references, sorted(needed))
+                        references, sorted(needed),
+                        splits={f: [s for s in (TRAIN, TEST) if n.get(s)] for f, n in plan.rows().items()})
     write_text_atomic(join(out_dir, "README.md"), card)
     write_text_atomic(join(out_dir, TASKS_FILE), inspect_tasks_file(sorted(f for f, n in rows.items() if n)))
     written += [join(out_dir, "decontamination.json"), join(out_dir, "README.md"), join(out_dir, TASKS_FILE)]
@@ -224,4 +257,4 @@ def export_release(catalog: Catalog, data: DataDir, version: str, out_dir: Locat
     _remove_stale(out_dir, names)
     checksums = {name: sha256_file(join(out_dir, name)) for name in sorted(names)}
     write_text_atomic(join(out_dir, "checksums.json"), json.dumps(checksums, indent=2, sort_keys=True) + "\n")
-    return ReleaseResult(out_dir=out_dir, rows=rows, removed=removals, checksums=checksums)
+    return ReleaseResult(out_dir=out_dir, rows=rows, removed=removals, checksums=checksums, splits=plan.rows())

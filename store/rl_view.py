@@ -93,13 +93,13 @@ def rl_prompt(task: Task) -> list[dict[str, str]]:
     return messages
 
 
-def rl_row(task: Task, index: int, tools: Sequence[str]) -> dict[str, Any]:
+def rl_row(task: Task, index: int, tools: Sequence[str], split: str = SPLIT) -> dict[str, Any]:
     """One task as an RL row; `index` is its position in the export (across families), `tools` the export's
-    tool names."""
+    tool names, `split` the release split it is in."""
     offered = row_tools(task.family)
     environment = canonical_json(task.environment)
     create = {"create_kwargs": {"task_id": task.task_id, "environment": environment}}
-    extra: dict[str, Any] = {"index": index, "split": SPLIT, **task_info(task), "need_tools_kwargs": bool(offered)}
+    extra: dict[str, Any] = {"index": index, "split": split, **task_info(task), "need_tools_kwargs": bool(offered)}
     if tools:
         extra["tools_kwargs"] = {name: create for name in tools if name in offered} if offered else None
         extra["tool_selection"] = offered or None

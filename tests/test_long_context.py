@@ -1,4 +1,4 @@
-"""The long-context builder: eight categories, lengths 16K–128K, evolution, and real documents as a source.
+"""The long-context builder: nine categories, lengths 16K–128K, evolution, and real documents as a source.
 
 Every category's task must score 1 with its reference and 0 with no-op answers,
 pass every check, and be rejected when a defect is planted: the answer in the
@@ -22,8 +22,9 @@ from taskforge.builders.long_context.compose import assemble_world
 from taskforge.builders.long_context.length import LengthNotMetError, LengthTarget
 from conftest import SAMPLES
 from taskforge.graders import scorer_for
-from taskforge.graders.long_context.derive import DERIVATIONS
-from taskforge.graders.long_context.solvers import HARD_POOL_THRESHOLD, SHALLOW_SOLVERS
+from taskforge.graders.long_context.derive import DERIVATIONS, derive_rollup
+from taskforge.graders.long_context.solvers import (HARD_POOL_THRESHOLD, SHALLOW_SOLVERS, FirstMention, SentenceIndex,
+                                                   content_words, estimate_success)
 from taskforge.schemas import InputError, Message, PlanItem, Task
 from taskforge.schemas.tokens import count_tokens
 from taskforge.validators.runner import DEFAULT_CHECKS, validate
@@ -87,6 +88,9 @@ def _conflicting_copy(task: Task) -> dict:
         fact.update(fact_id=fact["fact_id"] + "-planted", version="9.9.9")
     elif category == "set_aggregation":
         fact["funder"] = "Nobody Trust"
+    elif category == "budget_rollup":
+        fact = dict(next(f for f in facts if f["kind"] == "budget"))
+        fact.update(fact_id=fact["fact_id"] + "-planted", amount=fact["amount"] + 250)
     return fact
 
 
@@ -188,7 +192,7 @@ def test_shortcut_solvers_expose_an_easy_task():
 
 
 def test_capability_maps_to_categories():
-    assert categories_for("history_tracking", (), documents=False) == ["state_tracking", "timeline"]
+    assert categories_for("history_tracking", (), documents=False) == ["state_tracking", "timeline", "budget_rollup"]
     assert categories_for("objective_tracking", (), documents=False) == ["version_impact", "set_aggregation"]
     assert categories_for("history_tracking", (), documents=True) == ["timeline"]
     assert categories_for("something_else", (), documents=False) == sorted(CATEGORIES)
@@ -251,3 +255,68 @@ def test_extra_solvers_plug_into_the_estimate():
     (task,) = LongContextBuilder(solvers=(*SHALLOW_SOLVERS, _SilentJudge())).build(item, context)
     assert task.payload["evolution"]["solver_scores"]["judge"] == 0.0
     assert validate(task).status == "accepted", "scores of solvers the check does not re-run are taken as recorded"
+
+
+def test_first_mention_answers_with_the_first_hit_of_a_text_search():
+    index = SentenceIndex((("doc-1", "Rain fell. Kavel Institute employs Ana Tor. Ana Tor leads Project Ul."),
+                           ("doc-2", "Kavel Institute employs Ben Sa.")))
+    found = FirstMention().locate("the staff of Kavel Institute", index, lambda s: True)
+    assert found.text == "Kavel Institute employs Ana Tor."
+    assert "first_mention" in {solver.name for solver in SHALLOW_SOLVERS}
+
+
+def test_budget_rollup_cannot_be_finished_by_one_text_search(tasks):
+    """The staff and their projects go unnamed, the projects' figures were revised (the first statement of a
+    project is superseded), several projects are added up, and the question's words are not the evidence's: the
+    grep-first-hit chase (organisation → first person → first project → first figure) and every other shortcut
+    score 0."""
+    task = tasks["budget_rollup"]
+    facts, question = task.reference["facts"], task.payload["question"]
+    evidence = {e["fact_id"] for e in task.payload["evidence"]}
+    counted = {f["project"] for f in facts if f["fact_id"] in evidence and f["kind"] == "budget"}
+    staff = {f["subject"] for f in facts if f["fact_id"] in evidence and f.get("relation") == "employed_by"}
+    assert len(counted) >= 2 and not any(name in question for name in counted | staff)
+    assert any(f["kind"] in ("budget", "proposal") and f["project"] in counted and f["fact_id"] not in evidence
+               for f in facts)
+    assert len({e["doc_id"] for e in task.payload["evidence"]}) >= 2
+    documents = {d["doc_id"]: d["text"] for d in task.payload["documents"]}
+    stated = " ".join(documents[e["doc_id"]][e["start"]:e["end"]] for e in task.payload["evidence"])
+    assert not {"headed", "staff", "spend", "budget"} & content_words(question) & content_words(stated)
+    scores = estimate_success(task)["solver_scores"]
+    assert scores["first_mention"] == 0.0 and max(scores.values()) <= HARD_POOL_THRESHOLD
+
+
+def test_rollup_replays_each_counted_project_from_its_last_figure_up_to_the_date():
+    """Changes by an amount after the last figure count, later revisions and proposals do not; a person who left
+    the organisation before the date does not count; a figure naming a ledger line counts only through the line's
+    statement; two figures of one project on one day give two answers."""
+    def budget(fact_id, kind, date, **value):
+        return {"fact_id": fact_id, "kind": kind, "project": "Survey Ul", "line": "KA-1001", "date": date, **value}
+
+    facts = [
+        {"fact_id": "r1", "kind": "relation", "subject": "Survey Ul", "relation": "led_by", "object": "Ana Tor"},
+        {"fact_id": "r2", "kind": "relation", "subject": "Ana Tor", "relation": "employed_by", "object": "Kavel Works"},
+        {"fact_id": "r3", "kind": "negated", "subject": "Ben Sa", "relation": "employed_by", "object": "Kavel Works"},
+        {"fact_id": "a1", "kind": "alias", "project": "Survey Ul", "line": "KA-1001"},
+        budget("b1", "budget", "2015-01-01", amount=40000), budget("b2", "budget_change", "2015-01-20", delta=5000),
+        budget("b3", "budget", "2015-02-01", amount=30000), budget("b4", "budget_change", "2015-03-01", delta=-2500),
+        budget("b5", "proposal", "2015-03-15", amount=90000), budget("b6", "budget", "2015-09-01", amount=70000)]
+    leaver = [{"fact_id": "r4", "kind": "relation", "subject": "Array Ve", "relation": "led_by", "object": "Cai Lo"},
+              {"fact_id": "r5", "kind": "relation", "subject": "Cai Lo", "relation": "employed_by",
+               "object": "Kavel Works"},
+              {"fact_id": "m1", "kind": "move", "person": "Cai Lo", "to": "Ulsan Trust", "date": "2015-05-01"},
+              {"fact_id": "b8", "kind": "budget", "project": "Array Ve", "line": None, "date": "2015-01-05",
+               "amount": 10000},
+              {"fact_id": "m2", "kind": "move", "person": "Ben Sa", "to": "Kavel Works", "date": "2015-08-01"}]
+    facts += leaver
+    query = {"organisation": "Kavel Works", "until": "2015-06-30"}
+    assert derive_rollup(facts, query) == [27500]
+    assert derive_rollup([f for f in facts if f["fact_id"] != "m1"], query) == [37500]
+    assert derive_rollup([f for f in facts if f["fact_id"] != "a1"], query) == [None]
+    assert derive_rollup(facts + [budget("b7", "budget", "2015-02-01", amount=31000)], query) == [27500, 28500]
+
+
+def test_a_target_too_short_for_budget_rollup_builds_the_other_categories_in_turn():
+    item = PlanItem(family="long_context", capability="general", quota=2, gap_ids=[], priority=1.0)
+    context = BuildContext(cycle_id="lc-short", options={"target_tokens": 2048, "evolve": False})
+    assert [t.kind for t in LongContextBuilder().build(item, context)] == sorted(CATEGORIES)[1:3]

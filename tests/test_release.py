@@ -27,6 +27,7 @@ from taskforge.graders.task_reward import unprompted_payload
 from taskforge.schemas import Message, PlanItem, Task, canonical_json, task_id_for
 from taskforge.store.layout import DataDir
 from taskforge.store.release import export_release
+from taskforge.store.splits import source_group
 from taskforge.validators.decontamination import task_fields
 from taskforge.validators.runner import default_checks, validate
 
@@ -220,3 +221,30 @@ def test_a_family_larger_than_a_file_is_split_and_loads_whole(built, tmp_path, m
             "envelope/literature/train-00001-of-00002.parquet"} <= set(files)
     rows = datasets.load_dataset(str(tmp_path / "split"), "literature", split="train", cache_dir=str(tmp_path / "hf"))
     assert sorted(r["extra_info"]["index"] for r in rows) == [0, 1, 2, 3]
+
+
+def test_a_test_fraction_moves_whole_source_groups_to_a_test_split_that_loads(built, tmp_path):
+    data, out = built["data"], tmp_path / "with-test"
+    with data.open_catalog() as catalog:
+        result = export_release(catalog, data, "1.1.0", out, release_screen(catalog, data, "1.1.0"), test_fraction=0.5)
+    report = json.loads((out / "splits.json").read_text())
+    by_id = {t.task_id: t for t in built["tasks"]}
+    assert "splits.json" in result.checksums and report["test_fraction"] == 0.5
+    for family, part in report["families"].items():
+        assert result.splits[family] == {"train": part["train"], "test": part["test"]}
+        assert part["train"] + part["test"] == result.rows[family] and part["train"] > 0
+        sources = [source for group in part["groups"] for source in group["sources"]]
+        assert len(sources) == len(set(sources)), f"{family}: each source in one group"
+        for group in part["groups"]:
+            assert {source_group(by_id[i]) for i in group["task_ids"]} == set(group["sources"])
+    literature = report["families"]["literature"]
+    assert literature["test"] == 0 and "share one source group" in literature["note"], "one paper collection"
+    tested = [family for family, part in report["families"].items() if part["test"]]
+    assert tested, "a family with several sources has a test split"
+    for family in tested:
+        rows = datasets.load_dataset(str(out), family, split="test", cache_dir=str(tmp_path / "hf"))
+        expected = {i for g in report["families"][family]["groups"] if g["split"] == "test" for i in g["task_ids"]}
+        assert {r["extra_info"]["task_id"] for r in rows} == expected
+        assert {r["extra_info"]["split"] for r in rows} == {"test"}
+        train = datasets.load_dataset(str(out), family, split="train", cache_dir=str(tmp_path / "hf"))
+        assert not expected & {r["extra_info"]["task_id"] for r in train}

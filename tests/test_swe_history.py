@@ -11,7 +11,7 @@ import pytest
 
 from taskforge.agents.client import Agents
 from taskforge.builders.swe import limits_from
-from taskforge.builders.swe.functions import touched_functions
+from taskforge.graders.swe.functions import touched_functions
 from taskforge.builders.swe.mining import Limits, mine, select
 from taskforge.builders.swe.problem import Symptom, error_lines, linked_issues, load_issues, problem_statement, pull_request_number
 from taskforge.builders.swe.recipe import Recipe, detect_recipe

@@ -27,3 +27,11 @@ def landed_task(data_dir: Location | None, family: str, task_id: str) -> Task | 
         if row is not None:
             return from_row(row, Task)
     return None
+
+
+def landed_tasks(data_dir: Location | None, family: str) -> list[Task]:
+    """Every task among the family's shards under the data dir (none without a data dir)."""
+    if data_dir is None:
+        return []
+    return [from_row(row, Task) for shard in files_under(join(data_dir, SHARDS, family), ".parquet")
+            for row in _shard_index(str(shard), change_key(shard)).values()]

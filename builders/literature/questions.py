@@ -32,8 +32,10 @@ def _find_papers(facts: dict[str, Any]) -> str:
 
 
 def _select_evidence(facts: dict[str, Any]) -> str:
-    terms = " and ".join(facts["terms"])
-    return f"Claim: a paper reports the figure {facts['value']} for {terms}."
+    what = (f"an improvement of {facts['value']} in {facts['metric']}" if facts.get("gain")
+            else f"{facts['metric']} = {facts['value']}")
+    setting = f" for {facts['setting']}" if facts.get("setting") else ""
+    return f"Claim: a paper in the collection reports {what}{setting}."
 
 
 def _fulltext_qa(facts: dict[str, Any]) -> str:

@@ -44,11 +44,13 @@ class LongContextBuilder:
         options = LongContextOptions.parse(context.options)
         corpus = load_corpus(options.source) if options.source else None
         categories = categories_for(item.capability, options.categories, documents=corpus is not None)
+        modules = DOCUMENT_CATEGORIES if corpus else CATEGORIES
         for index in range(context.first_index, context.first_index + item.quota):
-            category = categories[index % len(categories)]
-            seed = derive_seed(context.cycle_id, context.seed, item.family, item.capability, index)
-            module = DOCUMENT_CATEGORIES[category] if corpus else CATEGORIES[category]
             target = options.target(index)
+            fitting = [c for c in categories if getattr(modules[c], "MIN_TOKENS", 0) <= target.tokens] or categories
+            category = fitting[index % len(fitting)]
+            seed = derive_seed(context.cycle_id, context.seed, item.family, item.capability, index)
+            module = modules[category]
             yield from evolve(
                 lambda axes: self._case(category, seed, axes, target, corpus),
                 lambda case, record, parent: self._task(case, record, parent, item, context, seed, corpus),

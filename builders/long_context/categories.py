@@ -2,12 +2,12 @@
 
 | capability (from diagnosis) | categories |
 |---|---|
-| history_tracking    | state_tracking, timeline |
+| history_tracking    | state_tracking, timeline, budget_rollup |
 | evidence_selection  | evidence_attribution, consistency |
-| finding_integration | cross_doc_integration, rule_induction |
+| finding_integration | cross_doc_integration, rule_induction, budget_rollup |
 | objective_tracking  | version_impact, set_aggregation |
 | verification, output_sanity_checking | consistency |
-| anything else       | all eight in turn |
+| anything else       | all nine in turn |
 
 With a folder of documents as the source, only the categories that have a
 document generator are used (timeline, cross_doc_integration,
@@ -18,19 +18,19 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from taskforge.builders.long_context import (aggregation, attribution, consistency, integration, rules, state, timeline,
-                                   versions)
+from taskforge.builders.long_context import (aggregation, attribution, consistency, integration, rollup, rules, state,
+                                             timeline, versions)
 from taskforge.builders.long_context.documents import DOCUMENT_CATEGORIES
 from taskforge.schemas import InputError
 
 CATEGORIES: dict[str, ModuleType] = {module.CATEGORY: module for module in (
-    integration, timeline, attribution, consistency, rules, state, versions, aggregation)}
+    integration, timeline, attribution, consistency, rules, state, versions, aggregation, rollup)}
 """Each world-model category's module: `CATEGORY`, `KNOBS`, `compose(seed, axes, rng)`."""
 
 CAPABILITY_CATEGORIES: dict[str, tuple[str, ...]] = {
-    "history_tracking": ("state_tracking", "timeline"),
+    "history_tracking": ("state_tracking", "timeline", "budget_rollup"),
     "evidence_selection": ("evidence_attribution", "consistency"),
-    "finding_integration": ("cross_doc_integration", "rule_induction"),
+    "finding_integration": ("cross_doc_integration", "rule_induction", "budget_rollup"),
     "objective_tracking": ("version_impact", "set_aggregation"),
     "verification": ("consistency",),
     "output_sanity_checking": ("consistency",),

@@ -8,6 +8,7 @@ from taskforge.builders.swe.mining import Candidate
 from taskforge.builders.swe.problem import Statement
 from taskforge.graders.swe.grading import Harvest
 from taskforge.schemas import Message
+from taskforge.schemas.swe import repository_group
 
 KIND = "issue_repair"
 TIME_BUDGET_S = 3600
@@ -38,7 +39,7 @@ def payload_for(repo: str, candidate: Candidate, statement: Statement, version: 
         "created_at": candidate.created_at, "committed_at": candidate.committed_at, "version": version, "environment_setup_commit": setup_commit,
         "pull_number": candidate.pull_number, "issue_numbers": list(candidate.issue_numbers),
         "FAIL_TO_PASS": harvest.fail_to_pass, "PASS_TO_PASS": harvest.pass_to_pass,
-        "environment_recipe": recipe,
+        "environment_recipe": recipe, "source_group": repository_group(repo),
     }
 
 

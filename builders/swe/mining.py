@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import git
 
-from taskforge.builders.swe.functions import touched_functions
+from taskforge.graders.swe.functions import touched_functions
 from taskforge.builders.swe.problem import linked_issues, pull_request_number
 from taskforge.builders.swe.versioning import file_at
 from taskforge.graders.swe.patch import SplitDiff, is_test_path, runnable_test_files, split_diff, split_files

@@ -21,6 +21,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from taskforge.builders.swe.versioning import file_at
+from taskforge.graders.swe.functions import parse_module
 
 TEST_COMMAND = "python -m pytest -rA --tb=no -p no:cacheprovider"
 """SWE-bench's pytest invocation: every test's outcome in the short summary, no tracebacks, no cache writes."""
@@ -94,7 +95,7 @@ def _requirements_text(repo: git.Repo, commit: str, path: str, seen: set[str]) -
 def _setup_py_keywords(text: str) -> dict[str, Any]:
     """Literal keyword arguments of the `setup(...)` call in a setup.py (read, never run)."""
     try:
-        tree = ast.parse(text)
+        tree = parse_module(text)
     except SyntaxError:
         return {}
     for node in ast.walk(tree):

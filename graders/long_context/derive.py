@@ -347,6 +347,56 @@ def derive_aggregation(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
                         lambda f: (f["project"], f["funder"], f["amount"], f["year"], f["purpose"]), solve)
 
 
+def derive_rollup(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
+    """The combined budget, at the end of `until`, of the projects led by people employed by `organisation` that
+    day (a person's stated employer, changed by their dated moves up to `until`):
+    per such project its last figure dated on or before `until` plus the changes by an amount after it (a
+    revision to a new figure replaces the earlier one; later revisions and proposals that were not adopted
+    change nothing). A statement that
+    names a ledger line counts for the project the line's own statement assigns it to. Two employers of a
+    person, two leaders of a project, two projects of a line or two figures of one project on one date give
+    several answers."""
+    until = dt.date.fromisoformat(query["until"])
+
+    def solve(world: list[Fact]) -> list[Any]:
+        related = {(f["subject"], f["relation"]): f["object"] for f in world if f["kind"] == "relation"}
+        lines = {f["line"]: f["project"] for f in world if f["kind"] == "alias"}
+        employer = {subject: obj for (subject, relation), obj in related.items() if relation == "employed_by"}
+        for move in sorted((f for f in world if f["kind"] == "move" and _date(f) <= until), key=_date):
+            employer[move["person"]] = move["to"]
+        counted = [project for (project, relation), person in related.items()
+                   if relation == "led_by" and employer.get(person) == query["organisation"]]
+        history: dict[str, list[Fact]] = {}
+        for fact in world:
+            project = lines.get(fact["line"]) if fact.get("line") else fact.get("project")
+            if fact["kind"] in ("budget", "budget_change") and project in counted and _date(fact) <= until:
+                history.setdefault(project, []).append(fact)
+        levels = []
+        for project in counted:
+            level = None
+            for fact in sorted(history.get(project, []), key=_date):
+                level = fact["amount"] if fact["kind"] == "budget" else None if level is None else level + fact["delta"]
+            if level is None:
+                return []
+            levels.append(level)
+        return [sum(levels)] if counted else []
+
+    def key(fact: Fact) -> Any:
+        if fact["kind"] == "relation":
+            return (fact["subject"], fact["relation"])
+        if fact["kind"] == "alias":
+            return ("line", fact["line"])
+        if fact["kind"] == "move":
+            return ("move", fact["person"], fact["date"])
+        return (fact.get("line") or fact["project"], fact["date"])
+
+    def value(fact: Fact) -> Any:
+        return {"relation": fact.get("object"), "alias": fact.get("project"), "move": fact.get("to"),
+                "budget_change": ("change", fact.get("delta"))}.get(fact["kind"], fact.get("amount"))
+
+    return _over_worlds(_of_kind(facts, "relation", "alias", "move", "budget", "budget_change"), key, value, solve)
+
+
 DERIVATIONS: dict[str, Callable[[list[Fact], dict[str, Any]], list[Any]]] = {
     "cross_doc_integration": derive_integration,
     "timeline": derive_timeline,
@@ -356,5 +406,6 @@ DERIVATIONS: dict[str, Callable[[list[Fact], dict[str, Any]], list[Any]]] = {
     "state_tracking": derive_state,
     "version_impact": derive_versions,
     "set_aggregation": derive_aggregation,
+    "budget_rollup": derive_rollup,
 }
 """The derivation of each category's answer, by category name."""

@@ -6,6 +6,7 @@ the question (and the question's probe phrases, the parts a reader looks up)
 
 - keyword lookup: the sentence sharing most words with the probe;
 - nearest mention: the sentence closest to the first mention of the probe's names;
+- first mention: the first sentence mentioning the probe's names (the first hit of a text search);
 - last mention: the last sentence mentioning the probe's names;
 - most frequent answer: the value of the answer's type that occurs most often
   in the documents (number, name, class, document), whatever the question asks.
@@ -285,6 +286,27 @@ class NearestMention:
         return [found] if found else []
 
 
+class FirstMention:
+    """The first wanted sentence naming all of the probe's anchors (or, failing that, any of them): what a reader
+    with a shell gets from the first hit of one text search (`grep -m1`)."""
+
+    name = "first_mention"
+
+    def locate(self, probe: str, index: SentenceIndex, want: Want) -> Sentence | None:
+        """The first wanted sentence naming all anchors (or, failing that, any)."""
+        names = anchors(probe)
+        for mentioned in (index.naming_all(names), index.naming_any(names)):
+            found = next((s for i in mentioned if want(s := index.sentence(i))), None)
+            if found is not None:
+                return found
+        return None
+
+    def gather(self, probe: str, index: SentenceIndex, want: Want) -> list[Sentence]:
+        """The one sentence `locate` picks."""
+        found = self.locate(probe, index, want)
+        return [found] if found else []
+
+
 class LastMention:
     """The last wanted sentence naming all of the probe's anchors (or, failing that, any of them)."""
 
@@ -413,10 +435,31 @@ def _aggregation(payload: LongContextPayload, grader: LongContextGrader, how: St
     return f"Answer: {int(value)}"
 
 
+def _rollup(payload: LongContextPayload, grader: LongContextGrader, how: Strategy,
+            index: SentenceIndex) -> str:
+    """Follow the question's organisation by text search: the new names of the sentences gathered for it (its
+    staff), the new names of theirs (their projects), and the figure of the sentence located for each project;
+    the total of those figures."""
+    seen = set(names_in(payload.question))
+
+    def reached(names: list[str]) -> list[str]:
+        found = []
+        for name in names:
+            fresh = lambda s: any(n not in seen for n in names_in(s.text))  # noqa: E731
+            for sentence in how.gather(name, index, fresh):
+                found += [n for n in names_in(sentence.text) if n not in seen and n not in found]
+        seen.update(found)
+        return found
+
+    projects = reached(reached(payload.probes[:1]))
+    figures = [found.quantities[0] for project in projects if (found := how.locate(project, index, _has_quantity))]
+    return f"Answer: {int(sum(figures))}"
+
+
 COMPOSERS: dict[str, Callable[[LongContextPayload, LongContextGrader, Strategy, SentenceIndex], str]] = {
     "timeline": _timeline, "cross_doc_integration": _integration, "evidence_attribution": _attribution,
     "consistency": _consistency, "rule_induction": _rules, "state_tracking": _state,
-    "version_impact": _versions, "set_aggregation": _aggregation,
+    "version_impact": _versions, "set_aggregation": _aggregation, "budget_rollup": _rollup,
 }
 """How a shallow solver turns located sentences into an answer, per category."""
 
@@ -487,7 +530,8 @@ HARD_POOL_THRESHOLD = 0.5
 long-context task any shortcut solver scores above it (validators/README.md says why it is where it is)."""
 
 SHALLOW_SOLVERS: tuple[Solver, ...] = (ShallowSolver(KeywordLookup()), ShallowSolver(NearestMention()),
-                                       ShallowSolver(LastMention()), MostFrequentAnswer())
+                                       ShallowSolver(FirstMention()), ShallowSolver(LastMention()),
+                                       MostFrequentAnswer())
 
 
 def estimate_success(task: Task, solvers: tuple[Solver, ...] = SHALLOW_SOLVERS) -> dict:

@@ -1,7 +1,7 @@
 """Hardness check, the long-context `shortcut` strategy: no shortcut solver may score above the family's threshold.
 
 Re-runs the solvers of `taskforge.graders.long_context.solvers` (keyword lookup,
-nearest and last mention, the most frequent answer) on the task, scored by the
+nearest, first and last mention, the most frequent answer) on the task, scored by the
 task's scorer, and fails it when any scores above the long-context threshold
 (in the builder such a task seeds harder children instead), or when what its
 evolution record states is not what the solvers give now. Scores the record
