@@ -406,6 +406,8 @@ def _mle_plants(rows: dict[str, Task]) -> list[tuple[Task, set[str], str]]:
         (_ids_in_label_order(task), {"leakage"}, "the labels are recoverable from the id"),
         (_leaderboard(task, "linear-wins", [{**e, "rank": k + 1} for k, e in enumerate(linear)]), {"shortcut"},
          "the linear_model shortcut scores 1.0"),
+        (_copy(task, "unseeded", payload={**task.payload, "split": {**task.payload["split"], "seed": None}}),
+         {"determinism"}, "predict differently when run again with the task's seed (None)"),
         (_canary(task), {"decontamination"}, CANARY),
     ]
 
@@ -497,7 +499,7 @@ def test_every_question_has_a_planted_defect_in_every_family_that_judges_it(verd
                   if strategy.absent is None and q not in ("review", "difficulty")}
         covered = set().union(*(checks for _, checks, _ in plants))
         missing = judged - covered
-        assert missing <= ({"determinism"} if family == "mle" else set()), (family, missing)
+        assert not missing, (family, missing)
 
 
 if __name__ == "__main__":

@@ -78,4 +78,3 @@ class BaselineRerunCheck:
         return ValidationResult(check=self.name, passed=not differing, reason=reason,
                                 detail={"entries": [e["name"] for e in entries], "differing": differing,
                                         "runs_cached": cached})
-
