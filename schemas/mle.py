@@ -3,7 +3,7 @@ private answers and the best baseline (reference); metric, columns, classes and 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal
 
 from pydantic import ConfigDict, Field
 
@@ -56,6 +56,30 @@ class LeaderboardNoise(Record):
     min_gold_median_sd: float
 
 
+class MleSplit(Record):
+    """How the rows were held out. `strategy`: `time` (a dataset ordered in time: the test set is the latest
+    period of `time_column`, from `test_from` on, train up to `train_until`), `stratified` (by class), `groups`
+    (whole ranking groups) or `random`; tasks stored before the strategy was recorded were split at random
+    (stratified for classification). `seed` seeds the split and the leaderboard's baselines; a split drawn
+    without one (None) can be re-derived by nothing, and the determinism check rejects it."""
+
+    strategy: Literal["time", "stratified", "groups", "random"] = "random"
+    seed: int | None
+    rows: int
+    source_rows: int
+    train_rows: int
+    test_rows: int
+    test_fraction: float
+    bytes: int
+    stratified_by: str | None = None
+    duplicates_dropped: int = 0
+    """Rows that repeated another row exactly (features and label), dropped before the split."""
+    subsampled: bool
+    time_column: str | None = None
+    train_until: str | None = None
+    test_from: str | None = None
+
+
 class MlePayload(FamilyPayload):
     """What defines a competition and what the solver's workspace holds."""
 
@@ -70,7 +94,7 @@ class MlePayload(FamilyPayload):
     storage: str
     files: PublicFiles
     checksums: dict[str, str]
-    split: dict[str, Any]
+    split: MleSplit
     dropped_columns: list[str]
     leaderboard: list[LeaderboardEntry]
     search: dict[str, int] = Field(default_factory=dict)

@@ -86,8 +86,10 @@ def test_real_and_generated_datasets_become_accepted_tasks(tasks):
         checks = [r.check for r in decided.validation]
         assert checks == list(QUESTIONS)
         strategies = {r.check: r.detail.get("strategy") for r in decided.validation}
-        assert strategies["noop"] == ["scorer_noop", "mle_noop"] and strategies["determinism"] == ["grader_determinism"]
+        assert strategies["noop"] == ["scorer_noop", "mle_noop"]
+        assert strategies["determinism"] == ["grader_determinism", "mle_baseline_rerun"]
         assert strategies["reference"] == ["scorer_reference", "mle_reference"]
+        assert strategies["leakage"] == ["mle_leaks", "mle_neighbour_labels"]
 
 
 def test_reports_have_the_mle_bench_fields_and_thresholds_are_ordered_both_ways(tasks):

@@ -638,6 +638,9 @@ def _mle_plants(rows: dict[str, Task]) -> list[Plant]:
               "the single_best_feature shortcut scores 1.0"),
         plant("linear model", _leaderboard(task, "linear-wins", linear),
               ("shortcut",), "the linear_model shortcut scores 1.0"),
+        plant("split without its seed", _copy(task, "unseeded", payload={
+            **task.payload, "split": {**task.payload["split"], "seed": None}}), ("determinism",),
+              "predict differently when run again with the task's seed (None)"),
         *_contaminated(task, MLE_BENCH_COMPETITION, "mle-bench", MLE_BENCH_COMPETITION, "MLE-bench competition id"),
     ]
 
@@ -755,7 +758,7 @@ def test_every_question_has_a_planted_defect_in_every_family_that_judges_it(verd
                   if strategy.absent is None and q not in ("review", "difficulty")}
         covered = {planted.check for planted in plants}
         missing = judged - covered
-        assert missing <= ({"determinism"} if family == "mle" else set()), (family, missing)
+        assert not missing, (family, missing)
 
 
 if __name__ == "__main__":

@@ -42,6 +42,20 @@ def _column_facts(train: pl.DataFrame, test: pl.DataFrame, column: str) -> dict[
     return facts
 
 
+def _split_notes(split: dict[str, Any]) -> list[str]:
+    """What the description says about how the rows were held out and subsampled."""
+    notes = []
+    if split["strategy"] == "time":
+        notes.append(f"the rows are ordered in time by `{split['time_column']}`: `train.csv` runs up to "
+                     f"{split['train_until']}, `test.csv` is the later period from {split['test_from']} on")
+    if split["duplicates_dropped"]:
+        notes.append(f"{split['duplicates_dropped']} rows that repeated another row exactly were left out")
+    if split["subsampled"]:
+        kept = "its latest period kept" if split["strategy"] == "time" else "subsampled (seeded, stratified)"
+        notes.append(f"the dataset ({split['source_rows']} rows) was {kept} to keep the task compact")
+    return notes
+
+
 def description_facts(competition: Competition, title: str, user_description: str | None) -> dict[str, Any]:
     """Everything the description states, computed from the public files and the competition spec."""
     problem = competition.problem
@@ -67,9 +81,7 @@ def description_facts(competition: Competition, title: str, user_description: st
         "metric": {"name": metric.name, "text": metric.describe(), "is_lower_better": metric.is_lower_better},
         "submission_columns": [competition.id_column, *prediction_columns(competition.grader)],
         "submission_head": "\n".join(competition.public["sample_submission.csv"].splitlines()[:4]),
-        "notes": [*problem.notes, *(["the dataset was subsampled (seeded, stratified) from "
-                                     f"{competition.split['source_rows']} rows to keep the task compact"]
-                                    if competition.split["subsampled"] else [])],
+        "notes": [*problem.notes, *_split_notes(competition.split)],
     }
 
 

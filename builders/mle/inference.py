@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from taskforge.builders.mle.source import DatasetSpec
+from taskforge.graders.mle.order import time_columns, time_values
 from taskforge.graders.mle.metrics import METRICS, default_metric
 from taskforge.schemas import InputError
 
@@ -36,6 +37,8 @@ class Problem:
     features: tuple[str, ...]
     classes: tuple[str, ...] = ()
     group_column: str | None = None
+    time_column: str | None = None
+    """The column that orders the rows in time (declared, or a date column found): the split is then by time."""
     dropped_columns: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
 
@@ -151,6 +154,27 @@ def _metric(spec: DatasetSpec, task_type: str, classes: tuple[str, ...]) -> str:
     return name
 
 
+def _time_column(frame: pl.DataFrame, spec: DatasetSpec, task_type: str, skip: tuple[str, ...]) -> str | None:
+    """The column that orders the rows in time: the one declared (dates or numbers), else the first column holding
+    dates; none for ranking, whose split keeps whole groups."""
+    if spec.time_column:
+        if spec.time_column not in frame.columns or spec.time_column in skip:
+            raise InputError(spec.display, f"time column {spec.time_column!r} is not among the feature columns "
+                                           f"{[c for c in frame.columns if c not in skip]}")
+        values = frame[spec.time_column]
+        if time_values(values) is None and not values.dtype.is_numeric():
+            raise InputError(spec.display, f"time column {spec.time_column!r} holds neither dates nor numbers")
+        if values.n_unique() < 2:
+            raise InputError(spec.display, f"time column {spec.time_column!r} holds a single moment: nothing to order")
+        if values.null_count():
+            raise InputError(spec.display, f"time column {spec.time_column!r} has {values.null_count()} empty values")
+        return spec.time_column
+    if task_type == "ranking":
+        return None
+    found = [c for c in time_columns(frame, skip) if not frame[c].null_count()]
+    return found[0] if found else None
+
+
 def define_problem(frame: pl.DataFrame, spec: DatasetSpec) -> tuple[pl.DataFrame, Problem]:
     """The dataset's problem and the frame it is built from (labelled rows only, labels as text, ids dropped)."""
     target = _target_column(frame, spec)
@@ -179,6 +203,7 @@ def define_problem(frame: pl.DataFrame, spec: DatasetSpec) -> tuple[pl.DataFrame
     if not features:
         raise InputError(spec.display, "no feature columns besides the label")
     problem = Problem(target=target, task_type=task_type, metric=_metric(spec, task_type, classes),
-                      features=features, classes=classes, group_column=group, dropped_columns=tuple(dropped),
-                      notes=tuple(notes))
+                      features=features, classes=classes, group_column=group,
+                      time_column=_time_column(labelled, spec, task_type, (target, group, *dropped)),
+                      dropped_columns=tuple(dropped), notes=tuple(notes))
     return labelled.drop(dropped), problem

@@ -5,6 +5,17 @@ Public files: `train.csv` (with labels), `test.csv` (without), and
 `answers.csv` (test ids and labels). Every row gets a fresh id from a seeded
 permutation, so neither ids nor row order say anything about labels or the split.
 
+Rows repeating another row exactly (features and label) are dropped first: split apart, the train copy would
+give away the test copy's label (`split.duplicates_dropped` counts them).
+
+How rows are held out (`split.strategy`): a dataset ordered in time (a
+`time_column`, declared or found) is split by time, the test set being the
+latest period (whole moments, never a moment on both sides), as a forecast is
+judged: a random split of time-ordered rows would give away each test row's
+label through the train rows just before and after it. Otherwise the split is
+stratified by class (`stratified`), by whole groups for ranking (`groups`), or
+uniform (`random`).
+
 Storage: a competition travels inline in its task row (CSV texts as JSON
 strings), so a shard alone is enough to rebuild the workspace anywhere. To keep
 shards light (a shard holds ~64 MiB of rows, a trainer reads a shard at once)
@@ -25,6 +36,7 @@ import polars as pl
 from taskforge.builders.mle.inference import Problem
 from taskforge.graders.mle.grading import prediction_columns
 from taskforge.graders.mle.metrics import METRICS
+from taskforge.graders.mle.order import time_values
 from taskforge.schemas import InputError, TaskforgeError
 
 INLINE_BUDGET_BYTES = 2 << 20
@@ -102,8 +114,32 @@ def _group_pick(groups: np.ndarray, share: float, rng: np.random.Generator) -> n
     return np.isin(groups, picked)
 
 
+def time_keys(frame: pl.DataFrame, column: str) -> np.ndarray:
+    """The rows' moments in a time column, as sortable numbers (dates as microseconds, numbers as they are)."""
+    moments = time_values(frame[column])
+    return (moments if moments is not None else frame[column].cast(pl.Float64)).to_numpy()
+
+
+def _latest_pick(keys: np.ndarray, share: float) -> np.ndarray:
+    """A mask of the latest rows: whole moments, from the last one back, until about `share` of the rows (the
+    earliest moment always stays out)."""
+    moments, counts = np.unique(keys, return_counts=True)
+    taken = int(np.searchsorted(np.cumsum(counts[::-1]), share * len(keys))) + 1
+    return keys >= moments[-min(taken, len(moments) - 1)]
+
+
+def split_strategy(problem: Problem) -> str:
+    """How the rows are held out: by time, stratified by class, by whole groups, or uniformly at random."""
+    if problem.time_column:
+        return "time"
+    return {"classification": "stratified", "ranking": "groups"}.get(problem.task_type, "random")
+
+
 def _pick(frame: pl.DataFrame, problem: Problem, share: float, rng: np.random.Generator) -> np.ndarray:
-    """Rows for a share of the data: stratified by class, whole groups for ranking, uniform otherwise."""
+    """Rows for a share of the data: the latest for time-ordered rows, stratified by class, whole groups for
+    ranking, uniform otherwise."""
+    if problem.time_column:
+        return _latest_pick(time_keys(frame, problem.time_column), share)
     if problem.task_type == "classification":
         return _stratified_pick(frame[problem.target].to_numpy(), share, rng, at_least=1)
     if problem.task_type == "ranking":
@@ -114,7 +150,8 @@ def _pick(frame: pl.DataFrame, problem: Problem, share: float, rng: np.random.Ge
 
 
 def _within_budget(frame: pl.DataFrame, problem: Problem, rng: np.random.Generator) -> pl.DataFrame:
-    """The frame itself, or a seeded stratified subsample whose CSV fits the dataset's share of the budget."""
+    """The frame itself, or a subsample whose CSV fits the dataset's share of the budget: seeded and stratified,
+    or the latest period of time-ordered rows."""
     allowed = INLINE_BUDGET_BYTES * DATASET_SHARE
     while (size := len(frame.write_csv().encode("utf-8"))) > allowed:
         frame = frame.filter(pl.Series(_pick(frame, problem, 0.95 * allowed / size, rng)))
@@ -163,6 +200,15 @@ def _check(frame: pl.DataFrame, train: pl.DataFrame, test: pl.DataFrame, sample:
                  "a ranking group is split between train and test")
 
 
+def _time_bounds(train: pl.DataFrame, test: pl.DataFrame, column: str | None) -> dict[str, Any]:
+    """For a split by time: its column, the last moment of train and the first of test, as the data writes them."""
+    if not column:
+        return {}
+    last = train[column][int(np.argmax(time_keys(train, column)))]
+    first = test[column][int(np.argmin(time_keys(test, column)))]
+    return {"time_column": column, "train_until": str(last), "test_from": str(first)}
+
+
 def test_share(rows: int, test_fraction: float, min_test_rows: int, display: str) -> float:
     """The share of rows to hold out: the one asked for, raised (up to `MAX_TEST_FRACTION`) until the test set
     has `min_test_rows` rows; a dataset too small for that is an InputError naming it."""
@@ -181,7 +227,8 @@ def prepare(frame: pl.DataFrame, problem: Problem, seed: int, name: str, test_fr
         raise PreparationError(f"test_fraction {test_fraction} is outside [0.05, {MAX_TEST_FRACTION}]")
     rng = np.random.default_rng(seed)
     source_rows = frame.height
-    frame = _within_budget(frame, problem, rng)
+    distinct = frame.unique(maintain_order=True)
+    frame = _within_budget(distinct, problem, rng)
     test_fraction = test_share(frame.height, test_fraction, min_test_rows, display or name)
     id_column = _id_column(frame.columns)
     columns = [id_column, *frame.columns]
@@ -196,6 +243,12 @@ def prepare(frame: pl.DataFrame, problem: Problem, seed: int, name: str, test_fr
     placeholder = _placeholder(problem, train)
     sample = test.select(id_column).with_columns(
         [pl.lit(placeholder).alias(column) for column in prediction_columns(grader)])
+    if problem.time_column and problem.task_type == "classification":
+        held = set(answers[problem.target]) & set(train[problem.target])
+        missing = sorted(set(problem.classes) - held)
+        if missing:
+            raise InputError(display or name, f"split by time ({problem.time_column!r}), the earlier or the later "
+                                              f"period holds no row of the classes {missing}")
     _check(frame, train, test, sample, answers, id_column, problem)
     public = {"train.csv": train.write_csv(), "test.csv": test.write_csv(), "sample_submission.csv": sample.write_csv()}
     answers_text = answers.write_csv()
@@ -206,8 +259,11 @@ def prepare(frame: pl.DataFrame, problem: Problem, seed: int, name: str, test_fr
     split = {
         "seed": seed, "rows": frame.height, "source_rows": source_rows, "train_rows": train.height,
         "test_rows": test.height, "test_fraction": test_fraction, "bytes": total,
-        "stratified_by": problem.target if problem.task_type == "classification" else problem.group_column,
-        "subsampled": frame.height < source_rows,
+        "strategy": split_strategy(problem),
+        "stratified_by": None if problem.time_column else
+        problem.target if problem.task_type == "classification" else problem.group_column,
+        "duplicates_dropped": source_rows - distinct.height, "subsampled": frame.height < distinct.height,
+        **_time_bounds(train, test_full, problem.time_column),
     }
     return Competition(competition_id=competition_id, id_column=id_column, problem=problem, grader=grader,
                        public=public, answers=answers_text, split=split, checksums=checksums)

@@ -4,7 +4,9 @@ A source is one CSV or Parquet file, or a folder of them. Beside `name.csv` an
 optional `name.json` gives what cannot be inferred or should not be guessed:
 `target`, `task_type`, `metric`, `id_column`, `group_column`, `description`,
 `title`, `test_fraction`, `min_test_rows` (default 2,000: the held-out share
-grows up to half the rows to reach it, and a smaller dataset is refused), and
+grows up to half the rows to reach it, and a smaller dataset is refused),
+`time_column` (the column that orders the rows in time: the test set is then
+the latest period; a date column is found without it), and
 the leaderboard rules `min_gap_sd`, `search_iterations`,
 `linear_at_or_below_median` (see `leaderboard.LeaderboardRules`).
 Options passed to the builder override both.
@@ -23,8 +25,8 @@ from taskforge.schemas import InputError
 from taskforge.store.files import sha256_file
 
 TABLE_SUFFIXES = (".csv", ".parquet")
-SETTING_KEYS = ("target", "task_type", "metric", "id_column", "group_column", "description", "title", "test_fraction",
-                "min_test_rows", "min_gap_sd", "search_iterations", "linear_at_or_below_median")
+SETTING_KEYS = ("target", "task_type", "metric", "id_column", "group_column", "time_column", "description", "title",
+                "test_fraction", "min_test_rows", "min_gap_sd", "search_iterations", "linear_at_or_below_median")
 MIN_TEST_ROWS = 2000
 """Fewest test rows a competition is built with by default: enough that medal gaps exceed the metric's noise."""
 
@@ -40,6 +42,7 @@ class DatasetSpec:
     metric: str | None = None
     id_column: str | None = None
     group_column: str | None = None
+    time_column: str | None = None
     description: str | None = None
     title: str | None = None
     test_fraction: float = 0.2

@@ -16,7 +16,9 @@ random forest tuned by a randomised cross-validated search, and a stack of the
 tuned models. Searches are seeded and their size comes from the plan
 (`search_iterations`, `cv_folds`, `search_rows`: a search runs on a seeded
 subsample of at most that many rows, the chosen model is refitted on all of
-them), so a rerun gives the same submissions.
+them), so a rerun gives the same submissions. A plan without a seed (`seed`
+null: a split recorded without its seed) runs unseeded, as such a task was
+built, and its reruns differ.
 """
 
 from __future__ import annotations
@@ -249,7 +251,7 @@ def main(plan_path: str) -> int:
     out.mkdir(exist_ok=True)
     runs, models = {}, {}
     for entry in sorted(plan["entries"], key=lambda e: e["model"] == "stacking"):
-        rng = np.random.default_rng([plan["seed"], int(entry["fraction"] * 1000)])
+        rng = np.random.default_rng(None if plan["seed"] is None else [plan["seed"], int(entry["fraction"] * 1000)])
         started = time.perf_counter()
         try:
             rows = training_rows(train, plan, entry["fraction"], rng)

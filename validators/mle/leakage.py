@@ -76,7 +76,7 @@ def _reproduced_answers(name: str, public: pl.DataFrame, answers: pl.DataFrame, 
     return leaks
 
 
-def _error(score: float, lower_is_better: bool) -> float:
+def score_error(score: float, lower_is_better: bool) -> float:
     """How far a score is from perfect (every metric better-is-higher here is at most 1)."""
     return score if lower_is_better else 1.0 - score
 
@@ -96,8 +96,8 @@ def _view_leaks(task: Task, train: pl.DataFrame, labelled_test: pl.DataFrame) ->
                 scores[name] = target.score(labelled_test, one_feature(values, train_y, test_views[name], target))
             except ValueError:
                 continue
-    constant = _error(target.score(labelled_test, constant_predictions(train_y, labelled_test.height, target, False)),
-                      lower)
+    constant = score_error(
+        target.score(labelled_test, constant_predictions(train_y, labelled_test.height, target, False)), lower)
     leaks = [f"the labels are recoverable from the id: the single public feature {name!r} scores {score:.5g}, as "
              f"well as the median baseline ({thresholds.median})"
              for name, score in scores.items() if name in id_views and reaches(score, thresholds.median, lower)]
@@ -105,9 +105,9 @@ def _view_leaks(task: Task, train: pl.DataFrame, labelled_test: pl.DataFrame) ->
                      key=lambda name: (scores[name] if lower else -scores[name], name))
     for name in columns[:MAX_SUSPECTS]:
         score = scores[name]
-        if reaches(score, thresholds.gold, lower) or _error(score, lower) <= SUSPECT_ERROR_SHARE * constant:
+        if reaches(score, thresholds.gold, lower) or score_error(score, lower) <= SUSPECT_ERROR_SHARE * constant:
             honest = honest_score(task, name)
-            if honest is None or _error(score, lower) < LEAK_ERROR_SHARE * _error(honest, lower):
+            if honest is None or score_error(score, lower) < LEAK_ERROR_SHARE * score_error(honest, lower):
                 leaks.append(f"the single public feature {name!r} predicts the label far beyond the honest "
                              f"baselines: it scores {score:.5g}, the best baseline without it {honest}")
     return leaks

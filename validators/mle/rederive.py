@@ -55,15 +55,16 @@ def baseline_plan(task: Task, entries: list[dict[str, Any]], drop: tuple[str, ..
     payload, grader = MlePayload.of(task), MleGrader.of(task)
     header = frame_from_csv(payload.files.train, "train.csv").columns
     features = [c for c in header if c not in (payload.id_column, payload.target_column, *drop)]
-    return {"seed": int(payload.split.get("seed", 0)) % (2**31), "id_column": payload.id_column,
+    seed = payload.split.seed
+    return {"seed": None if seed is None else seed % (2**31), "id_column": payload.id_column,
             "target_column": payload.target_column, "task_type": payload.task_type, "metric": payload.metric,
             "prediction": METRICS[payload.metric].prediction, "classes": list(grader.classes),
             "prediction_columns": prediction_columns(task.grader), "group_column": payload.group_column,
             "features": features, "entries": entries, **search_settings(), **payload.search}
 
 
-def run_cached(task: Task, plan: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-    """The baseline runs of a plan on the task's public files (from the cache when run before)."""
+def run_cached(task: Task, plan: dict[str, Any], kind: str = CACHE_KIND) -> tuple[dict[str, Any], bool]:
+    """The baseline runs of a plan on the task's public files (from the cache of that kind when run before)."""
     public = MlePayload.of(task).files.by_name()
     sources = {"script": BASELINE_SCRIPT.read_text(encoding="utf-8"), "plan": plan,
                "train": public["train.csv"], "test": public["test.csv"]}
@@ -72,10 +73,10 @@ def run_cached(task: Task, plan: dict[str, Any]) -> tuple[dict[str, Any], bool]:
         runs = run_plan(plan, public, sandbox.default_sandbox(), label=f"mle-rederive:{task.task_id}")
         return {"submissions": runs.submissions, "errors": runs.errors, "backend": runs.backend}
 
-    return cached_run(CACHE_KIND, sources, run)
+    return cached_run(kind, sources, run)
 
 
-def _graded(task: Task, submissions: dict[str, str]) -> tuple[dict[str, float], dict[str, str]]:
+def graded(task: Task, submissions: dict[str, str]) -> tuple[dict[str, float], dict[str, str]]:
     scores, errors = {}, {}
     for name, text in submissions.items():
         try:
@@ -91,7 +92,7 @@ def rederived_leaderboard(task: Task) -> RederivedLeaderboard:
                for e in MlePayload.of(task).leaderboard]
     runs, cached = run_cached(task, baseline_plan(task, [*entries, {"name": LINEAR_SHORTCUT, "model": "linear",
                                                                     "fraction": 1.0}]))
-    scores, invalid = _graded(task, runs["submissions"])
+    scores, invalid = graded(task, runs["submissions"])
     board = {e["name"]: scores[e["name"]] for e in entries if e["name"] in scores}
     if len(board) < 2:
         raise LeaderboardUnavailable(f"only {len(board)} baselines could be graded when run again: "
@@ -114,5 +115,5 @@ def honest_score(task: Task, without: str) -> float | None:
     entry = next(e for e in MlePayload.of(task).leaderboard if e.entry == best)
     plan = baseline_plan(task, [{"name": best, "model": entry.model, "fraction": entry.train_fraction}], (without,))
     runs, _ = run_cached(task, plan)
-    scores, _ = _graded(task, runs["submissions"])
+    scores, _ = graded(task, runs["submissions"])
     return scores.get(best)
