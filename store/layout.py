@@ -22,7 +22,19 @@ if TYPE_CHECKING:
     from taskforge.store.catalog import Catalog
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DATA_DIR = PROJECT_ROOT / "data" / "out"
+USER_DATA_DIR = "~/.local/share/taskforge"
+"""The data dir of an installed package (and of the Prefect deployments): outside the code, per user."""
+
+
+def default_data_dir(project_root: Path = PROJECT_ROOT) -> Path:
+    """`data/out/` of a source checkout (git-ignored); an installed package, whose code sits in site-packages,
+    writes to `USER_DATA_DIR` instead."""
+    if (project_root / "pyproject.toml").is_file():
+        return project_root / "data" / "out"
+    return Path(os.path.expanduser(USER_DATA_DIR))
+
+
+DEFAULT_DATA_DIR = default_data_dir()
 SAMPLES_DIR = PROJECT_ROOT / "data" / "samples"
 
 
