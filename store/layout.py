@@ -36,6 +36,8 @@ def default_data_dir(project_root: Path = PROJECT_ROOT) -> Path:
 
 DEFAULT_DATA_DIR = default_data_dir()
 SAMPLES_DIR = PROJECT_ROOT / "data" / "samples"
+SNAPSHOT_FOLDER = "collections"
+"""The data dir's folder of paper-collection snapshots, which literature tasks are rebuilt from."""
 
 
 def display_source(source: str) -> str:
@@ -119,8 +121,8 @@ class DataDir:
         from taskforge.store.files import sweep_temporaries
 
         catalog = Catalog(self.catalog)
-        sweep_temporaries(self.shards)
-        sweep_temporaries(join(self.root, "work"))
+        for folder in (self.shards, join(self.root, "work"), join(self.root, SNAPSHOT_FOLDER)):
+            sweep_temporaries(folder)
         return catalog
 
     def work(self, cycle_id: str, stage: str) -> Path | str:

@@ -10,6 +10,7 @@ from taskforge.schemas import Episode, Task
 from taskforge.store.batches import ROWS_PER_GROUP, iter_batch, read_batch, write_batch
 from taskforge.store.catalog import Catalog
 from taskforge.store.landing import land
+from taskforge.store.layout import SNAPSHOT_FOLDER, DataDir
 from taskforge.store.manifest import verify_manifest
 from taskforge.store.shards import ShardWriter
 from taskforge.validators.runner import validate
@@ -80,3 +81,17 @@ def test_write_batch_streams_a_generator_in_row_groups(tmp_path):
     assert [e.episode_id for e in iter_batch(path, Episode)] == [f"ep-{n}" for n in range(len(produced))]
     empty = write_batch(tmp_path / "empty.parquet", iter(()), Episode)
     assert pq.ParquetFile(empty).metadata.num_rows == 0
+
+
+def test_opening_the_catalog_clears_what_a_killed_writer_left_half_written(tmp_path):
+    data = DataDir.at(tmp_path)
+    left = [tmp_path / "shards" / "long_context" / ".part-0.parquet.ab12.tmp",
+            tmp_path / "work" / "cycle-1" / "build" / ".batch.parquet.cd34.tmp",
+            tmp_path / SNAPSHOT_FOLDER / ".v-9b41.parquet.ef56.tmp"]
+    kept = tmp_path / SNAPSHOT_FOLDER / "v-9b41.parquet"
+    for path in [*left, kept]:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"partial")
+    with data.open_catalog():
+        pass
+    assert [path for path in left if path.exists()] == [] and kept.exists()

@@ -21,8 +21,8 @@ from pydantic import Field
 from taskforge.schemas import InputError, Record, from_table, to_table
 from taskforge.schemas.locations import Location, exists, join, makedirs, readable
 from taskforge.store.files import atomic_open
+from taskforge.store.layout import SNAPSHOT_FOLDER
 
-SNAPSHOT_FOLDER = "collections"
 ABSTRACT = "abstract"
 
 
