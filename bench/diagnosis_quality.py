@@ -12,6 +12,11 @@ the file name for Who&When; `--held-out` sets its share):
    itself.
 2. Who&When's Algorithm-Generated multi-agent transcripts: how often the diagnosis names the annotated agent and
    step, beside trivial baselines and the published LLM figures.
+3. TRAIL's span-level annotations (GAIA and SWE-bench runs of smolagents, OpenInference span trees): for each
+   annotated error category that names one of our failure modes (`TRAIL_MODES`), the precision and recall of the
+   rules naming that mode, beside always naming it and the majority guess; and how often the decisive step lies on
+   an annotated span, beside the last step and the first action. Every annotated run is diagnosed as a failure
+   (the traces hold no verdict).
 
 By default it reads the small copies kept under tests/fixtures/diagnosis. For the full measurement point it at
 larger local copies (`--swe LABEL RUNS VERDICTS…`, repeatable):
@@ -22,7 +27,8 @@ larger local copies (`--swe LABEL RUNS VERDICTS…`, repeatable):
         --swe SWE-agent/gpt-4o DATA/java/20240825_SWE-agent_gpt-4o-2024-05-13/trajs \\
               DATA/java/20240825_SWE-agent_gpt-4o-2024-05-13/results/results.json \\
               DATA/java/20240825_SWE-agent_gpt-4o-2024-05-13/logs \\
-        --who-and-when "DATA/who_and_when/Who&When/Algorithm-Generated"
+        --who-and-when "DATA/who_and_when/Who&When/Algorithm-Generated" \\
+        --trail DATA/trail-benchmark/benchmarking
 
 Where to get them (public GitHub repositories):
 - `gruckion/mini-swe-agent` (MIT), folder `swebench_results/20251118_gemini-3-pro-74pct/`: 500 mini-swe-agent runs
@@ -34,6 +40,10 @@ Where to get them (public GitHub repositories):
   here for measurement only, never kept in the repository.
 - `mingyin1/Agents_Failure_Attribution` (MIT), folder `Who&When/Algorithm-Generated/` only. The Hand-Crafted
   split is kept for independent evaluation: this script refuses any path that names it.
+- TRAIL (`patronus-ai/trail-benchmark`, MIT; also the Hugging Face dataset PatronusAI/TRAIL), folder
+  `benchmarking/`: `data/GAIA/*.json` and `data/SWE Bench/*.json` (148 traces) with their annotations in
+  `processed_annotations_gaia/` and `processed_annotations_swe_bench/` (same file names). A copy of the upstream
+  files is in the fork `JuneHou/CausalError` at commit 0ffbed9 (its later commits change some annotations).
 """
 
 from __future__ import annotations
@@ -41,6 +51,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
@@ -63,9 +74,10 @@ def held_out(key: str, share: float) -> bool:
 
 
 def relabelled(episode):
-    """A resolved run presented as a failure (its harness results, every test passing, kept)."""
+    """A run presented as a graded model failure: a resolved SWE run (its harness results, every test passing,
+    kept), or an annotated run whose trace holds no verdict."""
     return episode.model_copy(update={"outcome": episode.outcome.model_copy(
-        update={"success": False, "score": 0.0, "failure_origin": "model"})})
+        update={"success": False, "score": 0.0, "failure_origin": "model", "graded": True})})
 
 
 def trace_only(episode):
@@ -289,6 +301,107 @@ def print_attribution(parts: dict[str, Counter]) -> None:
     print(f"published: {PUBLISHED}")
 
 
+TRAIL_MODES = {
+    "formatting errors": "interaction.format_error",
+    "formatting error": "interaction.format_error",
+    "resource abuse": "research.repeats_unproductive_approach",
+    "goal deviation": "research.lost_objective",
+    "language-only": "knowledge.incorrect_answer",
+    "tool output misinterpretation": "research.ignored_intermediate_finding",
+    "poor information retrieval": "literature.insufficient_exploration",
+}
+"""TRAIL's error categories (lower case: the annotations spell some several ways) that name one of our failure
+modes: formatting errors; resource abuse (the same tool called again and again); goal deviation; language-only
+hallucinations (an answer no tool result led to); tool output misinterpretation; poor information retrieval. The
+others (instruction non-compliance, tool selection, task orchestration, context handling, incorrect problem
+identification, and the infrastructure ones: authentication, service, timeout …) have no mode of ours."""
+TRAIL_SPLITS = (("GAIA", "processed_annotations_gaia"), ("SWE Bench", "processed_annotations_swe_bench"))
+TRAIL_METHODS = ("rules (decisive step)", "always the last step", "the first action")
+
+
+def trail(folder: Path):
+    """TRAIL traces read by the OpenInference reader, each with its split and its annotated errors (a trace without
+    an annotation file is left out)."""
+    from taskforge.diagnosis.readers import discover, read_traces
+    from taskforge.schemas import Episode
+
+    labelled = []
+    for split, annotations in TRAIL_SPLITS:
+        traces = folder / "data" / split
+        if not traces.is_dir():
+            continue
+        for episode in read_traces(discover([traces])):
+            if not isinstance(episode, Episode):
+                continue
+            label = folder / annotations / Path(episode.source_file).name
+            if label.exists():
+                labelled.append((split, episode, _lenient_json(label)["errors"]))
+    return labelled
+
+
+def _lenient_json(path: Path):
+    """A JSON file that may have a comma before a closing bracket (a few TRAIL annotation files do)."""
+    return json.loads(re.sub(r",(\s*[\]}])", r"\1", path.read_text()))
+
+
+def measure_trail(labelled, share: float) -> dict[str, Counter]:
+    """Per part: for every mapped mode, the runs annotated with it, those the rules name it on (any confidence /
+    confident) and the hits; and whether the decisive step (and each baseline's step) lies on an annotated span."""
+    from taskforge.diagnosis.diagnose import attribution, diagnose
+
+    parts = {name: Counter() for name in PARTS}
+    for split, episode, errors in labelled:
+        part = parts["held-out" if held_out(episode.task_id, share) else "calibration"]
+        part["n"] += 1
+        annotated = {TRAIL_MODES[e["category"].strip().lower()] for e in errors
+                     if e["category"].strip().lower() in TRAIL_MODES}
+        found = [d for d in diagnose(relabelled(episode)) if not d.failure_mode.is_infrastructure]
+        named = {d.failure_mode.value for d in found}
+        confident = {d.failure_mode.value for d in found if d.confidence >= CONFIDENT}
+        for mode in set(TRAIL_MODES.values()):
+            part[("annotated", mode)] += mode in annotated
+            part[("named", mode)] += mode in named
+            part[("hit", mode)] += mode in annotated and mode in named
+            part[("confident", mode)] += mode in confident
+            part[("confident hit", mode)] += mode in annotated and mode in confident
+        spans = episode.metadata["span_ids"]
+        locations = {str(e.get("location")) for e in errors}
+        turns = [s.index for s in episode.steps if s.role == "assistant"]
+        steps = {"rules (decisive step)": attribution(found)[1], "always the last step": episode.steps[-1].index,
+                 "the first action": turns[0] if turns else None}
+        part["with errors"] += bool(errors)
+        for method, step in steps.items():
+            part[("located", method)] += bool(errors) and step is not None and spans[step] in locations
+    return parts
+
+
+def print_trail(parts: dict[str, Counter]) -> None:
+    """Per part: precision and recall per mapped mode beside always naming it and the majority guess, then the
+    location table."""
+    for name, part in parts.items():
+        n = part["n"]
+        if not n:
+            continue
+        print(f"\nTRAIL, {name}: {n} annotated runs (every one diagnosed as a failure); precision / recall")
+        print(f"{'mode (TRAIL category)':<40}{'annotated':>10}{'rules, any':>16}{'rules, confident':>18}"
+              f"{'always':>14}{'majority':>12}")
+        for mode in sorted(set(TRAIL_MODES.values())):
+            positives = part[("annotated", mode)]
+            majority = positives * 2 > n
+            cells = [_pr(part[("hit", mode)], part[("named", mode)], positives),
+                     _pr(part[("confident hit", mode)], part[("confident", mode)], positives),
+                     _pr(positives, n, positives), _pr(positives if majority else 0, n if majority else 0, positives)]
+            print(f"{mode:<40}{positives:>10}" + "".join(f"{c:>{w}}" for c, w in zip(cells, (16, 18, 14, 12))))
+        print(f"{'step on an annotated span':<40}{part['with errors']:>10} runs with errors: "
+              + ", ".join(f"{method} {_rate(part[('located', method)], part['with errors'])}"
+                          for method in TRAIL_METHODS))
+
+
+def _pr(hits: int, named: int, positives: int) -> str:
+    """`precision / recall` in percent ('-' where undefined)."""
+    return f"{_rate(hits, named)} / {_rate(hits, positives)}"
+
+
 def main() -> None:
     """Run both measurements on the given (or the kept) public files and print their tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -296,6 +409,7 @@ def main() -> None:
                         help="a system's label, its run folder (SWE-agent / mini-swe-agent / OpenHands runs) and "
                              "its verdict files or folders (repeatable)")
     parser.add_argument("--who-and-when", type=Path, help="Who&When's Algorithm-Generated folder")
+    parser.add_argument("--trail", type=Path, help="TRAIL's benchmarking folder (data/ and processed_annotations_*/)")
     parser.add_argument("--held-out", type=float, default=HELD_OUT, help="share of runs in the held-out part")
     args = parser.parse_args()
     mini = FIXTURES / "mini-swe-agent-gemini-3-pro"
@@ -317,6 +431,7 @@ def main() -> None:
     print_summary(rows)
     folder = args.who_and_when or FIXTURES / "who_and_when"
     print_attribution(measure_attribution(who_and_when(folder), args.held_out))
+    print_trail(measure_trail(trail(args.trail or FIXTURES / "trail"), args.held_out))
 
 
 if __name__ == "__main__":

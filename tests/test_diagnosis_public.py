@@ -28,6 +28,7 @@ from taskforge.schemas import Episode, FailureMode, Quarantined
 PUBLIC = REPO / "tests" / "fixtures" / "diagnosis"
 MINI = PUBLIC / "mini-swe-agent-gemini-3-pro"
 WHO_AND_WHEN = PUBLIC / "who_and_when"
+TRAIL = PUBLIC / "trail"
 RESOLVED = {"pytest-dev__pytest-5631", "django__django-11163", "django__django-15277", "pydata__xarray-4629",
             "django__django-14349"}
 FAILED = {"django__django-15957", "sympy__sympy-20916", "astropy__astropy-7606", "django__django-11276",
@@ -251,6 +252,26 @@ def test_group_chat_transcripts_name_their_agents_and_run_their_code():
     assert episode.metadata["expected_answer"] == raw["ground_truth"]
     assert not {"mistake_agent", "mistake_step", "mistake_reason"} & set(episode.metadata)
     assert episode.outcome.graded and not episode.outcome.success
+
+
+def test_trail_span_trees_give_steps_by_agent_with_calls_answered_and_every_annotated_span_on_a_step():
+    episodes, quarantined = _read([TRAIL / "data" / "GAIA"])
+    assert quarantined == [] and len(episodes) == 5
+    for episode in episodes:
+        annotation = json.loads((TRAIL / "processed_annotations_gaia" / f"{episode.task_id}.json").read_text())
+        assert episode.source_format == "openinference" and not episode.outcome.graded, "the trace holds no verdict"
+        assert episode.steps[0].role == "user" and "question to answer" in episode.steps[0].content
+        assert {e["location"] for e in annotation["errors"]} <= set(episode.metadata["span_ids"])
+        assert len(episode.metadata["span_ids"]) == len(episode.steps) and "errors" not in episode.metadata
+    delegated = next(e for e in episodes if e.task_id == "41bbc898aa7de0f31d2382ff57700a76")
+    caller = {call.id: step for step in delegated.steps for call in step.tool_calls}
+    answers = [(step, caller[step.tool_call_id]) for step in delegated.steps if step.tool_call_id in caller]
+    assert {s.actor for s in delegated.steps} >= {"CodeAgent.run", "ToolCallingAgent.run"}
+    failed = [(step, turn) for step, turn in answers if step.is_error]
+    assert failed and all(turn.actor == "ToolCallingAgent.run" for _, turn in failed), "the managed agent's tool failed"
+    assert failed[0][0].content.startswith("FileConversionException")
+    handed_back = next((step, turn) for step, turn in answers if "final answer from your managed agent" in step.content)
+    assert handed_back[1].actor == "CodeAgent.run", "the managed agent's answer is the output of the manager's code"
 
 
 def test_multi_agent_failures_name_an_agent_and_an_early_step_not_termination():
