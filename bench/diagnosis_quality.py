@@ -44,6 +44,14 @@ Where to get them (public GitHub repositories):
   `benchmarking/`: `data/GAIA/*.json` and `data/SWE Bench/*.json` (148 traces) with their annotations in
   `processed_annotations_gaia/` and `processed_annotations_swe_bench/` (same file names). A copy of the upstream
   files is in the fork `JuneHou/CausalError` at commit 0ffbed9 (its later commits change some annotations).
+
+MAST's annotated traces (Hugging Face mcemri/MAD, CC BY 4.0) are not measured. Its human-labelled file (19 traces)
+is the only part found outside the hub, re-exported by `mkhvalch/mas-failure-taxonomy` (no licence):
+`new_data/round[1,3]/final_iaa_19_traces.json` (the traces) and `new_data/general/all_human_annotations.json`
+(the three annotators' votes). Its 19 traces have only 7 distinct sets of majority labels: in each of the
+three early rounds the AppWorld, HyperAgent and AG2 traces share one set and the ChatDev and MetaGPT traces
+another, and three of the four final-taxonomy traces share one; so the labels do not say what failed in a given
+trace. Three taxonomy versions are mixed, and only its three AG2 traces are in a format read here. The LLM-annotated full file (1,242 traces) is on the hub only.
 """
 
 from __future__ import annotations
