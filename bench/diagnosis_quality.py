@@ -1,6 +1,6 @@
 """How well the rule-based diagnosis tells failure from success and finds the decisive step, on public labelled runs.
 
-Two measurements, each on a calibration part and a held-out part (a fixed split by a hash of the task id, or of
+Three measurements, each on a calibration part and a held-out part (a fixed split by a hash of the task id, or of
 the file name for Who&When; `--held-out` sets its share):
 
 1. SWE runs with published SWE-bench verdicts, per system (agent and model): every rule's firing rate on failed
@@ -12,11 +12,13 @@ the file name for Who&When; `--held-out` sets its share):
    itself.
 2. Who&When's Algorithm-Generated multi-agent transcripts: how often the diagnosis names the annotated agent and
    step, beside trivial baselines and the published LLM figures.
-3. TRAIL's span-level annotations (GAIA and SWE-bench runs of smolagents, OpenInference span trees): for each
-   annotated error category that names one of our failure modes (`TRAIL_MODES`), the precision and recall of the
-   rules naming that mode, beside always naming it and the majority guess; and how often the decisive step lies on
-   an annotated span, beside the last step and the first action. Every annotated run is diagnosed as a failure
-   (the traces hold no verdict).
+3. MAST's human-labelled multi-agent traces and TRAIL's span-level annotations (GAIA and SWE-bench runs of
+   smolagents, OpenInference span trees): for each annotated failure mode or error category that names one of our
+   failure modes (`MAST_MODES`, `TRAIL_MODES`), the precision and recall of the rules naming that mode, beside
+   always naming it and the majority guess; for TRAIL, how often the decisive step lies on an annotated span,
+   beside the last step and the first action. Every annotated run is diagnosed as a failure (the traces hold no
+   verdict, or an annotated failure in a run graded correct). MAST is measured on the traces a reader knows
+   (AG2's); the others are counted by system, unread.
 
 By default it reads the small copies kept under tests/fixtures/diagnosis. For the full measurement point it at
 larger local copies (`--swe LABEL RUNS VERDICTS…`, repeatable):
@@ -28,7 +30,9 @@ larger local copies (`--swe LABEL RUNS VERDICTS…`, repeatable):
               DATA/java/20240825_SWE-agent_gpt-4o-2024-05-13/results/results.json \\
               DATA/java/20240825_SWE-agent_gpt-4o-2024-05-13/logs \\
         --who-and-when "DATA/who_and_when/Who&When/Algorithm-Generated" \\
-        --trail DATA/trail-benchmark/benchmarking
+        --trail DATA/trail-benchmark/benchmarking \\
+        --mast "DATA/mas-failure-taxonomy/new_data/round[1,3]/final_iaa_19_traces.json" \\
+               DATA/mas-failure-taxonomy/new_data/general/all_human_annotations.json
 
 Where to get them (public GitHub repositories):
 - `gruckion/mini-swe-agent` (MIT), folder `swebench_results/20251118_gemini-3-pro-74pct/`: 500 mini-swe-agent runs
@@ -44,14 +48,17 @@ Where to get them (public GitHub repositories):
   `benchmarking/`: `data/GAIA/*.json` and `data/SWE Bench/*.json` (148 traces) with their annotations in
   `processed_annotations_gaia/` and `processed_annotations_swe_bench/` (same file names). A copy of the upstream
   files is in the fork `JuneHou/CausalError` at commit 0ffbed9 (its later commits change some annotations).
-
-MAST's annotated traces (Hugging Face mcemri/MAD, CC BY 4.0) are not measured. Its human-labelled file (19 traces)
-is the only part found outside the hub, re-exported by `mkhvalch/mas-failure-taxonomy` (no licence):
-`new_data/round[1,3]/final_iaa_19_traces.json` (the traces) and `new_data/general/all_human_annotations.json`
-(the three annotators' votes). Its 19 traces have only 7 distinct sets of majority labels: in each of the
-three early rounds the AppWorld, HyperAgent and AG2 traces share one set and the ChatDev and MetaGPT traces
-another, and three of the four final-taxonomy traces share one; so the labels do not say what failed in a given
-trace. Three taxonomy versions are mixed, and only its three AG2 traces are in a format read here. The LLM-annotated full file (1,242 traces) is on the hub only.
+- MAST's annotated traces (Hugging Face mcemri/MAD, CC BY 4.0): the hub is the only source of the files
+  themselves. Their human-labelled file (19 traces) is re-exported by `mkhvalch/mas-failure-taxonomy` (no licence
+  of its own): `new_data/round[1,3]/final_iaa_19_traces.json` (each record's `trace_text` is the file's `trace`)
+  and `new_data/general/all_human_annotations.json` (the three annotators' votes, `hf_annotations`, by
+  `hf_<trace_id>`); `--mast` takes those two, or MAD's own file (`trace`, `annotations`). Only its three AG2
+  traces are in a format read here (ChatDev, AppWorld, Magentic-One and OpenManus traces are plain-text logs,
+  MetaGPT's and HyperAgent's JSON of other shapes; the file names Magentic-One and OpenManus `GAIA`). Its labels say
+  little of a given trace: its 19 traces have only 7 distinct sets of majority labels (in each of the three early
+  rounds the AppWorld, HyperAgent and AG2 traces share one set and the ChatDev and MetaGPT traces another; three of
+  the four final-taxonomy traces share one), and three taxonomy versions are mixed. The LLM-annotated full file
+  (1,242 traces) is on the hub only.
 """
 
 from __future__ import annotations
@@ -328,8 +335,8 @@ TRAIL_METHODS = ("rules (decisive step)", "always the last step", "the first act
 
 
 def trail(folder: Path):
-    """TRAIL traces read by the OpenInference reader, each with its split and its annotated errors (a trace without
-    an annotation file is left out)."""
+    """TRAIL traces read by the OpenInference reader, each with its annotated modes and spans (a trace without an
+    annotation file is left out)."""
     from taskforge.diagnosis.readers import discover, read_traces
     from taskforge.schemas import Episode
 
@@ -339,11 +346,12 @@ def trail(folder: Path):
         if not traces.is_dir():
             continue
         for episode in read_traces(discover([traces])):
-            if not isinstance(episode, Episode):
-                continue
-            label = folder / annotations / Path(episode.source_file).name
-            if label.exists():
-                labelled.append((split, episode, _lenient_json(label)["errors"]))
+            label = folder / annotations / Path(episode.source_file).name if isinstance(episode, Episode) else None
+            if label is not None and label.exists():
+                errors = _lenient_json(label)["errors"]
+                categories = {e["category"].strip().lower() for e in errors}
+                labelled.append((episode, {TRAIL_MODES[c] for c in categories if c in TRAIL_MODES},
+                                 {str(e.get("location")) for e in errors}))
     return labelled
 
 
@@ -352,57 +360,103 @@ def _lenient_json(path: Path):
     return json.loads(re.sub(r",(\s*[\]}])", r"\1", path.read_text()))
 
 
-def measure_trail(labelled, share: float) -> dict[str, Counter]:
+MAST_MODES = {
+    "step repetition": "research.repeats_unproductive_approach",
+    "task derailment": "research.lost_objective",
+    "derailment from task": "research.lost_objective",
+    "premature termination": "research.premature_termination",
+    "ill specified termination condition leading to premature termination": "research.premature_termination",
+    "no or incomplete verification": "research.no_verification",
+    "lack of result verification": "research.no_verification",
+}
+"""MAST's failure modes (the label's first line without its code, lower case, as named in the final taxonomy and
+in the earlier rounds' ones) that name one of our failure modes. The others (disobeying the task or role
+specification, reasoning-action mismatch, ignored input, withholding information, weak verification …) have no
+mode of ours."""
+
+
+def mast(traces: Path, votes: Path | None):
+    """MAST's human-labelled traces, each with the modes at least two of its three annotators marked; a trace in a
+    format no reader knows is counted by system with the reason. `traces` is MAD's human-labelled file (records
+    with `trace` and `annotations`) or its re-export (`trace_text`, the votes in `votes` by `hf_<id>`)."""
+    import tempfile
+
+    from taskforge.diagnosis.readers import discover, read_traces
+    from taskforge.schemas import Episode
+
+    by_id = {}
+    if votes:
+        by_id = {r["trace_id"]: r["hf_annotations"] for r in json.loads(votes.read_text()) if "hf_annotations" in r}
+    labelled, unread = [], Counter()
+    with tempfile.TemporaryDirectory() as folder:
+        for record in json.loads(traces.read_text()):
+            trace_id = record.get("trace_id", record.get("index"))
+            marked = ({a["failure mode"]: [a[f"annotator_{k}"] for k in (1, 2, 3)] for a in record["annotations"]}
+                      if "annotations" in record else
+                      {label: list(v.values()) for label, v in by_id[f"hf_{trace_id}"].items()})
+            labels = {re.sub(r"^[\d.]+\s*", "", label.split("\n")[0]).strip().lower()
+                      for label, votes_of in marked.items() if sum(map(bool, votes_of)) >= 2}
+            path = Path(folder) / f"{record['mas_name']}-{trace_id}.json"
+            path.write_text(record.get("trace", record.get("trace_text", "")))
+            for item in read_traces(discover([path])):
+                if isinstance(item, Episode):
+                    labelled.append((item, {MAST_MODES[c] for c in labels if c in MAST_MODES}, None))
+                else:
+                    unread[(record["mas_name"], item.reason.split(": ", 1)[-1].split(" (tried")[0])] += 1
+    return labelled, unread
+
+
+def measure_modes(labelled, share: float, modes) -> dict[str, Counter]:
     """Per part: for every mapped mode, the runs annotated with it, those the rules name it on (any confidence /
-    confident) and the hits; and whether the decisive step (and each baseline's step) lies on an annotated span."""
+    confident) and the hits; where the annotation names spans, whether the decisive step (and each baseline's step)
+    lies on one. Every annotated run is diagnosed as a failure."""
     from taskforge.diagnosis.diagnose import attribution, diagnose
 
     parts = {name: Counter() for name in PARTS}
-    for split, episode, errors in labelled:
+    for episode, annotated, locations in labelled:
         part = parts["held-out" if held_out(episode.task_id, share) else "calibration"]
         part["n"] += 1
-        annotated = {TRAIL_MODES[e["category"].strip().lower()] for e in errors
-                     if e["category"].strip().lower() in TRAIL_MODES}
         found = [d for d in diagnose(relabelled(episode)) if not d.failure_mode.is_infrastructure]
         named = {d.failure_mode.value for d in found}
         confident = {d.failure_mode.value for d in found if d.confidence >= CONFIDENT}
-        for mode in set(TRAIL_MODES.values()):
+        for mode in set(modes.values()):
             part[("annotated", mode)] += mode in annotated
             part[("named", mode)] += mode in named
             part[("hit", mode)] += mode in annotated and mode in named
             part[("confident", mode)] += mode in confident
             part[("confident hit", mode)] += mode in annotated and mode in confident
+        if not locations:
+            continue
         spans = episode.metadata["span_ids"]
-        locations = {str(e.get("location")) for e in errors}
         turns = [s.index for s in episode.steps if s.role == "assistant"]
         steps = {"rules (decisive step)": attribution(found)[1], "always the last step": episode.steps[-1].index,
                  "the first action": turns[0] if turns else None}
-        part["with errors"] += bool(errors)
+        part["located runs"] += 1
         for method, step in steps.items():
-            part[("located", method)] += bool(errors) and step is not None and spans[step] in locations
+            part[("located", method)] += step is not None and spans[step] in locations
     return parts
 
 
-def print_trail(parts: dict[str, Counter]) -> None:
-    """Per part: precision and recall per mapped mode beside always naming it and the majority guess, then the
-    location table."""
+def print_modes(title: str, parts: dict[str, Counter], modes) -> None:
+    """Per part: precision and recall per mapped mode beside always naming it and the majority guess, then (where
+    the annotations name spans) the location line."""
     for name, part in parts.items():
         n = part["n"]
         if not n:
             continue
-        print(f"\nTRAIL, {name}: {n} annotated runs (every one diagnosed as a failure); precision / recall")
-        print(f"{'mode (TRAIL category)':<40}{'annotated':>10}{'rules, any':>16}{'rules, confident':>18}"
-              f"{'always':>14}{'majority':>12}")
-        for mode in sorted(set(TRAIL_MODES.values())):
+        print(f"\n{title}, {name}: {n} annotated runs (every one diagnosed as a failure); precision / recall")
+        print(f"{'mode':<40}{'annotated':>10}{'rules, any':>16}{'rules, confident':>18}{'always':>14}{'majority':>14}")
+        for mode in sorted(set(modes.values())):
             positives = part[("annotated", mode)]
             majority = positives * 2 > n
             cells = [_pr(part[("hit", mode)], part[("named", mode)], positives),
                      _pr(part[("confident hit", mode)], part[("confident", mode)], positives),
                      _pr(positives, n, positives), _pr(positives if majority else 0, n if majority else 0, positives)]
-            print(f"{mode:<40}{positives:>10}" + "".join(f"{c:>{w}}" for c, w in zip(cells, (16, 18, 14, 12))))
-        print(f"{'step on an annotated span':<40}{part['with errors']:>10} runs with errors: "
-              + ", ".join(f"{method} {_rate(part[('located', method)], part['with errors'])}"
-                          for method in TRAIL_METHODS))
+            print(f"{mode:<40}{positives:>10}" + "".join(f"{c:>{w}}" for c, w in zip(cells, (16, 18, 14, 14))))
+        if part["located runs"]:
+            print(f"{'step on an annotated span':<40}{part['located runs']:>10} runs with errors: "
+                  + ", ".join(f"{method} {_rate(part[('located', method)], part['located runs'])}"
+                              for method in TRAIL_METHODS))
 
 
 def _pr(hits: int, named: int, positives: int) -> str:
@@ -418,6 +472,8 @@ def main() -> None:
                              "its verdict files or folders (repeatable)")
     parser.add_argument("--who-and-when", type=Path, help="Who&When's Algorithm-Generated folder")
     parser.add_argument("--trail", type=Path, help="TRAIL's benchmarking folder (data/ and processed_annotations_*/)")
+    parser.add_argument("--mast", type=Path, nargs="+", metavar="TRACES [VOTES]",
+                        help="MAST's human-labelled file, or its re-export's traces and votes")
     parser.add_argument("--held-out", type=float, default=HELD_OUT, help="share of runs in the held-out part")
     args = parser.parse_args()
     mini = FIXTURES / "mini-swe-agent-gemini-3-pro"
@@ -439,7 +495,14 @@ def main() -> None:
     print_summary(rows)
     folder = args.who_and_when or FIXTURES / "who_and_when"
     print_attribution(measure_attribution(who_and_when(folder), args.held_out))
-    print_trail(measure_trail(trail(args.trail or FIXTURES / "trail"), args.held_out))
+    print_modes("TRAIL", measure_modes(trail(args.trail or FIXTURES / "trail"), args.held_out, TRAIL_MODES),
+                TRAIL_MODES)
+    kept = FIXTURES / "mast"
+    traces, *votes = args.mast or [kept / "ag2_traces.json", kept / "ag2_votes.json"]
+    labelled, unread = mast(traces, votes[0] if votes else None)
+    print(f"\nMAST human-labelled: {len(labelled)} traces read; not read: "
+          + ("; ".join(f"{system} {count} ({reason})" for (system, reason), count in sorted(unread.items())) or "none"))
+    print_modes("MAST (majority of three annotators)", measure_modes(labelled, args.held_out, MAST_MODES), MAST_MODES)
 
 
 if __name__ == "__main__":

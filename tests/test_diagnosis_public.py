@@ -29,6 +29,7 @@ PUBLIC = REPO / "tests" / "fixtures" / "diagnosis"
 MINI = PUBLIC / "mini-swe-agent-gemini-3-pro"
 WHO_AND_WHEN = PUBLIC / "who_and_when"
 TRAIL = PUBLIC / "trail"
+MAST = PUBLIC / "mast"
 RESOLVED = {"pytest-dev__pytest-5631", "django__django-11163", "django__django-15277", "pydata__xarray-4629",
             "django__django-14349"}
 FAILED = {"django__django-15957", "sympy__sympy-20916", "astropy__astropy-7606", "django__django-11276",
@@ -272,6 +273,30 @@ def test_trail_span_trees_give_steps_by_agent_with_calls_answered_and_every_anno
     assert failed[0][0].content.startswith("FileConversionException")
     handed_back = next((step, turn) for step, turn in answers if "final answer from your managed agent" in step.content)
     assert handed_back[1].actor == "CodeAgent.run", "the managed agent's answer is the output of the manager's code"
+
+
+def test_mast_ag2_traces_run_the_proxys_code_take_their_verdict_and_never_read_the_annotators_note(tmp_path):
+    records = {str(r["index"]): r for r in json.loads((MAST / "ag2_traces.json").read_text())}
+    for index, record in records.items():
+        (tmp_path / f"{index}.json").write_text(record["trace_text"])
+    episodes, quarantined = _read([tmp_path])
+    assert quarantined == [] and {e.task_id for e in episodes} == set(records)
+    by_index = {e.task_id: e for e in episodes}
+    for index, episode in by_index.items():
+        trace = json.loads(records[index]["trace_text"])
+        assert episode.source_format == "group_chat" and episode.steps[0].role == "assistant", "the proxy poses the task"
+        assert {s.actor for s in episode.steps} == {"assistant", "mathproxyagent"}
+        assert episode.outcome.success is trace["other_data"]["correct"]
+        assert episode.metadata["question"] == "\n".join(trace["problem_statement"])
+        for step in (s for s in episode.steps if s.role == "tool"):
+            caller = episode.steps[step.index - 1]
+            assert step.actor == "mathproxyagent" and step.tool_call_id == caller.tool_calls[0].id
+        notes = [option for option in trace["note"]["options"]] + trace["note"]["text"]
+        assert not any(note in step.content for note in notes for step in episode.steps)
+    chalk = by_index["12"]
+    assert chalk.metadata["expected_answer"] == "2" and not chalk.outcome.success
+    assert [s.is_error for s in chalk.steps if s.role == "tool"] == [True, False], "the traceback, then the fix ran"
+    assert not any(s.role == "tool" for s in by_index["2"].steps), "no code, so the proxy's turns are its own"
 
 
 def test_multi_agent_failures_name_an_agent_and_an_early_step_not_termination():

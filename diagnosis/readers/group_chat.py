@@ -1,19 +1,24 @@
 """Multi-agent group-chat transcripts (AG2/AutoGen, CaptainAgent, Magentic-One style): named agents take turns.
 
-A file is one JSON object with a `history` (or `chat_history`/`messages`) list
+A file is one JSON object with a `history` (or `chat_history`/`messages`/`trajectory`) list
 of `{"content", "role", "name"}` messages where agents speak under their own
-names, or a bare JSON list of such messages. Every named agent is an actor:
-its turns are assistant steps carrying the agent's name. The code executor
+names, or a bare JSON list of such messages; a message's content may be a list
+of lines (MAST's AG2 traces). Every named agent is an actor: its turns are
+assistant steps carrying the agent's name. The code executor
 (`Computer_terminal`, an `…executor`, or any turn that starts with
 `exitcode:`) answers the code blocks of the turn before it: those blocks become
 that turn's tool calls and the executor's reply their observation (an error when
-the exit code is not 0). Step indices are the message indices of the file.
+the exit code is not 0 or the reply shows a traceback). An AG2 user proxy
+(`mathproxyagent`) is the executor only when the turn before it holds code; its
+other turns (the task, "Continue…") are its own. Step indices are the message
+indices of the file.
 
-Outcome: `is_correct` (or `success`/`resolved`) when the file carries one, else
-ungraded. The question and the expected answer (`question`, `ground_truth`) go
-to the episode's metadata, so a diagnoser can compare the final answer with it.
-Annotation fields a labelled set may carry (who erred, at which step) are not
-read: they are the labels diagnoses are measured against.
+Outcome: `is_correct` (or `success`/`resolved`, or MAST's `other_data.correct`)
+when the file carries one, else ungraded. The question and the expected answer
+(`question` or MAST's `problem_statement`, `ground_truth` or `other_data.answer`)
+go to the episode's metadata, so a diagnoser can compare the final answer with it.
+Annotation fields a labelled set may carry (who erred, at which step; MAST's
+`note`) are not read: they are the labels diagnoses are measured against.
 """
 
 from __future__ import annotations
@@ -26,13 +31,15 @@ from taskforge.diagnosis.readers.base import CUT, SourceFile, load_json, segment
 from taskforge.schemas import Episode, InputError, Outcome
 
 FORMAT = "group_chat"
-HISTORY_KEYS = ("history", "chat_history", "messages")
+HISTORY_KEYS = ("history", "chat_history", "messages", "trajectory")
 EXECUTOR = re.compile(r"terminal|executor|code_?exec|computer", re.I)
+PROXY = re.compile(r"proxy", re.I)
 EXIT_CODE = re.compile(r"^\s*exitcode:\s*(-?\d+)")
+TRACEBACK = re.compile(r"^Error:|Traceback \(most recent call last\)", re.M)
 CODE_BLOCK = re.compile(r"```(python|py|sh|bash|shell)?[^\n]*\n(.*?)```", re.DOTALL)
-CUT_HISTORY_KEYS = ("history", "chat_history")
+CUT_HISTORY_KEYS = ("history", "chat_history", "trajectory")
 """History keys recognised even when their first message runs past the head (then named turns must show)."""
-OUTCOME_KEYS = ("is_correct", "success", "resolved")
+OUTCOME_KEYS = ("is_correct", "success", "resolved", "correct")
 
 
 def sniff(source: SourceFile) -> bool:
@@ -61,35 +68,42 @@ def read(source: SourceFile) -> Iterator[Episode | InputError]:
         raise InputError(source.name, "not a group-chat transcript (no list of messages)")
     stem = source.name.rsplit("/", 1)[-1].split(".", 1)[0]
     task_id = str(record.get("question_ID") or record.get("task_id") or stem)
-    metadata = {key: str(record[source_key]) for key, source_key in
-                (("question", "question"), ("expected_answer", "ground_truth"), ("level", "level"))
-                if record.get(source_key) not in (None, "")}
+    other = record.get("other_data") if isinstance(record.get("other_data"), dict) else {}
+    given = {"question": record.get("question") or text_of(record.get("problem_statement")) or None,
+             "expected_answer": record.get("ground_truth", other.get("answer")), "level": record.get("level")}
+    metadata = {key: str(value) for key, value in given.items() if value not in (None, "")}
     steps = steps_from_messages(messages)
     yield Episode(episode_id=f"{task_id}@{digest}", task_id=task_id, family="unknown", source_format=FORMAT,
                   source_file=source.name, steps=steps, segments=segments_from_starts([], len(steps)),
-                  outcome=_outcome(record), metadata=metadata)
+                  outcome=_outcome({**other, **record}), metadata=metadata)
 
 
-def is_executor(message: dict[str, Any]) -> bool:
-    """Whether a message is the code executor's reply rather than an agent's turn."""
-    return bool(EXECUTOR.search(str(message.get("name") or ""))) or bool(EXIT_CODE.match(text_of(message.get("content"))))
+def is_executor(message: dict[str, Any], before: dict[str, Any] | None) -> bool:
+    """Whether a message is the code executor's reply rather than an agent's turn (a user proxy's only when the turn
+    before it holds code)."""
+    name = str(message.get("name") or "")
+    if PROXY.search(name):
+        return before is not None and bool(CODE_BLOCK.search(text_of(before.get("content"))))
+    return bool(EXECUTOR.search(name)) or bool(EXIT_CODE.match(text_of(message.get("content"))))
 
 
 def steps_from_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Steps with actors: agents' turns (their executed code blocks as calls) and the executor's replies."""
     steps: list[dict[str, Any]] = []
+    executors = [is_executor(message, messages[index - 1] if index else None) for index, message in enumerate(messages)]
     for index, message in enumerate(messages):
         content = text_of(message.get("content"))
         name = message.get("name")
         actor = str(name) if name else None
-        if is_executor(message):
+        if executors[index]:
             code = EXIT_CODE.match(content)
-            failed = bool(code and code.group(1) != "0") or "execution failed" in content[:200]
+            failed = (bool(code and code.group(1) != "0") or "execution failed" in content[:200]
+                      or not code and bool(TRACEBACK.search(content)))
             call_id = steps[-1]["tool_calls"][0]["id"] if steps and steps[-1].get("tool_calls") else None
             steps.append(dict(index=index, role="tool", content=content, tool_call_id=call_id, actor=actor,
                               is_error=failed, error=f"exit code {code.group(1)}" if failed and code else None))
             continue
-        executed = index + 1 < len(messages) and is_executor(messages[index + 1])
+        executed = index + 1 < len(messages) and executors[index + 1]
         calls = [dict(id=f"code-{index}-{k}", name=match.group(1) or "python",
                       arguments=json.dumps({"code": match.group(2)}))
                  for k, match in enumerate(CODE_BLOCK.finditer(content))] if executed else []

@@ -29,7 +29,7 @@ from taskforge.schemas import Episode, InputError, Outcome
 FORMAT = "openinference"
 KIND = "openinference.span.kind"
 OUTPUT_MESSAGE = "llm.output_messages.0.message."
-CALL = re.compile(r"^" + re.escape(OUTPUT_MESSAGE) + r"tool_calls\.(\d+)\.tool_call\.(id|function\.name|function\.arguments)$")
+CALL = re.compile(re.escape(OUTPUT_MESSAGE) + r"tool_calls\.(\d+)\.tool_call\.(id|function\.name|function\.arguments)$")
 CODE_BLOCK = re.compile(r"```(?:py|python)?[^\n]*\n(.*?)```", re.DOTALL)
 PYTHON = "python_interpreter"
 
