@@ -35,7 +35,7 @@ from taskforge.builders.long_context.compose import Composition, Statement, Unan
 from taskforge.builders.long_context.render import format_date, format_number
 from taskforge.builders.long_context.world import World, generate_world, invented_name, person_name, unique_names
 from taskforge.graders.long_context.answerability import minimal_support
-from taskforge.graders.long_context.derive import Accounts, day_of, derive_ledger
+from taskforge.graders.long_context.derive import AMENDMENTS, Accounts, day_of, derive_ledger
 
 CATEGORY = "ledger_balance"
 KNOBS = {"state_transition_depth": (8, 12, 16, 22), "near_miss_strength": (1, 2, 3), "search_space": (5, 7, 9),
@@ -331,9 +331,12 @@ def _support(statements: list[Statement], query: dict[str, Any], answer: int) ->
     be dropped (minimal support, repeated until it holds: the ledger's derivation is not monotone, an amendment
     without its booking leaves the answer open). It starts from the statements the generator meant as evidence
     with every alias, handover and landmark when those alone determine the answer (a shortcut: the derivation
-    decides what stays), else from all of them."""
-    facts = [s.record for s in statements]
-    meant = [s.record for s in statements if s.role == "evidence" or s.record["kind"] in _NAMING_KINDS]
+    decides what stays), else from all of them; amendments are tried first and what names accounts and days
+    last, so that one pass mostly suffices."""
+    order = {kind: k for k, kind in enumerate((*AMENDMENTS, "plan", "entry", "opening", *_NAMING_KINDS))}
+    facts = sorted((s.record for s in statements), key=lambda fact: order[fact["kind"]])
+    evidence = {s.record["fact_id"] for s in statements if s.role == "evidence"}
+    meant = [f for f in facts if f["fact_id"] in evidence or f["kind"] in _NAMING_KINDS]
     if derive_ledger(meant, query) == [answer]:
         facts = meant
     while True:

@@ -40,11 +40,21 @@ def _distinct(answers: Iterable[Any]) -> list[Any]:
 
 
 def _worlds(facts: list[Fact], key: Callable[[Fact], Any], value: Callable[[Fact], Any]) -> Iterator[list[Fact]]:
-    """Every way to keep one value per key: alternative worlds when statements conflict (capped)."""
-    groups: dict[Any, dict[Any, Fact]] = {}
+    """Every way to keep one value per key: alternative worlds when statements conflict (capped). A key stated
+    once needs no value worked out."""
+    groups: dict[Any, list[Fact]] = {}
     for fact in facts:
-        groups.setdefault(key(fact), {}).setdefault(value(fact), fact)
-    yield from (list(world) for world in islice(product(*(list(g.values()) for g in groups.values())), MAX_WORLDS))
+        groups.setdefault(key(fact), []).append(fact)
+
+    def readings(group: list[Fact]) -> list[Fact]:
+        if len(group) == 1:
+            return group
+        seen: dict[Any, Fact] = {}
+        for fact in group:
+            seen.setdefault(value(fact), fact)
+        return list(seen.values())
+
+    yield from (list(world) for world in islice(product(*(readings(g) for g in groups.values())), MAX_WORLDS))
 
 
 def _over_worlds(facts: list[Fact], key: Callable[[Fact], Any], value: Callable[[Fact], Any],
