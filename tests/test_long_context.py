@@ -1,4 +1,4 @@
-"""The long-context builder: nine categories, lengths 16K–128K, evolution, and real documents as a source.
+"""The long-context builder: ten categories, lengths 16K–128K, evolution, and real documents as a source.
 
 Every category's task must score 1 with its reference and 0 with no-op answers,
 pass every check, and be rejected when a defect is planted: the answer in the
@@ -44,8 +44,9 @@ def build(category: str, tokens: int = 3072, evolve: bool = False, quota: int = 
 
 @pytest.fixture(scope="module")
 def tasks() -> dict[str, Task]:
-    """One root task per world-model category."""
-    return {category: build(category)[0] for category in CATEGORIES}
+    """One root task per world-model category, at the shortest target it fits (3K at least)."""
+    return {category: build(category, max(3072, getattr(CATEGORIES[category], "MIN_TOKENS", 0)))[0]
+            for category in CATEGORIES}
 
 
 def _failed(task: Task, checks=ALL_BUT_SHORTCUT) -> dict[str, str]:
@@ -90,6 +91,9 @@ def _conflicting_copy(task: Task) -> dict:
         fact["funder"] = "Nobody Trust"
     elif category == "budget_rollup":
         fact = dict(next(f for f in facts if f["kind"] == "budget"))
+        fact.update(fact_id=fact["fact_id"] + "-planted", amount=fact["amount"] + 250)
+    elif category == "ledger_balance":
+        fact = dict(next(f for f in facts if f["kind"] == "entry"))
         fact.update(fact_id=fact["fact_id"] + "-planted", amount=fact["amount"] + 250)
     return fact
 
@@ -192,7 +196,8 @@ def test_shortcut_solvers_expose_an_easy_task():
 
 
 def test_capability_maps_to_categories():
-    assert categories_for("history_tracking", (), documents=False) == ["state_tracking", "timeline", "budget_rollup"]
+    assert categories_for("history_tracking", (), documents=False) == ["state_tracking", "timeline", "budget_rollup",
+                                                                       "ledger_balance"]
     assert categories_for("objective_tracking", (), documents=False) == ["version_impact", "set_aggregation"]
     assert categories_for("history_tracking", (), documents=True) == ["timeline"]
     assert categories_for("something_else", (), documents=False) == sorted(CATEGORIES)

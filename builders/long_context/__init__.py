@@ -24,7 +24,7 @@ COMPOSE_ATTEMPTS = 4
 
 
 class LongContextBuilder:
-    """Builds long-context tasks of eight categories from seeded world models or a folder of documents,
+    """Builds long-context tasks of ten categories from seeded world models or a folder of documents,
     evolving each until shortcut solvers no longer solve it."""
 
     family = "long_context"

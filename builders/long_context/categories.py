@@ -2,12 +2,12 @@
 
 | capability (from diagnosis) | categories |
 |---|---|
-| history_tracking    | state_tracking, timeline, budget_rollup |
+| history_tracking    | state_tracking, timeline, budget_rollup, ledger_balance |
 | evidence_selection  | evidence_attribution, consistency |
 | finding_integration | cross_doc_integration, rule_induction, budget_rollup |
 | objective_tracking  | version_impact, set_aggregation |
 | verification, output_sanity_checking | consistency |
-| anything else       | all nine in turn |
+| anything else       | all ten in turn |
 
 With a folder of documents as the source, only the categories that have a
 document generator are used (timeline, cross_doc_integration,
@@ -18,17 +18,17 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from taskforge.builders.long_context import (aggregation, attribution, consistency, integration, rollup, rules, state,
-                                             timeline, versions)
+from taskforge.builders.long_context import (aggregation, attribution, consistency, integration, ledger, rollup, rules,
+                                             state, timeline, versions)
 from taskforge.builders.long_context.documents import DOCUMENT_CATEGORIES
 from taskforge.schemas import InputError
 
 CATEGORIES: dict[str, ModuleType] = {module.CATEGORY: module for module in (
-    integration, timeline, attribution, consistency, rules, state, versions, aggregation, rollup)}
+    integration, timeline, attribution, consistency, rules, state, versions, aggregation, rollup, ledger)}
 """Each world-model category's module: `CATEGORY`, `KNOBS`, `compose(seed, axes, rng)`."""
 
 CAPABILITY_CATEGORIES: dict[str, tuple[str, ...]] = {
-    "history_tracking": ("state_tracking", "timeline", "budget_rollup"),
+    "history_tracking": ("state_tracking", "timeline", "budget_rollup", "ledger_balance"),
     "evidence_selection": ("evidence_attribution", "consistency"),
     "finding_integration": ("cross_doc_integration", "rule_induction", "budget_rollup"),
     "objective_tracking": ("version_impact", "set_aggregation"),

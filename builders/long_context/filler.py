@@ -30,7 +30,7 @@ from typing import Any
 
 from taskforge.builders.long_context.render import format_date, format_number
 from taskforge.builders.long_context.world import (_FIRST_NAMES, _ORG_KINDS, _PLACE_KINDS, _PROJECT_KINDS, World,
-                                                   invented_name)
+                                                   invented_name, person_name)
 from taskforge.graders.long_context.values import date_mentions
 from taskforge.schemas.tokens import count_tokens
 
@@ -438,7 +438,7 @@ def _background(seed: int) -> dict[str, tuple[str, ...]]:
     """A world's background cast before filtering: invented names of every kind, from their own stream."""
     rng = random.Random(f"background:{seed}")
     make = {
-        "bperson": lambda: f"{rng.choice(_FIRST_NAMES)} {invented_name(rng, 3)}",
+        "bperson": lambda: person_name(rng),
         "borg": lambda: f"{invented_name(rng, 2)} {rng.choice(_ORG_KINDS)}",
         "bplace": lambda: f"{invented_name(rng, 2)} {rng.choice(_PLACE_KINDS)}",
         "bproject": lambda: f"{rng.choice(_PROJECT_KINDS)} {invented_name(rng, 2)}",

@@ -26,7 +26,7 @@ from dataclasses import replace
 from taskforge.builders.long_context.axes import PLACEMENT_KNOBS, Axes
 from taskforge.builders.long_context.compose import Composition, Statement, capitalised, checks
 from taskforge.builders.long_context.render import format_date, format_number
-from taskforge.builders.long_context.world import World, generate_world, invented_name, unique_names
+from taskforge.builders.long_context.world import World, generate_world, invented_name, person_name, unique_names
 
 CATEGORY = "budget_rollup"
 KNOBS = {"near_miss_strength": (0, 1, 2, 3), "lexical_gap": (0, 1), "computational_depth": (2, 3, 4),
@@ -37,8 +37,6 @@ START = {"near_miss_strength": 2, "lexical_gap": 1, "computational_depth": 3, "s
 MIN_TOKENS = 3072
 """The shortest target its sixty-odd statements fit (with the filler paragraphs that host them); shorter targets
 build the other categories in turn."""
-_FIRST_NAMES = ("Imara", "Tomas", "Lucia", "Oren", "Selin", "Baptiste", "Anouk", "Kwame", "Mirela", "Hugo",
-                "Yara", "Dmitri", "Ines", "Farid", "Greta", "Nikhil", "Astrid", "Mateo", "Leila", "Corin")
 _PROJECT_KINDS = ("Project", "Programme", "Initiative", "Survey", "Array")
 EMPLOYED = (("{x} is employed by {y}.", "{y} employs {x}."),
             ("{x} works for {y}.", "{x} holds a post at {y}.", "{x} has been on the payroll of {y} for years.",
@@ -65,10 +63,6 @@ CUT = ("{p} gave back {n} credits of its allocation {date}.",
        "{date_cap}, the envelope of {p} was cut by {n} credits.")
 PROPOSED = ("{date_cap}, a motion to move the allocation for {p} to {n} credits was tabled and voted down.",
             "A proposal of {date_plain} to give {p} {n} credits in all was withdrawn before any vote.")
-
-
-def _person(rng: random.Random) -> str:
-    return f"{rng.choice(_FIRST_NAMES)} {invented_name(rng, 3)}"
 
 
 def _project(rng: random.Random) -> str:
@@ -166,7 +160,7 @@ def compose(seed: int, axes: Axes, rng: random.Random) -> tuple[Composition, Wor
     world = generate_world(seed, 0)
     names = random.Random(seed)
     projects = unique_names(names, _project, axes.search_space)
-    people = unique_names(names, _person, max(5, axes.search_space // 2))
+    people = unique_names(names, person_name, max(5, axes.search_space // 2))
     organisation = rng.choice(world.organisations)
     others = [o for o in world.organisations if o != organisation]
     n_counted = axes.computational_depth

@@ -68,6 +68,11 @@ def invented_name(rng: random.Random, syllables: int) -> str:
     return "".join(rng.choice(_SYLLABLES) for _ in range(syllables)).capitalize()
 
 
+def person_name(rng: random.Random) -> str:
+    """An invented person's name: a first name and a three-syllable surname."""
+    return f"{rng.choice(_FIRST_NAMES)} {invented_name(rng, 3)}"
+
+
 @dataclass(frozen=True)
 class Event:
     """A dated fact of the world, with a canonical description, a paraphrase that shares few of its
@@ -105,7 +110,7 @@ def generate_world(seed: int, n_events: int, start_year: int = 2011, span_days: 
     """A world with `n_events` events on distinct dates and distinct descriptions."""
     rng = random.Random(seed)
     orgs = unique_names(rng, lambda r: f"{invented_name(r, 2)} {r.choice(_ORG_KINDS)}", 8)
-    people = unique_names(rng, lambda r: f"{r.choice(_FIRST_NAMES)} {invented_name(r, 3)}", 10)
+    people = unique_names(rng, person_name, 10)
     places = unique_names(rng, lambda r: f"{invented_name(r, 2)} {r.choice(_PLACE_KINDS)}", 6)
     projects = unique_names(rng, lambda r: f"{r.choice(_PROJECT_KINDS)} {invented_name(r, 2)}", 6)
     start = dt.date(start_year, 1, 1)

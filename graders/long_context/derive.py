@@ -40,11 +40,21 @@ def _distinct(answers: Iterable[Any]) -> list[Any]:
 
 
 def _worlds(facts: list[Fact], key: Callable[[Fact], Any], value: Callable[[Fact], Any]) -> Iterator[list[Fact]]:
-    """Every way to keep one value per key: alternative worlds when statements conflict (capped)."""
-    groups: dict[Any, dict[Any, Fact]] = {}
+    """Every way to keep one value per key: alternative worlds when statements conflict (capped). A key stated
+    once needs no value worked out."""
+    groups: dict[Any, list[Fact]] = {}
     for fact in facts:
-        groups.setdefault(key(fact), {}).setdefault(value(fact), fact)
-    yield from (list(world) for world in islice(product(*(list(g.values()) for g in groups.values())), MAX_WORLDS))
+        groups.setdefault(key(fact), []).append(fact)
+
+    def readings(group: list[Fact]) -> list[Fact]:
+        if len(group) == 1:
+            return group
+        seen: dict[Any, Fact] = {}
+        for fact in group:
+            seen.setdefault(value(fact), fact)
+        return list(seen.values())
+
+    yield from (list(world) for world in islice(product(*(readings(g) for g in groups.values())), MAX_WORLDS))
 
 
 def _over_worlds(facts: list[Fact], key: Callable[[Fact], Any], value: Callable[[Fact], Any],
@@ -397,6 +407,125 @@ def derive_rollup(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
     return _over_worlds(_of_kind(facts, "relation", "alias", "move", "budget", "budget_change"), key, value, solve)
 
 
+
+def day_of(spec: dict[str, Any], landmarks: dict[str, dt.date]) -> dt.date | None:
+    """The day a ledger statement gives: written out (`date`), or `offset` days from a landmark event's date;
+    None when the landmark's date is not stated."""
+    if spec.get("date"):
+        return dt.date.fromisoformat(spec["date"])
+    at = landmarks.get(spec.get("landmark"))
+    return None if at is None else at + dt.timedelta(days=spec["offset"])
+
+
+class Accounts:
+    """Which account a phrase of a ledger task names: a code names itself, a name stands for whatever phrase its
+    alias statement gives (followed in turn), and `steward` names the account that person administered on the
+    day (the last handover of each account on or before it). None when the facts leave it open: an unstated
+    alias, nobody's or two accounts in the person's care that day."""
+
+    def __init__(self, world: list[Fact]):
+        self.aliases = {f["name"]: f["ref"] for f in world if f["kind"] == "alias"}
+        self.handovers = sorted((f for f in world if f["kind"] == "steward"), key=_date)
+        self._held: dict[dt.date, dict[str, list[str | None]]] = {}
+
+    def account(self, ref: dict[str, str], on: dt.date | None, depth: int = 0) -> str | None:
+        """The code of the account `ref` names on the day `on`."""
+        if "code" in ref:
+            return ref["code"]
+        if "name" in ref:
+            follow = self.aliases.get(ref["name"])
+            return None if follow is None or depth > len(self.aliases) else self.account(follow, on, depth + 1)
+        if on is None:
+            return None
+        held = self._stewards(on).get(ref["steward"], [])
+        return held[0] if len(held) == 1 else None
+
+    def _stewards(self, on: dt.date) -> dict[str, list[str | None]]:
+        """Per person, the accounts in their care at the end of a day."""
+        if on not in self._held:
+            steward: dict[str | None, str] = {}
+            for handover in (h for h in self.handovers if _date(h) <= on):
+                steward[self.account(handover["account"], _date(handover))] = handover["person"]
+            held: dict[str, list[str | None]] = {}
+            for account, person in steward.items():
+                held.setdefault(person, []).append(account)
+            self._held[on] = held
+        return self._held[on]
+
+
+AMENDMENTS = ("void", "correction", "reversal", "rebooking")
+"""The kinds of ledger statements that amend the one booking of a day."""
+
+
+def _ledger_key(fact: Fact) -> Any:
+    """Functional keys of a ledger: one reading per alias, landmark, entry, handover (account and day) and
+    opening, and one amendment per amended day."""
+    kind = fact["kind"]
+    if kind in AMENDMENTS:
+        return ("amendment", canonical(fact["target"]))
+    return {"alias": lambda: fact["name"], "landmark": lambda: fact["event"], "entry": lambda: fact["entry"],
+            "steward": lambda: canonical([fact["account"], fact["date"]]),
+            "opening": lambda: canonical(fact["account"])}[kind](), kind
+
+
+def _ledger_value(fact: Fact) -> str:
+    """What a functional key of a ledger maps to: the fact without its id and placement."""
+    return canonical({k: v for k, v in fact.items() if k not in ("fact_id", "doc_id", "start", "end", "checks")})
+
+
+def derive_ledger(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
+    """The balance of the account the question names (`account`, a phrase) at the close of `until`: its opening
+    figure plus what came in minus what went out, entry by entry up to that day. Every entry's day and accounts
+    are resolved (a day may be given from a landmark event, an account by code, alias or its administrator that
+    day); an amendment applies to the one entry of its day: a void strikes it, a correction replaces its amount,
+    a reversal undoes it from the reversal's own day on (so one dated after `until` changes nothing yet), a
+    rebooking puts another account on one side of it (which may move it onto or off the asked account). An
+    entry, alias or day that cannot be resolved, an amendment whose day holds no entry or two, or an entry of
+    the account before its opening leaves the answer undetermined; plans and proposals are not facts of the
+    ledger and are never read."""
+    until = dt.date.fromisoformat(query["until"])
+
+    def solve(world: list[Fact]) -> list[Any]:
+        landmarks = {f["event"]: _date(f) for f in world if f["kind"] == "landmark"}
+        accounts = Accounts(world)
+        target = accounts.account(query["account"], None)
+        openings = [f for f in world if f["kind"] == "opening" and accounts.account(f["account"], _date(f)) == target]
+        if target is None or len(openings) != 1 or _date(openings[0]) > until:
+            return []
+        days: dict[dt.date, list[Fact]] = {}
+        for entry in (f for f in world if f["kind"] == "entry"):
+            day = day_of(entry["when"], landmarks)
+            if day is None:
+                return []
+            days.setdefault(day, []).append(entry)
+        amended = {}
+        for amendment in (f for f in world if f["kind"] in AMENDMENTS):
+            day = day_of(amendment["target"], landmarks)
+            if day is None or len(days.get(day, [])) != 1:
+                return []
+            amended[days[day][0]["entry"]] = amendment
+        balance, opened = openings[0]["amount"], _date(openings[0])
+        for day, entries in days.items():
+            for entry in entries:
+                amendment = amended.get(entry["entry"], {})
+                sides = {"source": entry["source"], "sink": entry["sink"]}
+                if amendment.get("kind") == "rebooking":
+                    sides[amendment["side"]] = amendment["account"]
+                ends = [accounts.account(ref, day) if ref else "" for ref in sides.values()]
+                if None in ends:
+                    return []
+                sign = (ends[1] == target) - (ends[0] == target)
+                if sign and day <= opened:
+                    return []
+                if not sign or day > until or amendment.get("kind") == "void" or (
+                        amendment.get("kind") == "reversal" and _date(amendment) <= until):
+                    continue
+                balance += sign * amendment.get("amount", entry["amount"])
+        return [balance]
+
+    return _over_worlds(_of_kind(facts, "alias", "landmark", "steward", "opening", "entry", *AMENDMENTS),
+                        _ledger_key, _ledger_value, solve)
+
 DERIVATIONS: dict[str, Callable[[list[Fact], dict[str, Any]], list[Any]]] = {
     "cross_doc_integration": derive_integration,
     "timeline": derive_timeline,
@@ -407,5 +536,6 @@ DERIVATIONS: dict[str, Callable[[list[Fact], dict[str, Any]], list[Any]]] = {
     "version_impact": derive_versions,
     "set_aggregation": derive_aggregation,
     "budget_rollup": derive_rollup,
+    "ledger_balance": derive_ledger,
 }
 """The derivation of each category's answer, by category name."""

@@ -460,6 +460,7 @@ COMPOSERS: dict[str, Callable[[LongContextPayload, LongContextGrader, Strategy, 
     "timeline": _timeline, "cross_doc_integration": _integration, "evidence_attribution": _attribution,
     "consistency": _consistency, "rule_induction": _rules, "state_tracking": _state,
     "version_impact": _versions, "set_aggregation": _aggregation, "budget_rollup": _rollup,
+    "ledger_balance": _state,
 }
 """How a shallow solver turns located sentences into an answer, per category."""
 

@@ -1,0 +1,152 @@
+"""The ledger_balance category: the balance of one account replayed from many scattered bookings.
+
+The answer is re-derived from the statements' facts (aliases, handovers, landmark days, amendments); a good
+task passes every check and needs many facts; planted defects are rejected: a wrong reference answer, a
+reference that counts a decoy (a transfer that was never made), and an answer a first text search finds.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from taskforge.builders.base import BuildContext
+from taskforge.builders.long_context import LongContextBuilder
+from taskforge.builders.long_context.ledger import MIN_TOKENS, in_words
+from taskforge.graders.long_context.derive import derive_ledger
+from taskforge.graders.long_context.prompting import rendered_messages
+from taskforge.graders.long_context.solvers import estimate_success
+from taskforge.schemas import Message, PlanItem, Task
+from taskforge.validators.runner import DEFAULT_CHECKS, validate
+
+
+def _build(capability: str = "history_tracking", quota: int = 1, **options) -> list[Task]:
+    item = PlanItem(family="long_context", capability=capability, quota=quota, gap_ids=["gap-l"], priority=1.0)
+    context = BuildContext(cycle_id="ledger-test", options={"target_tokens": MIN_TOKENS, "evolve": False, **options})
+    return list(LongContextBuilder().build(item, context))
+
+
+@pytest.fixture(scope="module")
+def task() -> Task:
+    """One root ledger_balance task."""
+    return _build(categories="ledger_balance")[0]
+
+
+def _failed(task: Task) -> dict[str, str]:
+    return {r.check: r.reason for r in validate(task, DEFAULT_CHECKS).validation if not r.passed}
+
+
+def _with_answer(task: Task, answer: int) -> Task:
+    return task.model_copy(update={"reference": {**task.reference, "answer": answer, "answer_text": str(answer)}})
+
+
+def test_ledger_replays_bookings_through_aliases_handovers_landmarks_and_amendments():
+    """Opening 10000; +1000 named by code, -300 named by the administrator of that day, +400 dated from a
+    landmark and corrected to 450, +2000 voided, +700 reversed after the date (still counts), +900 reversed before
+    it, +600 paid into another account and rebooked onto this one, +5000 after the date, and a plan that is never
+    read: 10000 + 1000 - 300 + 450 + 700 + 600 = 12450."""
+    def entry(entry_id, amount, when, source=None, sink=None):
+        return {"fact_id": entry_id, "kind": "entry", "entry": entry_id, "amount": amount, "when": when,
+                "source": source, "sink": sink}
+
+    code, other = {"code": "KA-1001"}, {"code": "TE-2002"}
+    facts = [
+        {"fact_id": "a1", "kind": "alias", "name": "the Kavel reserve", "ref": {"name": "the Ul fund"}},
+        {"fact_id": "a2", "kind": "alias", "name": "the Ul fund", "ref": code},
+        {"fact_id": "o1", "kind": "opening", "account": {"name": "the Ul fund"}, "amount": 10000, "date": "2015-01-01"},
+        {"fact_id": "s1", "kind": "steward", "person": "Ana Tor", "account": other, "date": "2015-01-01"},
+        {"fact_id": "s2", "kind": "steward", "person": "Ana Tor", "account": code, "date": "2015-03-01"},
+        {"fact_id": "s3", "kind": "steward", "person": "Ben Sa", "account": other, "date": "2015-03-01"},
+        {"fact_id": "l1", "kind": "landmark", "event": "the Tarn shipment", "date": "2015-04-10"},
+        entry("e1", 1000, {"date": "2015-02-01"}, sink=code),
+        entry("e2", 300, {"date": "2015-03-05"}, source={"steward": "Ana Tor"}, sink=other),
+        entry("e3", 400, {"landmark": "the Tarn shipment", "offset": -1}, sink={"name": "the Kavel reserve"}),
+        entry("e4", 2000, {"date": "2015-05-01"}, sink=code),
+        entry("e5", 700, {"date": "2015-05-02"}, source=other, sink=code),
+        entry("e6", 900, {"date": "2015-05-03"}, sink=code),
+        entry("e7", 5000, {"date": "2015-07-01"}, sink=code),
+        entry("e8", 800, {"date": "2015-02-02"}, source={"steward": "Ana Tor"}),
+        entry("e9", 600, {"date": "2015-05-10"}, sink=other),
+        {"fact_id": "c1", "kind": "correction", "target": {"date": "2015-04-09"}, "amount": 450},
+        {"fact_id": "v1", "kind": "void", "target": {"landmark": "the Tarn shipment", "offset": 21}},
+        {"fact_id": "r1", "kind": "reversal", "target": {"date": "2015-05-02"}, "date": "2015-06-15"},
+        {"fact_id": "r2", "kind": "reversal", "target": {"date": "2015-05-03"}, "date": "2015-05-20"},
+        {"fact_id": "b1", "kind": "rebooking", "target": {"date": "2015-05-10"}, "side": "sink",
+         "account": {"name": "the Ul fund"}},
+        {"fact_id": "p1", "kind": "plan", "source": other, "sink": code, "amount": 3000, "date": "2015-04-01"},
+    ]
+    query = {"account": {"name": "the Kavel reserve"}, "until": "2015-06-01"}
+    assert derive_ledger(facts, query) == [12450], "e8 leaves the account Ana Tor ran then (TE-2002), not this one"
+    without = lambda fact_id: [f for f in facts if f["fact_id"] != fact_id]  # noqa: E731
+    assert derive_ledger(without("s3"), query) == [None], "without Ben Sa's handover Ana Tor runs two accounts"
+    assert derive_ledger(without("a2"), query) == [None], "an alias that is never resolved leaves it open"
+    assert derive_ledger(without("e4"), query) == [None], "a void whose day holds no booking leaves it open"
+    assert derive_ledger(without("l1"), query) == [None], "a day given from an undated landmark leaves it open"
+    assert derive_ledger(without("b1"), query) == [11850], "without its rebooking e9 is another account's"
+    assert derive_ledger(without("r1"), query) == [12450], "a reversal dated after the day changes nothing yet"
+    assert derive_ledger(facts, {**query, "until": "2015-06-30"}) == [11750], "once reversed, e5 no longer counts"
+    planted = dict(facts[8], fact_id="e2-planted", amount=350)
+    assert derive_ledger(facts + [planted], query) == [12450, 12400], "two readings of one booking: two answers"
+
+
+def test_amounts_in_words():
+    assert in_words(4250) == "four thousand two hundred and fifty"
+    assert in_words(30050) == "thirty thousand and fifty"
+    assert in_words(15700) == "fifteen thousand seven hundred"
+
+
+def test_good_task_is_accepted_and_needs_many_scattered_facts(task):
+    """Every check passes (shortcuts included); the answer needs a score of facts over several documents, among
+    them aliases and amendments that name no account; the question names neither the account's code nor its
+    nickname; every shortcut solver scores 0."""
+    assert _failed(task) == {}
+    facts = {f["fact_id"]: f for f in task.reference["facts"]}
+    evidence = [facts[e["fact_id"]] for e in task.payload["evidence"]]
+    kinds = {f["kind"] for f in evidence}
+    assert len(evidence) >= 15 and {"entry", "alias", "opening"} <= kinds
+    assert kinds & {"void", "correction", "reversal"}
+    assert len({e["doc_id"] for e in task.payload["evidence"]}) >= 3
+    codes = {f["ref"]["code"] for f in facts.values() if f["kind"] == "alias" and "code" in f["ref"]}
+    nicknames = {f["name"] for f in facts.values() if f["kind"] == "alias" and f["name"].endswith(" fund")}
+    assert not any(name in task.payload["question"] for name in codes | nicknames)
+    assert any(f["kind"] == "plan" for f in facts.values()), "decoys that were never booked sit beside the facts"
+    assert set(estimate_success(task)["solver_scores"].values()) == {0.0}
+
+
+def test_planted_wrong_answer_is_rejected(task):
+    assert "world model gives" in _failed(_with_answer(task, task.reference["answer"] + 50)).get("reference", "")
+
+
+def test_planted_reference_that_counts_a_decoy_is_rejected(task):
+    """A reference that books a transfer that was only planned (or proposed, or imagined) is not what the
+    statements give."""
+    facts = task.reference["facts"]
+    plan = next(f for f in facts if f["kind"] == "plan")
+    booked = dict(plan, kind="entry", entry="planted", when={"date": plan["date"]})
+    counted = derive_ledger(facts + [booked], task.reference["query"])
+    assert counted != [task.reference["answer"]]
+    assert "world model gives" in _failed(_with_answer(task, counted[0])).get("reference", "")
+
+
+def test_planted_answer_at_the_first_mention_is_rejected(task):
+    """A statement of the balance put before everything else: the first hit of a search for the account's
+    phrase gives the answer, and the shortcut check rejects the task."""
+    account = task.reference["query"]["account"]["name"]
+    said = f"The {account.removeprefix('the ')} held {task.reference['answer_text']} credits that evening. "
+    documents = [dict(d) for d in task.payload["documents"]]
+    first = documents[0]["doc_id"]
+    documents[0]["text"] = said + documents[0]["text"]
+
+    def shifted(span: dict) -> dict:
+        return {**span, "start": span["start"] + len(said), "end": span["end"] + len(said)} \
+            if span["doc_id"] == first else span
+
+    payload = {**task.payload, "documents": documents, "evidence": [shifted(e) for e in task.payload["evidence"]]}
+    reference = {**task.reference, "facts": [shifted(f) for f in task.reference["facts"]]}
+    messages = [Message(**m) for m in rendered_messages(documents, task.payload["question"])]
+    planted = task.model_copy(update={"payload": payload, "reference": reference, "prompt": messages})
+    failed = _failed(planted)
+    assert "first_mention" in failed.get("shortcut", "") and "reference" not in failed
+
+
+def test_history_tracking_batches_include_the_category():
+    assert "ledger_balance" in {t.kind for t in _build(quota=4)}
