@@ -46,6 +46,9 @@ UNSUPPORTED_FACTS = 2
 """Facts (numbers, names) an answer's turn must state without support for the answer to count as unsupported
 (calibration part of TRAIL: fires on 35 of 80 runs, 60 % of them annotated with a language-only hallucination
 against 38 % of all runs; 70 % of those annotated)."""
+UNSUPPORTED_CONFIDENCE = 0.4
+"""An answer resting on unsupported facts is weak evidence (TRAIL calibration: 60 % precision against 38 % for
+always naming the mode): below every specific finding."""
 HARNESS_CONFIDENCE = 0.8
 """A failure the evaluation harness's own test results show (a test named, failing after the patch)."""
 SHOWN_TESTS = 5
@@ -599,7 +602,8 @@ def plan_abandoned(episode: Episode) -> Finding | None:
 def unsupported_answer(episode: Episode) -> Finding | None:
     """The turn that handed the answer in (its submit call, else the answer itself) states many facts (numbers,
     names) that neither the task nor any observation before it holds: the answer rests on facts the agent supplied
-    itself, not on evidence. Decided where those facts were first stated (`fact_origin`)."""
+    itself, not on evidence. Decided at that turn: tracing the facts back to where they were first stated
+    (`fact_origin`) moved the Who&When attribution off its calibrated figures (agent 66 → 65 %)."""
     answer = final_answer(episode)
     if answer is None:
         return None
@@ -610,7 +614,7 @@ def unsupported_answer(episode: Episode) -> Finding | None:
     return Finding(
         mode=FailureMode.INCORRECT_ANSWER, steps=[turn],
         signals={"unsupported_facts": len(claimed), "examples": sorted(claimed)[:SHOWN_TESTS]},
-        confidence=0.5, decisive=fact_origin(episode, turn),
+        confidence=UNSUPPORTED_CONFIDENCE, decisive=turn,
         explanation=f"step {turn} states the answer with {len(claimed)} facts no observation before it holds "
                     f"({', '.join(sorted(claimed)[:3])} …)",
     )

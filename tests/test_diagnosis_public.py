@@ -21,7 +21,7 @@ from taskforge.diagnosis.rules import (FINDING, broke_passing_tests, plan_abando
                                        format_errors, ignored_warning_sign, issue_tests_still_fail, no_verification,
                                        patch_adds_unrelated_files, repeated_actions, rules_for, task_misstated)
 from taskforge.diagnosis.signals import (WARNING_SIGN, calls, evidence_text, fact_origin, final_answer,
-                                         first_executed_turn, near_identical_groups)
+                                         first_executed_turn, near_identical_groups, own_plan, plan_turns)
 from taskforge.diagnosis.verdicts import graded_by, load_verdicts
 from taskforge.schemas import Episode, FailureMode, Quarantined
 
@@ -512,3 +512,14 @@ def test_gitingest_token_estimate_is_no_finding():
                "Commit: 2be2d83a1a9a6d3d9b85804f3ab545cecc409bb0\nFiles analyzed: 71\n\nEstimated tokens: 144.4k\n")
     assert FINDING.search(summary), "the raw line reads as a stated estimate"
     assert not FINDING.search(evidence_text(summary)), "gitingest's size line is boilerplate (TRAIL's SWE runs)"
+
+
+def test_trail_an_agents_own_facts_survey_before_it_acts_is_not_where_a_wrong_fact_came_from():
+    episode, _ = _trail("27a6c5ebc3311542156fdde857a0035f")
+    first_run = first_executed_turn(episode)
+    survey = episode.steps[1]
+    assert survey.role == "assistant" and "Facts" in survey.content and survey.index in own_plan(episode)
+    assert fact_origin(episode, first_run) == first_run, "the survey restates facts; the action decided"
+    (movies,), _ = _read([WHO_AND_WHEN / "algorithm-generated-100.json"])
+    assert 2 in {s.index for s in plan_turns(movies)} and 2 not in own_plan(movies), "another agent's turn"
+    assert fact_origin(movies, first_executed_turn(movies)) == 2, "the movie list it stated is still the origin"
