@@ -579,9 +579,9 @@ def format_errors(episode: Episode) -> Finding | None:
 def plan_abandoned(episode: Episode) -> Finding | None:
     """The agent's plan (its last turn before acting; the turns before it survey facts, and list facts "to look
     up" whatever the plan) meant to look things up (search, locate, retrieve, inspect …) and it answered without
-    retrieving anything: no tool but running code and answering returned a result, and no other agent took a turn. It set
-    its own plan aside and answered from what it assumed; decided at its first action, where it left the plan. A SWE
-    run reads its repository through the shell and hands in a patch, not an answer: not this rule."""
+    retrieving anything: no tool but running code and answering returned a result, and no other agent took a
+    turn. It set its own plan aside and answered from what it assumed; decided at its first action, where it left
+    the plan. A SWE run reads its repository through the shell and hands in a patch, not an answer: not this rule."""
     if episode.family == "swe":
         return None
     answer = final_answer(episode)

@@ -74,12 +74,12 @@ SOURCE_ID = re.compile(
     r"\b(?:paper|doc|source)[-_:]\w+", re.I)
 CLAIM_TOKEN = re.compile(r"\b\d[\d,.]*\b|\b[A-Z][a-zA-Z]{3,}\b")
 SHARED_FACTS = 2
+"""How many of a step's facts an earlier turn must have introduced to be where they came from (`fact_origin`)."""
 SENTENCE_START = re.compile(r"(?:^|[.!?:#*>\n-])[\s*_\"'(]*$")
 """What comes right before a word that opens a sentence, line, heading or list item."""
 PLAN_INTENT = re.compile(r"\b(?:search|look(?:ing)? up|retriev\w*|locat\w*|brows\w*|visit\w*|inspect\w*|consult\w*|"
                          r"fetch\w*|download\w*|query)\b", re.I)
 """A plan that means to look something up."""
-"""How many of a step's facts an earlier turn must have introduced to be where they came from (`fact_origin`)."""
 WORD = re.compile(r"[a-z][a-z0-9_]{3,}")
 TOKEN = re.compile(r"[a-z0-9_.:/-]+")
 NEAR_IDENTICAL = 0.6

@@ -17,9 +17,10 @@ from conftest import REPO, SHARED
 from taskforge.diagnosis.diagnose import attribution, diagnose, rule_findings
 from taskforge.diagnosis.readers import discover, read_traces
 from taskforge.diagnosis.readers.base import CUT, SourceFile, json_head
-from taskforge.diagnosis.rules import (FINDING, broke_passing_tests, plan_abandoned, unsupported_answer, dismissed_failing_test, ended_on_clean_run,
+from taskforge.diagnosis.rules import (FINDING, broke_passing_tests, dismissed_failing_test, ended_on_clean_run,
                                        format_errors, ignored_warning_sign, issue_tests_still_fail, no_verification,
-                                       patch_adds_unrelated_files, repeated_actions, rules_for, task_misstated)
+                                       patch_adds_unrelated_files, plan_abandoned, repeated_actions, rules_for,
+                                       task_misstated, unsupported_answer)
 from taskforge.diagnosis.signals import (WARNING_SIGN, calls, evidence_text, fact_origin, final_answer,
                                          first_executed_turn, near_identical_groups, own_plan, plan_turns)
 from taskforge.diagnosis.verdicts import graded_by, load_verdicts
