@@ -16,13 +16,14 @@ from functools import lru_cache
 from typing import Callable
 
 from taskforge.diagnosis.finding import Finding
-from taskforge.diagnosis.signals import (FULL_TRACEBACK, TEST_FAILURE, WARNING_HINTS, WARNING_SIGN, Call, assistant_after,
-                                        assistant_lowered, assistant_text, calls, code_runs, evidence_text, expected_answer, failed,
-                                        final_answer, mentions, observations_lowered, observations_text,
-                                        changes, fact_origin, first_executed_turn, first_statement, has_traceback,
-                                        near_identical_groups, reads, runs_of_tests, searches, solution_changes,
-                                        source_ids, step_text, task_text, test_locators,
-                                        unreferenced_observations, words)
+from taskforge.diagnosis.signals import (FULL_TRACEBACK, PLAN_INTENT, TEST_FAILURE, WARNING_HINTS, WARNING_SIGN, Call,
+                                        assistant_after, assistant_lowered, assistant_text, calls, code_runs,
+                                        evidence_text, expected_answer, failed, final_answer, mentions,
+                                        observations_lowered, observations_text, changes, fact_origin,
+                                        first_executed_turn, first_statement, has_traceback, near_identical_groups,
+                                        plan_turns, reads, retrieved, runs_of_tests, searches, solution_changes,
+                                        source_ids, step_text, task_text, test_locators, unreferenced_observations,
+                                        unsupported_claims, words)
 from taskforge.schemas import Episode, FailureMode
 
 Rule = Callable[[Episode], "Finding | None"]
@@ -38,6 +39,16 @@ ON_TOPIC = 0.3
 OFF_TOPIC = 0.15
 FEW_ACTIONS = 1
 FORMAT_ERRORS = 3
+REFUSALS_RECOVERED_FROM = ("swe",)
+"""Families whose runs recover from refused actions as often when they succeed: there only `FORMAT_ERRORS`
+refusals never recovered from are the mode."""
+UNSUPPORTED_FACTS = 2
+"""Facts (numbers, names) an answer's turn must state without support for the answer to count as unsupported
+(calibration part of TRAIL: fires on 35 of 80 runs, 60 % of them annotated with a language-only hallucination
+against 38 % of all runs; 70 % of those annotated)."""
+UNSUPPORTED_CONFIDENCE = 0.4
+"""An answer resting on unsupported facts is weak evidence (TRAIL calibration: 60 % precision against 38 % for
+always naming the mode): below every specific finding."""
 HARNESS_CONFIDENCE = 0.8
 """A failure the evaluation harness's own test results show (a test named, failing after the patch)."""
 SHOWN_TESTS = 5
@@ -541,20 +552,71 @@ def answer_without_tools(episode: Episode) -> Finding | None:
 
 
 def format_errors(episode: Episode) -> Finding | None:
-    """The harness refused several of the agent's turns for breaking its action format, and the agent never
-    recovered: no action of its ran after the last refusal. Refusals it recovered from (the next turn ran)
-    cost turns but did not end the run: on public runs they are as common in resolved runs as in failed ones."""
+    """The harness refused the agent's actions for their form (several actions in one turn, code it could not
+    parse, a tool called with arguments it does not take).
+
+    On SWE runs only several refusals the agent never recovered from count (no action of its ran after the last
+    one): refusals it recovered from cost turns but did not end the run, and on public SWE runs they are as common
+    in resolved runs as in failed ones (`REFUSALS_RECOVERED_FROM`). Elsewhere any refusal is the mode: on TRAIL's
+    smolagents runs every calibration run with one is annotated with a formatting error.
+    """
     refused = [s for s in episode.steps if s.is_error and (s.error or "").startswith("format error")]
-    if len(refused) < FORMAT_ERRORS or any(c.step > refused[-1].index and c.observation is not None
-                                           for c in calls(episode)):
+    if not refused:
+        return None
+    recovered = any(c.step > refused[-1].index and c.observation is not None for c in calls(episode))
+    if episode.family in REFUSALS_RECOVERED_FROM and (len(refused) < FORMAT_ERRORS or recovered):
         return None
     turns = [next((p.index for p in reversed(episode.steps[:s.index]) if p.role == "assistant"), s.index)
              for s in refused]
     return Finding(
         mode=FailureMode.FORMAT_ERROR, steps=turns[:5],
-        signals={"refused_turns": len(refused), "first": refused[0].error},
+        signals={"refused_turns": len(refused), "first": refused[0].error, "recovered": recovered},
         confidence=0.5, decisive=turns[0],
-        explanation=f"the harness refused {len(refused)} turns for their format ({refused[0].error})",
+        explanation=f"the harness refused {len(refused)} action(s) for their form ({refused[0].error})",
+    )
+
+
+def plan_abandoned(episode: Episode) -> Finding | None:
+    """The agent's plan (its last turn before acting; the turns before it survey facts, and list facts "to look
+    up" whatever the plan) meant to look things up (search, locate, retrieve, inspect …) and it answered without
+    retrieving anything: no tool but running code and answering returned a result, and no other agent took a
+    turn. It set its own plan aside and answered from what it assumed; decided at its first action, where it left
+    the plan. A SWE run reads its repository through the shell and hands in a patch, not an answer: not this rule."""
+    if episode.family == "swe":
+        return None
+    answer = final_answer(episode)
+    plan = plan_turns(episode)
+    intent = PLAN_INTENT.search(plan[-1].content) if plan else None
+    if answer is None or intent is None or retrieved(episode):
+        return None
+    first_action = next(c.step for c in calls(episode))
+    return Finding(
+        mode=FailureMode.LOST_OBJECTIVE, steps=[plan[-1].index, first_action],
+        signals={"plan_steps": [s.index for s in plan], "planned": intent.group(0), "retrievals": 0},
+        confidence=0.6, decisive=first_action,
+        explanation=f"the plan at step {plan[-1].index} meant to {intent.group(0)}; from step {first_action} on the "
+                    "agent answered without retrieving anything",
+    )
+
+
+def unsupported_answer(episode: Episode) -> Finding | None:
+    """The turn that handed the answer in (its submit call, else the answer itself) states many facts (numbers,
+    names) that neither the task nor any observation before it holds: the answer rests on facts the agent supplied
+    itself, not on evidence. Decided at that turn: tracing the facts back to where they were first stated
+    (`fact_origin`) moved the Who&When attribution off its calibrated figures (agent 66 → 65 %)."""
+    answer = final_answer(episode)
+    if answer is None:
+        return None
+    turn = max((c.step for c in calls(episode) if c.is_submit and c.step <= answer.step), default=answer.step)
+    claimed = unsupported_claims(episode, turn)
+    if len(claimed) < UNSUPPORTED_FACTS:
+        return None
+    return Finding(
+        mode=FailureMode.INCORRECT_ANSWER, steps=[turn],
+        signals={"unsupported_facts": len(claimed), "examples": sorted(claimed)[:SHOWN_TESTS]},
+        confidence=UNSUPPORTED_CONFIDENCE, decisive=turn,
+        explanation=f"step {turn} states the answer with {len(claimed)} facts no observation before it holds "
+                    f"({', '.join(sorted(claimed)[:3])} …)",
     )
 
 
@@ -709,6 +771,8 @@ RULE_MODES: dict[Rule, tuple[FailureMode, ...]] = {
     patch_adds_unrelated_files: (M.IMPLEMENTATION_ERROR,),
     answer_without_tools: (M.INCORRECT_ANSWER,),
     format_errors: (M.FORMAT_ERROR,),
+    plan_abandoned: (M.LOST_OBJECTIVE,),
+    unsupported_answer: (M.INCORRECT_ANSWER,),
     lost_objective: (M.LOST_OBJECTIVE,),
     task_misstated: (M.LOST_OBJECTIVE,),
     ignored_intermediate_finding: (M.IGNORED_INTERMEDIATE_FINDING,),

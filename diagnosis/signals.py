@@ -62,11 +62,11 @@ BOILERPLATE = re.compile(
     r"DEPRECATION: [^\n]*|<warning>.*?</warning>|The output of your last command was too long[^\n]*|"
     r"Note: you may need to restart the kernel[^\n]*|^\s*(?:Requirement already satisfied|Collecting|Downloading|"
     r"Installing collected packages|Successfully installed|Obtaining|Building wheel|Preparing metadata)[^\n]*|"
-    r"\bno\b[^.\n]{0,40}?\b(?:warnings?|errors?|nan|inf|overflow)\b[^\n]*",
+    r"\bno\b[^.\n]{0,40}?\b(?:warnings?|errors?|nan|inf|overflow)\b[^\n]*|\bEstimated tokens: [\d.,]+k?",
     re.I | re.M | re.S)
 """Harness and installer notices that are never evidence: pip's root-user warning and release notices, the
-harness's "output too long" block, installer progress lines, and sentences that deny a sign ("No divide by zero
-warnings!")."""
+harness's "output too long" block, installer progress lines, sentences that deny a sign ("No divide by zero
+warnings!"), and the size line of gitingest's repository summary ("Estimated tokens: 144.4k", TRAIL's SWE runs)."""
 INSTALL_COMMAND = re.compile(r"\bpip3? install|\bconda install|\bapt(?:-get)? install|\bnpm install|setup\.py (?:develop|install)",
                              re.I)
 SOURCE_ID = re.compile(
@@ -75,6 +75,11 @@ SOURCE_ID = re.compile(
 CLAIM_TOKEN = re.compile(r"\b\d[\d,.]*\b|\b[A-Z][a-zA-Z]{3,}\b")
 SHARED_FACTS = 2
 """How many of a step's facts an earlier turn must have introduced to be where they came from (`fact_origin`)."""
+SENTENCE_START = re.compile(r"(?:^|[.!?:#*>\n-])[\s*_\"'(]*$")
+"""What comes right before a word that opens a sentence, line, heading or list item."""
+PLAN_INTENT = re.compile(r"\b(?:search|look(?:ing)? up|retriev\w*|locat\w*|brows\w*|visit\w*|inspect\w*|consult\w*|"
+                         r"fetch\w*|download\w*|query)\b", re.I)
+"""A plan that means to look something up."""
 WORD = re.compile(r"[a-z][a-z0-9_]{3,}")
 TOKEN = re.compile(r"[a-z0-9_.:/-]+")
 NEAR_IDENTICAL = 0.6
@@ -377,24 +382,66 @@ def fact_origin(episode: Episode, index: int) -> int:
     """Where the facts a step builds on came from: the earliest earlier agent turn that first stated at least
     `SHARED_FACTS` of the numbers and names the step states and the task does not (all of them when it states
     fewer); the step itself when no earlier turn did. The first step poses the task and is never the origin: its
-    facts are given. In a multi-agent run this is the agent that introduced a wrong fact the others reused."""
+    facts are given. In a multi-agent run this is the agent that introduced a wrong fact the others reused. The
+    acting agent's own survey of facts and plan before its first action (`own_plan`) is no origin either: it
+    decided nothing until it acted (TRAIL's annotators never mark a smolagents facts survey; on Who&When's
+    calibration part step accuracy 48 → 49 %, agent unchanged)."""
     given = _claim_tokens(task_text(episode)) | _claim_tokens(str(episode.metadata.get("question", "")))
     target = _claim_tokens(episode.steps[index].content) - given
     if not target:
         return index
     needed = min(SHARED_FACTS, len(target))
     seen = set(given)
+    planned = own_plan(episode)
     for step in episode.steps[:index]:
         stated = _claim_tokens(step.content)
         new, seen = stated - seen, seen | stated
-        if step.role == "assistant" and step.index > episode.steps[0].index and len(new & target) >= needed:
+        if step.role == "assistant" and step.index > episode.steps[0].index and step.index not in planned \
+                and len(new & target) >= needed:
             return step.index
     return index
+
+
+def own_plan(episode: Episode) -> set[int]:
+    """The turns before the first action (`plan_turns`) taken by the agent that then took it: its own survey of
+    facts and plan, not a turn of another agent that handed it facts."""
+    first = next((c.step for c in calls(episode)), None)
+    actor = episode.steps[first].actor if first is not None else None
+    return {s.index for s in plan_turns(episode) if s.actor == actor}
 
 
 def _claim_tokens(text: str) -> set[str]:
     """Numbers and capitalised names in a text: what an answer claims."""
     return set(CLAIM_TOKEN.findall(text))
+
+
+def unsupported_claims(episode: Episode, index: int) -> set[str]:
+    """The numbers and names a step states that neither the task nor any observation before it holds; a capitalised
+    word that opens a sentence, line or heading ("Conclusion", "Given") is no name."""
+    given = _claim_tokens(task_text(episode)) | _claim_tokens(str(episode.metadata.get("question", "")))
+    for step in episode.steps[:index]:
+        if step.role == "tool":
+            given |= _claim_tokens(step.content)
+    text = episode.steps[index].content
+    stated = {m.group(0) for m in CLAIM_TOKEN.finditer(text)
+              if m.group(0)[0].isdigit() or not SENTENCE_START.search(text[max(0, m.start() - 4):m.start()])}
+    return stated - given
+
+
+def plan_turns(episode: Episode) -> list[Step]:
+    """The agent's turns before its first action (its survey of facts and its plan), the first step left out."""
+    first = next((c.step for c in calls(episode)), None)
+    return [s for s in episode.steps[1:first] if s.role == "assistant" and not s.tool_calls] if first else []
+
+
+def retrieved(episode: Episode) -> bool:
+    """Whether anything was retrieved: a call of a tool that neither runs code nor answers returned without error,
+    or another agent (a managed search agent) took a turn."""
+    if any(c.observation is not None and not failed(c.observation) and not tool_kinds(c.name) & {"code", "submit"}
+           for c in calls(episode)):
+        return True
+    actors = {s.actor for s in episode.steps if s.role == "assistant" and s.actor}
+    return len(actors) > 1
 
 
 def expected_answer(episode: Episode) -> str | None:

@@ -19,9 +19,10 @@ from taskforge.diagnosis.readers import discover, read_traces
 from taskforge.diagnosis.readers.base import CUT, SourceFile, json_head
 from taskforge.diagnosis.rules import (FINDING, broke_passing_tests, dismissed_failing_test, ended_on_clean_run,
                                        format_errors, ignored_warning_sign, issue_tests_still_fail, no_verification,
-                                       patch_adds_unrelated_files, repeated_actions, rules_for, task_misstated)
+                                       patch_adds_unrelated_files, plan_abandoned, repeated_actions, rules_for,
+                                       task_misstated, unsupported_answer)
 from taskforge.diagnosis.signals import (WARNING_SIGN, calls, evidence_text, fact_origin, final_answer,
-                                         first_executed_turn, near_identical_groups)
+                                         first_executed_turn, near_identical_groups, own_plan, plan_turns)
 from taskforge.diagnosis.verdicts import graded_by, load_verdicts
 from taskforge.schemas import Episode, FailureMode, Quarantined
 
@@ -257,7 +258,7 @@ def test_group_chat_transcripts_name_their_agents_and_run_their_code():
 
 def test_trail_span_trees_give_steps_by_agent_with_calls_answered_and_every_annotated_span_on_a_step():
     episodes, quarantined = _read([TRAIL / "data" / "GAIA"])
-    assert quarantined == [] and len(episodes) == 5
+    assert quarantined == [] and len(episodes) == 6
     for episode in episodes:
         annotation = json.loads((TRAIL / "processed_annotations_gaia" / f"{episode.task_id}.json").read_text())
         assert episode.source_format == "openinference" and not episode.outcome.graded, "the trace holds no verdict"
@@ -311,8 +312,8 @@ def test_multi_agent_failures_name_an_agent_and_an_early_step_not_termination():
 def test_an_answer_without_tools_is_a_wrong_answer_not_persistence():
     (episode,), _ = _read([WHO_AND_WHEN / "algorithm-generated-21.json"])
     assert calls(episode) == []
-    modes = [f.mode for f in rule_findings(episode)]
-    assert modes == [FailureMode.INCORRECT_ANSWER]
+    modes = {f.mode for f in rule_findings(episode)}
+    assert modes == {FailureMode.INCORRECT_ANSWER}, "no tool, and facts no observation holds: a wrong answer only"
 
 
 def test_a_wrong_fact_is_traced_to_the_agent_that_stated_it_not_the_one_that_used_it():
@@ -460,3 +461,66 @@ def test_submitting_an_empty_patch_is_stopping_early(tmp_path):
     assert primary.failure_mode is FailureMode.PREMATURE_TERMINATION and primary.confidence >= CONFIDENT
     assert primary.signals["empty_submission"] is True
     assert next(s for s in graded.steps if s.index == primary.decisive_step).role == "assistant", "the submitting turn"
+
+
+def _trail(name: str) -> tuple[Episode, dict[str, set[str]]]:
+    """A kept TRAIL trace and its annotated spans by error category (lower case)."""
+    episode = next(e for e in read_traces(discover([TRAIL / "data" / "GAIA" / f"{name}.json"])))
+    errors = json.loads((TRAIL / "processed_annotations_gaia" / f"{name}.json").read_text())["errors"]
+    spans: dict[str, set[str]] = {}
+    for error in errors:
+        spans.setdefault(error["category"].strip().lower(), set()).add(error["location"])
+    return episode, spans
+
+
+def test_trail_code_smolagents_could_not_parse_is_a_format_error_except_a_recovered_one_on_swe_runs():
+    episode, spans = _trail("6d5b91f06e5a7377d4798be65fe46e97")
+    assert "formatting errors" in spans, "annotated with a formatting error"
+    refused = [s for s in episode.steps if (s.error or "").startswith("format error")]
+    assert [s.error.split("\n")[0] for s in refused] == ["format error: AgentParsingError: Error in code parsing:"]
+    found = format_errors(episode)
+    assert found is not None and found.mode is FailureMode.FORMAT_ERROR and found.signals["recovered"]
+    assert found.decisive_step == refused[0].index - 1, "decided at the turn whose code was refused"
+    assert format_errors(episode.model_copy(update={"family": "swe"})) is None, "recovered: no evidence on SWE runs"
+    clean, _ = _trail("0ebe673d64647ec44c370638b82d3c78")
+    assert format_errors(clean) is None
+
+
+def test_trail_a_plan_to_look_things_up_answered_without_retrieving_anything_is_a_lost_objective():
+    episode, spans = _trail("f39aec9b8a61fd2aaed5849cc00bc165")
+    found = plan_abandoned(episode)
+    assert found is not None and found.mode is FailureMode.LOST_OBJECTIVE
+    assert episode.metadata["span_ids"][found.decisive_step] in spans["goal deviation"]
+    reasoned, _ = _trail("0ebe673d64647ec44c370638b82d3c78")
+    assert plan_abandoned(reasoned) is None, "its plan only reasons (reverse the text): nothing to look up"
+    delegated, _ = _trail("41bbc898aa7de0f31d2382ff57700a76")
+    assert plan_abandoned(delegated) is None, "its search agent took turns: it retrieved"
+    assert plan_abandoned(episode.model_copy(update={"family": "swe"})) is None
+
+
+def test_trail_an_answer_stating_facts_no_observation_holds_is_an_incorrect_answer():
+    episode, spans = _trail("dbc070b918d4a052c0b686081408fb52")
+    found = unsupported_answer(episode)
+    assert found is not None and found.mode is FailureMode.INCORRECT_ANSWER
+    assert found.signals["unsupported_facts"] >= 2
+    assert episode.metadata["span_ids"][found.decisive_step] in spans["language-only"]
+    reasoned, _ = _trail("0ebe673d64647ec44c370638b82d3c78")
+    assert unsupported_answer(reasoned) is None, "'right' as the opposite of 'left' names no fact"
+
+
+def test_gitingest_token_estimate_is_no_finding():
+    summary = ("Execution logs:\nSummary: Repository: marshmallow-code/marshmallow\n"
+               "Commit: 2be2d83a1a9a6d3d9b85804f3ab545cecc409bb0\nFiles analyzed: 71\n\nEstimated tokens: 144.4k\n")
+    assert FINDING.search(summary), "the raw line reads as a stated estimate"
+    assert not FINDING.search(evidence_text(summary)), "gitingest's size line is boilerplate (TRAIL's SWE runs)"
+
+
+def test_trail_an_agents_own_facts_survey_before_it_acts_is_not_where_a_wrong_fact_came_from():
+    episode, _ = _trail("27a6c5ebc3311542156fdde857a0035f")
+    first_run = first_executed_turn(episode)
+    survey = episode.steps[1]
+    assert survey.role == "assistant" and "Facts" in survey.content and survey.index in own_plan(episode)
+    assert fact_origin(episode, first_run) == first_run, "the survey restates facts; the action decided"
+    (movies,), _ = _read([WHO_AND_WHEN / "algorithm-generated-100.json"])
+    assert 2 in {s.index for s in plan_turns(movies)} and 2 not in own_plan(movies), "another agent's turn"
+    assert fact_origin(movies, first_executed_turn(movies)) == 2, "the movie list it stated is still the origin"

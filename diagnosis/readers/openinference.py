@@ -11,7 +11,10 @@ steps:
   `llm.output_messages.0.message.tool_calls.N` attributes its tool calls;
 - a TOOL span answers the latest call of its tool (or adds that call to the latest assistant step) with its output;
 - a CHAIN span (an agent's `Step N`) with an output or an error status ends with a tool step: the execution log
-  of the step's code, or the error that stopped it, answering that agent's latest turn.
+  of the step's code, or the error that stopped it, answering that agent's latest turn;
+- an error that refused the action for its form (smolagents' "Error in code parsing", code without the expected
+  code block, a tool called with arguments it does not take) is marked `format error` (as mini-swe-agent's refused
+  turns are); any other error keeps its message.
 
 `metadata.span_ids` lists each step's span id, so a span-level annotation (TRAIL's `location`) names the steps it
 covers. The trace holds no verdict: episodes are ungraded. Annotation files (TRAIL's `errors`) are never read.
@@ -32,6 +35,10 @@ OUTPUT_MESSAGE = "llm.output_messages.0.message."
 CALL = re.compile(re.escape(OUTPUT_MESSAGE) + r"tool_calls\.(\d+)\.tool_call\.(id|function\.name|function\.arguments)$")
 CODE_BLOCK = re.compile(r"```(?:py|python)?[^\n]*\n(.*?)```", re.DOTALL)
 PYTHON = "python_interpreter"
+REFUSAL = re.compile(r"Error in code parsing|Code parsing failed|Your code snippet is invalid|"
+                     r"Error when executing tool \w+ with arguments[^\n]*\n?[^\n]*unexpected keyword argument")
+"""smolagents' answers to an action of the wrong form: code it could not parse or find, a tool called with an
+argument it does not take."""
 
 
 def sniff(source: SourceFile) -> bool:
@@ -145,5 +152,7 @@ def _result(span: dict[str, Any], attributes: dict[str, Any], call_id: str | Non
     message = str(span.get("status_message") or "")
     output = attributes.get("output.value")
     content = message if failed and message else str(output if output is not None else "")
-    return dict(role="tool", content=content, tool_call_id=call_id, is_error=failed,
-                error=message[:200] if failed else None)
+    error = None
+    if failed:
+        error = f"format error: {message}"[:200] if REFUSAL.search(content) else message[:200]
+    return dict(role="tool", content=content, tool_call_id=call_id, is_error=failed, error=error)
