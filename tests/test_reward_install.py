@@ -23,7 +23,6 @@ from taskforge import sandbox
 from taskforge.builders.base import BuildContext
 from taskforge.builders.literature.kinds import KINDS
 from taskforge.builders.mle import MleBuilder
-from taskforge.builders.swe import SweBuilder
 from taskforge.builders.swe.image import build_instance_image
 from taskforge.flows.screening import release_screen
 from taskforge.sandbox.images.base import DEFAULT_MIRROR, build_with_debootstrap
@@ -33,8 +32,8 @@ from taskforge.schemas import PlanItem, Task
 from taskforge.schemas.base import content_id
 from taskforge.store.layout import DataDir
 from taskforge.store.release import export_release
-from conftest import REPO, SAMPLES
-from factories import land_validated, literature_tasks, long_context_tasks, paper_collection
+from conftest import REPO
+from factories import land_validated, literature_tasks, long_context_tasks, paper_collection, swe_tasks
 from mle_data import generated_frame, write_dataset
 from test_release import workflow_tasks
 
@@ -144,13 +143,6 @@ def _dependencies_image(client: docker.DockerClient, work: Path) -> str:
     finally:
         container.remove(force=True)
     return tag
-
-
-def swe_tasks(count: int) -> list[Task]:
-    """SWE tasks of the scripted sample history (tests run in the process sandbox)."""
-    item = PlanItem(family="swe", capability="implementation", quota=count, gap_ids=["gap-s"], priority=1.0)
-    context = BuildContext(cycle_id="test-cycle", options={"source": str(SAMPLES / "swe" / "calc_history.py")})
-    return [task for task in SweBuilder().build(item, context) if isinstance(task, Task)]
 
 
 def mle_tasks(folder: Path) -> list[Task]:
