@@ -7,7 +7,10 @@ STAMP := $(VENV)/.installed-stamp
 VERL_VENV := .venv-verl
 VERL_STAMP := $(VERL_VENV)/.installed-stamp
 
-.PHONY: venv verl-venv run test bench clean
+SWEBENCH_VENV := .venv-swebench
+SWEBENCH_STAMP := $(SWEBENCH_VENV)/.installed-stamp
+
+.PHONY: venv verl-venv swebench-venv run test bench clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "taskforge needs $(PYTHON)"; exit 1; }
@@ -27,6 +30,17 @@ $(VERL_STAMP): pyproject.toml
 	touch $(VERL_STAMP)
 
 verl-venv: $(VERL_STAMP)
+
+# The official SWE-bench harness (swebench from PyPI) beside taskforge, whose launcher runs it with every container's
+# network off (`python -m taskforge.sandbox.swebench_harness`, tests/test_swebench_harness.py); kept apart so the
+# harness's pins stay out of the main environment.
+$(SWEBENCH_STAMP): pyproject.toml
+	test -x $(SWEBENCH_VENV)/bin/python || $(PYTHON) -m venv $(SWEBENCH_VENV)
+	$(SWEBENCH_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(SWEBENCH_VENV)/bin/python -m pip install --quiet "swebench==5.0.2" -e .
+	touch $(SWEBENCH_STAMP)
+
+swebench-venv: $(SWEBENCH_STAMP)
 
 run: venv
 	$(BIN)/taskforge cycle

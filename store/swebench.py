@@ -11,7 +11,9 @@ carries the environment recipe the way SWE-rebench publishes it, with `python`
 the Python version the task was validated on (`requires_python` the project's
 own specifier).
 
-    python -m swebench.harness.run_evaluation --dataset_name instances.jsonl --predictions_path gold --run_id check
+    python -m taskforge.sandbox.swebench_harness --dataset_name instances.jsonl --predictions_path gold --run_id check
+
+(swebench's own command line, every container created with the network off: builders/swe/README.md, "Export").
 """
 
 from __future__ import annotations

@@ -7,7 +7,9 @@ from itertools import islice
 
 from taskforge.builders.base import BuildContext
 from taskforge.builders.long_context import LongContextBuilder
+from taskforge.builders.swe import SweBuilder
 from taskforge.schemas import Episode, Outcome, PlanItem, Segment, Step, Task, ToolCall
+from conftest import SAMPLES
 
 
 def episode(episode_id: str = "ep-1", *, success: bool = False, origin: str = "model", repeats: int = 0,
@@ -104,6 +106,13 @@ def literature_tasks(source, data_dir, kinds: list[str], per_kind: int = 1, cycl
     context = BuildContext(cycle_id=cycle_id, options={"source": str(source), "kinds": kinds}, data_dir=str(data_dir))
     built = [t for t in LiteratureBuilder().build(item, context) if isinstance(t, Task)]
     return sorted(built, key=lambda t: kinds.index(t.kind))
+
+
+def swe_tasks(count: int) -> list[Task]:
+    """SWE tasks of the scripted sample history (built in the default sandbox; callers choose the process one)."""
+    item = PlanItem(family="swe", capability="implementation", quota=count, gap_ids=["gap-s"], priority=1.0)
+    context = BuildContext(cycle_id="test-cycle", options={"source": str(SAMPLES / "swe" / "calc_history.py")})
+    return [task for task in SweBuilder().build(item, context) if isinstance(task, Task)]
 
 
 def land_validated(data, tasks: list[Task], cycle_id: str = "test-cycle") -> list[Task]:

@@ -50,13 +50,17 @@ def trim_rootfs(rootfs: Path, folders: tuple[str, ...]) -> None:
 
 
 def build_with_debootstrap(client: docker.DockerClient, recipe: BaseRecipe, mirror: str,
-                           work_root: Path | None) -> None:
-    """debootstrap the recipe's Debian into a temporary folder, trim it and `docker import` it under the hash tag."""
+                           work_root: Path | None, options: tuple[str, ...] = (), script: str | None = None) -> None:
+    """debootstrap the recipe's system into a temporary folder, trim it and `docker import` it under the hash tag.
+
+    `options` and `script` go to debootstrap as they are: another archive's keyring and components, and the
+    suite script for a suite this debootstrap does not know (Ubuntu's are all `gutsy`'s)."""
     repository, tag = recipe.tag().rsplit(":", 1)
     with tempfile.TemporaryDirectory(prefix="taskforge-image-", dir=work_root) as work:
         rootfs = Path(work) / "rootfs"
         run_step("debootstrap", ["debootstrap", f"--variant={recipe.variant}", f"--include={','.join(recipe.packages)}",
-                                 recipe.suite, str(rootfs), mirror], Path(work) / "debootstrap.log")
+                                 *options, recipe.suite, str(rootfs), mirror, *([script] if script else [])],
+                 Path(work) / "debootstrap.log")
         trim_rootfs(rootfs, recipe.trimmed)
         (rootfs / "workspace").mkdir(exist_ok=True)
         archive = Path(work) / "rootfs.tar"
