@@ -129,3 +129,18 @@ def test_a_log_of_a_known_system_without_its_task_is_quarantined_with_the_reason
     (item,) = read_traces(discover([tmp_path / "chatdev.txt"]))
     assert isinstance(item, Quarantined) and item.source == "chatdev.txt"
     assert "ChatDev log without the task" in item.reason
+
+
+def test_magentic_one_computer_terminal_answers_the_code_of_the_turn_before(tmp_path):
+    log = (MAST / "magentic-one-17.txt").read_text()
+    coded = log.replace("---------- MagenticOneOrchestrator ----------\nFINAL ANSWER: 525", (
+        "---------- Assistant ----------\n```python\nprint(525 / 0)\n```\n"
+        "---------- ComputerTerminal ----------\nTraceback (most recent call last):\n"
+        "ZeroDivisionError: division by zero\n"
+        "---------- MagenticOneOrchestrator ----------\nFINAL ANSWER: 525"))
+    (tmp_path / "coded.txt").write_text(coded)
+    (episode,) = read_traces(discover([tmp_path / "coded.txt"]))
+    coder, terminal = episode.steps[-3], episode.steps[-2]
+    assert coder.actor == "Assistant" and json.loads(coder.tool_calls[0].arguments) == {"code": "print(525 / 0)\n"}
+    assert (terminal.role, terminal.actor) == ("tool", "ComputerTerminal") and terminal.is_error
+    assert terminal.tool_call_id == coder.tool_calls[0].id
