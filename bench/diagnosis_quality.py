@@ -17,8 +17,8 @@ the file name for Who&When; `--held-out` sets its share):
    failure modes (`MAST_MODES`, `TRAIL_MODES`), the precision and recall of the rules naming that mode, beside
    always naming it and the majority guess; for TRAIL, how often the decisive step lies on an annotated span,
    beside the last step and the first action. Every annotated run is diagnosed as a failure (the traces hold no
-   verdict, or an annotated failure in a run graded correct). MAST is measured on the traces a reader knows
-   (AG2's); the others are counted by system, unread.
+   verdict, or an annotated failure in a run graded correct). MAST is measured per part, on both parts together
+   and per system; a trace no reader knows is counted by system with the reason.
 
 By default it reads the small copies kept under tests/fixtures/diagnosis. For the full measurement point it at
 larger local copies (`--swe LABEL RUNS VERDICTS…`, repeatable):
@@ -52,12 +52,13 @@ Where to get them (public GitHub repositories):
   themselves. Their human-labelled file (19 traces) is re-exported by `mkhvalch/mas-failure-taxonomy` (no licence
   of its own): `new_data/round[1,3]/final_iaa_19_traces.json` (each record's `trace_text` is the file's `trace`)
   and `new_data/general/all_human_annotations.json` (the three annotators' votes, `hf_annotations`, by
-  `hf_<trace_id>`); `--mast` takes those two, or MAD's own file (`trace`, `annotations`). Only its three AG2
-  traces are in a format read here (ChatDev, AppWorld, Magentic-One and OpenManus traces are plain-text logs,
-  MetaGPT's and HyperAgent's JSON of other shapes; the file names Magentic-One and OpenManus `GAIA`). Its labels say
-  little of a given trace: its 19 traces have only 7 distinct sets of majority labels (in each of the three early
-  rounds the AppWorld, HyperAgent and AG2 traces share one set and the ChatDev and MetaGPT traces another; three of
-  the four final-taxonomy traces share one), and three taxonomy versions are mixed. The LLM-annotated full file
+  `hf_<trace_id>`); `--mast` takes those two, or MAD's own file (`trace`, `annotations`). Every system's traces
+  are read (AG2's JSON by `group_chat`; AppWorld, ChatDev, Magentic-One and OpenManus plain-text logs, MetaGPT's run
+  records and communication log, HyperAgent's JSON log, each by its own reader; the file names Magentic-One and
+  OpenManus `GAIA`). Its labels say little of a given trace: its 19 traces have only 8 distinct sets of majority
+  labels (in each of the three early rounds the AppWorld, HyperAgent and AG2 traces share one set and the ChatDev
+  and MetaGPT traces another; three of the four final-taxonomy traces share one, the OpenManus trace has none), and
+  three taxonomy versions are mixed. The LLM-annotated full file
   (1,242 traces) is on the hub only.
 """
 
@@ -376,9 +377,10 @@ mode of ours."""
 
 
 def mast(traces: Path, votes: Path | None):
-    """MAST's human-labelled traces, each with the modes at least two of its three annotators marked; a trace in a
-    format no reader knows is counted by system with the reason. `traces` is MAD's human-labelled file (records
-    with `trace` and `annotations`) or its re-export (`trace_text`, the votes in `votes` by `hf_<id>`)."""
+    """MAST's human-labelled traces, each with the modes at least two of its three annotators marked, the unread
+    ones counted by system with the reason, and how many distinct sets of majority labels the traces have.
+    `traces` is MAD's human-labelled file (records with `trace` and `annotations`) or its re-export (`trace_text`,
+    the votes in `votes` by `hf_<id>`)."""
     import tempfile
 
     from taskforge.diagnosis.readers import discover, read_traces
@@ -387,7 +389,7 @@ def mast(traces: Path, votes: Path | None):
     by_id = {}
     if votes:
         by_id = {r["trace_id"]: r["hf_annotations"] for r in json.loads(votes.read_text()) if "hf_annotations" in r}
-    labelled, unread = [], Counter()
+    labelled, unread, label_sets = [], Counter(), set()
     with tempfile.TemporaryDirectory() as folder:
         for record in json.loads(traces.read_text()):
             trace_id = record.get("trace_id", record.get("index"))
@@ -403,7 +405,8 @@ def mast(traces: Path, votes: Path | None):
                     labelled.append((item, {MAST_MODES[c] for c in labels if c in MAST_MODES}, None))
                 else:
                     unread[(record["mas_name"], item.reason.split(": ", 1)[-1].split(" (tried")[0])] += 1
-    return labelled, unread
+            label_sets.add(frozenset(labels))
+    return labelled, unread, len(label_sets)
 
 
 def measure_modes(labelled, share: float, modes) -> dict[str, Counter]:
@@ -459,6 +462,28 @@ def print_modes(title: str, parts: dict[str, Counter], modes) -> None:
                               for method in TRAIL_METHODS))
 
 
+def print_mast_systems(labelled) -> None:
+    """Per MAST system: its traces, the format they were read as, and per mapped mode how many traces the
+    annotators' majority marks with it and how many the rules name it on (any confidence)."""
+    from taskforge.diagnosis.diagnose import diagnose
+
+    systems: dict[str, Counter] = {}
+    for episode, annotated, _ in labelled:
+        system = Path(episode.source_file).name.split("-", 1)[0]
+        row = systems.setdefault(f"{system} ({episode.source_format})", Counter())
+        row["n"] += 1
+        named = {d.failure_mode.value for d in diagnose(relabelled(episode)) if not d.failure_mode.is_infrastructure}
+        for mode in set(MAST_MODES.values()):
+            row[("annotated", mode)] += mode in annotated
+            row[("named", mode)] += mode in named
+    modes = sorted(set(MAST_MODES.values()))
+    print("\nMAST per system: traces; per mode, annotated / named by the rules ("
+          + ", ".join(m.split(".")[-1] for m in modes) + ")")
+    for system, row in sorted(systems.items()):
+        cells = "  ".join(f"{row[('annotated', m)]}/{row[('named', m)]}" for m in modes)
+        print(f"{system:<32}{row['n']:>4}  {cells}")
+
+
 def _pr(hits: int, named: int, positives: int) -> str:
     """`precision / recall` in percent ('-' where undefined)."""
     return f"{_rate(hits, named)} / {_rate(hits, positives)}"
@@ -499,10 +524,15 @@ def main() -> None:
                 TRAIL_MODES)
     kept = FIXTURES / "mast"
     traces, *votes = args.mast or [kept / "ag2_traces.json", kept / "ag2_votes.json"]
-    labelled, unread = mast(traces, votes[0] if votes else None)
+    labelled, unread, label_sets = mast(traces, votes[0] if votes else None)
     print(f"\nMAST human-labelled: {len(labelled)} traces read; not read: "
           + ("; ".join(f"{system} {count} ({reason})" for (system, reason), count in sorted(unread.items())) or "none"))
-    print_modes("MAST (majority of three annotators)", measure_modes(labelled, args.held_out, MAST_MODES), MAST_MODES)
+    print(f"Weak evidence per trace: the {len(labelled) + sum(unread.values())} traces have only {label_sets} distinct "
+          "sets of majority labels (mostly one per round, shared by its systems).")
+    parts = measure_modes(labelled, args.held_out, MAST_MODES)
+    print_modes("MAST (majority of three annotators)", parts, MAST_MODES)
+    print_modes("MAST (majority of three annotators)", {"both parts": sum(parts.values(), Counter())}, MAST_MODES)
+    print_mast_systems(labelled)
 
 
 if __name__ == "__main__":

@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from taskforge.diagnosis.readers import (group_chat, inspect_log, mini_swe_agent, native, openai_messages, openhands,
-                                        openinference, swe_agent)
+from taskforge.diagnosis.readers import (appworld, chatdev, group_chat, hyperagent, inspect_log, magentic_one, metagpt,
+                                        mini_swe_agent, native, openai_messages, openhands, openinference, openmanus,
+                                        swe_agent)
 from taskforge.diagnosis.readers.base import Reader, SourceFile
 from taskforge.schemas import Episode, InputError, Quarantined, UnknownFormatError
 
-READERS: tuple[Reader, ...] = (native, inspect_log, swe_agent, mini_swe_agent, openhands, openinference, group_chat,
-                               openai_messages)
+READERS: tuple[Reader, ...] = (native, inspect_log, swe_agent, mini_swe_agent, openhands, openinference, appworld,
+                               chatdev, magentic_one, openmanus, metagpt, hyperagent, group_chat, openai_messages)
 """Readers in detection order: the first whose `sniff` accepts a file reads it (the most specific first)."""
 
 
