@@ -1,7 +1,7 @@
 """Long-context filler that looks like the facts, and the harder construction of issue 16.
 
-Filler must carry digits, dates and the facts' relation verbs at the facts'
-rates (so skimming for them finds filler as often as facts), be made of far
+Filler must carry digits, dates, the facts' relation verbs and the ledger's
+vocabulary at the facts' rates (so skimming for them finds filler as often as facts), be made of far
 more distinct sentences than a few templates, never name the task's entities
 in a relation, and be counted exactly. Rule induction shows both classes and
 admits no vacuous policy; chains run to six hops; the default length mix
@@ -20,8 +20,9 @@ from taskforge.builders.base import BuildContext
 from taskforge.builders.long_context import LongContextBuilder, integration, rules
 from taskforge.builders.long_context.axes import root_axes
 from taskforge.builders.long_context.categories import CATEGORIES
-from taskforge.builders.long_context.filler import (CUE_FRAMES, GENERAL_FRAMES, NUMBER_ADJUNCTS, TAILS, VOCABULARY,
-                                                    CueProfile, FillerWriter, background_cast, cues_in, has_digit)
+from taskforge.builders.long_context.filler import (CUE_FRAMES, GENERAL_FRAMES, LEDGER_FRAMES, NUMBER_ADJUNCTS, TAILS,
+                                                    VOCABULARY, CueProfile, FillerWriter, background_cast, cues_in,
+                                                    has_digit, has_ledger_words)
 from taskforge.builders.long_context.options import DEFAULT_LENGTHS, LongContextOptions
 from taskforge.builders.long_context.world import generate_world
 from taskforge.graders.long_context.answerability import answerability_problems
@@ -71,6 +72,18 @@ def test_filler_carries_digits_dates_and_relation_verbs_at_the_facts_rates(tasks
     assert measures["fact_digit_rate"] == pytest.approx(_rate(facts, has_digit), abs=0.05)
 
 
+@pytest.mark.parametrize("category", sorted(CATEGORIES))
+def test_filler_carries_the_ledgers_vocabulary_at_the_facts_rate(tasks, category):
+    """Credits, accounts, reserves, bookings, entries, voids: as often in the filler as in the facts, so a
+    search for them returns filler too (the ledger's facts carry them nearly always, others' rarely)."""
+    facts, filler = _split(tasks[category])
+    fact_rate, filler_rate = _rate(facts, has_ledger_words), _rate(filler, has_ledger_words)
+    assert abs(fact_rate - filler_rate) <= RATE_TOLERANCE, (fact_rate, filler_rate)
+    assert tasks[category].payload["measures"]["fact_ledger_rate"] == pytest.approx(fact_rate, abs=0.05)
+    if category == "ledger_balance":
+        assert fact_rate > 0.8 and filler_rate > 0.7
+
+
 @pytest.mark.parametrize("category", ["cross_doc_integration", "timeline", "state_tracking"])
 def test_filler_uses_the_facts_own_relation_verbs(tasks, category):
     facts, filler = _split(tasks[category])
@@ -92,6 +105,20 @@ def test_frames_carry_their_cue_and_the_rest_carries_none():
             assert cue in cues_in(frame), (cue, frame)
     plain = [*GENERAL_FRAMES, *NUMBER_ADJUNCTS, *TAILS, *(w for words in VOCABULARY.values() for w in words)]
     assert [text for text in plain if cues_in(text)] == []
+    assert [text for text in plain if has_ledger_words(text)] == []
+    for cue, frames in LEDGER_FRAMES.items():
+        assert all(has_ledger_words(frame) and cues_in(frame) == ({cue} if cue else set()) for frame in frames), cue
+
+
+@pytest.mark.parametrize("cue", sorted(cue for cue in LEDGER_FRAMES if cue))
+def test_ledger_sentences_carry_the_ledgers_words_and_the_cue_drawn(cue):
+    """With or without a date and a number, a sentence drawn in the ledger's vocabulary with a cue carries both."""
+    world = generate_world(5, 0)
+    for digit, date in ((0.0, 0.0), (1.0, 1.0), (1.0, 0.0)):
+        profile = CueProfile(digit=digit, date=date, relation=1.0, cues=((cue, 1.0),), ledger=1.0)
+        sentences = FillerWriter(world, random.Random(5), profile).sentences(200)
+        assert all(has_ledger_words(s) and cue in cues_in(s) for s in sentences), cue
+        assert _rate(sentences, has_digit) == (1.0 if digit else 0.0)
 
 
 def test_background_cast_shares_no_word_with_the_task():

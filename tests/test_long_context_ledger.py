@@ -1,20 +1,26 @@
 """The ledger_balance category: the balance of one account replayed from many scattered bookings.
 
 The answer is re-derived from the statements' facts (aliases, handovers, landmark days, amendments); a good
-task passes every check and needs many facts; planted defects are rejected: a wrong reference answer, a
-reference that counts a decoy (a transfer that was never made), and an answer a first text search finds.
+task passes every check and needs many facts; its filler speaks the ledger's language many times more often
+than the facts do, yet never names what the derivation resolves; planted defects are rejected: a wrong
+reference answer, a reference that counts a decoy (a transfer that was never made), and an answer a first
+text search finds.
 """
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
 from taskforge.builders.base import BuildContext
 from taskforge.builders.long_context import LongContextBuilder
-from taskforge.builders.long_context.ledger import MIN_TOKENS, in_words
+from taskforge.builders.long_context.ledger import MIN_TOKENS
+from taskforge.builders.long_context.render import in_words
 from taskforge.graders.long_context.derive import derive_ledger
 from taskforge.graders.long_context.prompting import rendered_messages
-from taskforge.graders.long_context.solvers import estimate_success
+from taskforge.builders.long_context.filler import has_ledger_words
+from taskforge.graders.long_context.solvers import estimate_success, sentences_of
 from taskforge.schemas import Message, PlanItem, Task
 from taskforge.validators.runner import DEFAULT_CHECKS, validate
 
@@ -88,6 +94,29 @@ def test_ledger_replays_bookings_through_aliases_handovers_landmarks_and_amendme
     assert derive_ledger(facts + [planted], query) == [12450, 12400], "two readings of one booking: two answers"
 
 
+def test_a_renamed_name_names_one_account_before_its_day_and_another_from_it_on():
+    """'The Pot fund' is account KA-1001 until 1 March, then TE-2002: a booking to it in February is KA-1001's,
+    one in April TE-2002's; the question's phrase is read as of its own day."""
+    code, other = {"code": "KA-1001"}, {"code": "TE-2002"}
+    pot = {"name": "the Pot fund"}
+    facts = [
+        {"fact_id": "a1", "kind": "alias", "name": "the Pot fund", "ref": code},
+        {"fact_id": "a2", "kind": "alias", "name": "the Pot fund", "ref": other, "date": "2015-03-01"},
+        {"fact_id": "o1", "kind": "opening", "account": code, "amount": 10000, "date": "2015-01-01"},
+        {"fact_id": "o2", "kind": "opening", "account": other, "amount": 5000, "date": "2015-01-01"},
+        {"fact_id": "e1", "kind": "entry", "entry": "e1", "amount": 500, "when": {"date": "2015-02-01"},
+         "source": None, "sink": pot},
+        {"fact_id": "e2", "kind": "entry", "entry": "e2", "amount": 700, "when": {"date": "2015-04-01"},
+         "source": None, "sink": pot},
+    ]
+    assert derive_ledger(facts, {"account": code, "until": "2015-06-01"}) == [10500]
+    assert derive_ledger(facts, {"account": other, "until": "2015-06-01"}) == [5700]
+    assert derive_ledger(facts, {"account": pot, "until": "2015-06-01"}) == [5700]
+    assert derive_ledger(facts, {"account": pot, "until": "2015-02-15"}) == [10500]
+    assert derive_ledger(facts[:1] + facts[2:], {"account": code, "until": "2015-06-01"}) == [11200], \
+        "without the renaming both bookings are KA-1001's"
+
+
 def test_amounts_in_words():
     assert in_words(4250) == "four thousand two hundred and fifty"
     assert in_words(30050) == "thirty thousand and fifty"
@@ -109,6 +138,8 @@ def test_good_task_is_accepted_and_needs_many_scattered_facts(task):
     nicknames = {f["name"] for f in facts.values() if f["kind"] == "alias" and f["name"].endswith(" fund")}
     assert not any(name in task.payload["question"] for name in codes | nicknames)
     assert any(f["kind"] == "plan" for f in facts.values()), "decoys that were never booked sit beside the facts"
+    renamings = [f for f in facts.values() if f["kind"] == "alias" and f.get("date")]
+    assert len(renamings) == 1 and len([f for f in facts.values() if f.get("name") == renamings[0]["name"]]) == 2
     assert set(estimate_success(task)["solver_scores"].values()) == {0.0}
 
 
@@ -150,3 +181,51 @@ def test_planted_answer_at_the_first_mention_is_rejected(task):
 
 def test_history_tracking_batches_include_the_category():
     assert "ledger_balance" in {t.kind for t in _build(quota=4)}
+
+
+@pytest.fixture(scope="module")
+def long_task() -> Task:
+    """One root ledger_balance task of 32K tokens."""
+    return _build(categories="ledger_balance", target_tokens=32768)[0]
+
+
+def _filler_and_facts(task: Task) -> tuple[list[str], list[str]]:
+    """The task's filler sentences and its fact sentences."""
+    texts = {d["doc_id"]: d["text"] for d in task.payload["documents"]}
+    facts = {texts[f["doc_id"]][f["start"]:f["end"]] for f in task.reference["facts"]}
+    sentences = [s.text.strip() for s in sentences_of(task.payload["documents"])]
+    return [s for s in sentences if s not in facts], [s for s in sentences if s in facts]
+
+
+def _resolved_names(task: Task) -> set[str]:
+    """What the derivation resolves: the accounts' codes, nicknames and reserves, their owners, administrators,
+    landmark events and the places of those events."""
+    names = set()
+    for fact in task.reference["facts"]:
+        if fact["kind"] == "alias":
+            names |= {fact["name"], *fact["ref"].values()}
+            names |= set(re.findall(r"reserve of (.+)$", fact["name"]))
+        elif fact["kind"] == "steward":
+            names |= {fact["person"], *fact["account"].values()}
+        elif fact["kind"] == "landmark":
+            names |= {fact["event"], *re.findall(r"[A-Z][a-z]+ [A-Z][a-z]+", fact["event"])}
+    return {name.removeprefix("the ") for name in names}
+
+
+def _naming(sentences: list[str], names: set[str]) -> list[str]:
+    return [s for s in sentences if any(name in s for name in names)]
+
+
+def test_filler_speaks_the_ledgers_language_without_naming_what_the_derivation_resolves(long_task):
+    """A search for the ledger's words returns at least five filler sentences per fact sentence, and no filler
+    sentence names an account's code, nickname or reserve, its owner, an administrator or a landmark (nor its
+    place): filler cannot make the asked balance ambiguous."""
+    filler, facts = _filler_and_facts(long_task)
+    assert sum(map(has_ledger_words, filler)) >= 5 * sum(map(has_ledger_words, facts))
+    names = _resolved_names(long_task)
+    codes = {name for name in names if re.fullmatch(r"[A-Z]{2}-\d{4}", name)}
+    assert len(codes) >= 5 and any(name.endswith(" fund") for name in names) and any(" " in n for n in names)
+    assert _naming(filler, names) == []
+    planted = f"{filler[0][:-1]}, as account {sorted(codes)[0]} shows."
+    assert _naming([planted], names) == [planted], "a filler sentence naming an asked account is caught"
+    assert _failed(long_task) == {}

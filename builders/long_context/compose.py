@@ -55,7 +55,8 @@ class Statement:
 
 @dataclass
 class Composition:
-    """What a category generator decides: the statements, the question and how the answer is written."""
+    """What a category generator decides: the statements, the question and how the answer is written;
+    `withheld`, world names the filler must not use even as settings (what the derivation resolves)."""
 
     category: str
     statements: list[Statement]
@@ -70,6 +71,7 @@ class Composition:
     grader: dict[str, Any] = field(default_factory=dict)
     doc_values: bool = False
     n_docs: int | None = None
+    withheld: tuple[str, ...] = ()
 
 
 @dataclass
@@ -184,7 +186,8 @@ def assemble_world(comp: Composition, world: World, target: LengthTarget, rng: r
     """Place a world-model composition into documents of the target length and finish the case. The filler
     is written to the profile of the composition's own fact sentences."""
     profile = CueProfile.of([s.sentence for s in comp.statements])
-    writer = FillerWriter(world, rng, profile, " ".join([comp.question, *(s.sentence for s in comp.statements)]))
+    writer = FillerWriter(world, rng, profile, " ".join([comp.question, *(s.sentence for s in comp.statements)]),
+                          comp.withheld)
     make_filler = filler_blocks(writer)
     n_docs = comp.n_docs or min(24, max(4, round(target.tokens / 5000)))
     core = (prompt_tokens([], comp.question) + HEADING_TOKENS * n_docs

@@ -13,7 +13,17 @@ use a relation verb about named entities take them from a background cast
 (`background_cast`): invented names of the same kinds as the world's, none of
 which shares a word with the task's facts or question, so a filler sentence
 never states, contradicts or mimics a fact the task asks about. The world's own
-places and organisations appear only as settings ("at Kavel Harbour").
+places and organisations appear only as settings ("at Kavel Harbour"), and never those a category withholds
+(`withheld`: the names its derivation resolves, such as a ledger's account owners, administrators and the
+places of its landmark events).
+
+The ledger's vocabulary (`LEDGER_WORDS`: credits, accounts, reserves, bookings, entries, transfers, voids,
+balances) is a dimension of its own: the share of fact sentences carrying it is profiled too, and that share
+of filler sentences is written from ledger frames (`LEDGER_FRAMES`, keyed by the relation cue they carry, or
+none): bookings, balances, voids, corrections and audits of the background cast's accounts, each naming its
+account by a background organisation, code, nickname, administrator or reserve, or generic talk about
+bookkeeping that names no account and no day. So a search for a ledger's words returns many times more filler
+than facts, and no filler sentence books, amends or names an account a question can ask about.
 """
 
 from __future__ import annotations
@@ -23,14 +33,14 @@ import random
 import re
 from bisect import bisect
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import accumulate
 from typing import Any
 
-from taskforge.builders.long_context.render import format_date, format_number
-from taskforge.builders.long_context.world import (_FIRST_NAMES, _ORG_KINDS, _PLACE_KINDS, _PROJECT_KINDS, World,
-                                                   invented_name, person_name)
+from taskforge.builders.long_context.render import format_date, format_number, in_words
+from taskforge.builders.long_context.world import (_FIRST_NAMES, _ORG_KINDS, _PLACE_KINDS, _PROJECT_KINDS, DAY_OFFSETS,
+                                                   RESERVE_PURPOSES, World, account_code, invented_name, person_name)
 from taskforge.graders.long_context.values import date_mentions
 from taskforge.schemas.tokens import count_tokens
 
@@ -94,6 +104,17 @@ def cues_in(sentence: str) -> frozenset[str]:
                      if any(stem in lowered for stem in _CUE_STEMS[name]) and pattern.search(sentence))
 
 
+LEDGER_WORDS = re.compile(r"\bcredit(?:s|ed)?\b|\baccounts?\b|\breserves?\b|\bbook(?:s|ed|ings?|keep\w*)\b|\bentry\b"
+                          r"|\bentries\b|\btransfer(?:s|red)?\b|\bvoid\b|\bbalances?\b|\bdebit(?:s|ed)?\b|\bledgers?\b",
+                          re.IGNORECASE)
+"""The ledger's vocabulary: words its fact sentences carry and a search for its bookings would use."""
+
+
+def has_ledger_words(sentence: str) -> bool:
+    """Whether a sentence carries the ledger's vocabulary."""
+    return LEDGER_WORDS.search(sentence) is not None
+
+
 _DIGIT = re.compile(r"\d")
 
 
@@ -104,12 +125,14 @@ def has_digit(sentence: str) -> bool:
 
 @dataclass(frozen=True)
 class CueProfile:
-    """How often sentences carry a digit, a full date and a relation cue, and which cues (with weights)."""
+    """How often sentences carry a digit, a full date, a relation cue and the ledger's vocabulary, and which
+    cues (with weights)."""
 
     digit: float
     date: float
     relation: float
     cues: tuple[tuple[str, float], ...] = ()
+    ledger: float = 0.0
 
     @classmethod
     def of(cls, sentences: list[str]) -> CueProfile:
@@ -124,16 +147,17 @@ class CueProfile:
             date=sum(1 for s in sentences if date_mentions(s)) / len(sentences),
             relation=sum(1 for cues in found if cues) / len(sentences),
             cues=tuple(sorted((cue, count / total) for cue, count in counted.items())),
+            ledger=sum(map(has_ledger_words, sentences)) / len(sentences),
         )
 
     def without_dates(self) -> CueProfile:
         """The same profile with no full dates (filler beside real documents whose dates are the facts)."""
-        return CueProfile(self.digit, 0.0, self.relation, self.cues)
+        return replace(self, date=0.0)
 
     def measures(self, prefix: str) -> dict[str, float]:
         """The rates as payload measures."""
         return {f"{prefix}_digit_rate": round(self.digit, 4), f"{prefix}_date_rate": round(self.date, 4),
-                f"{prefix}_relation_rate": round(self.relation, 4)}
+                f"{prefix}_relation_rate": round(self.relation, 4), f"{prefix}_ledger_rate": round(self.ledger, 4)}
 
 
 PLAIN = CueProfile(digit=0.5, date=0.25, relation=0.0)
@@ -178,6 +202,8 @@ VOCABULARY = {
     "adjective": ("revised", "draft", "quarterly", "annual", "provisional", "updated", "shared", "temporary",
                   "long-delayed", "new", "simplified", "second", "illustrated", "abridged"),
     "material": ("pine", "slate", "brass", "linen", "cork", "granite", "clay", "wool"),
+    "use": RESERVE_PURPOSES,
+    "offset": tuple(DAY_OFFSETS.values()),
 }
 """Typed vocabularies the frames draw on; none of their words is a relation cue."""
 
@@ -190,7 +216,7 @@ GENERAL_FRAMES = (
     "{person} gave an overview of attendance at the {event}, which stayed steady.",
     "The {facility} at {place} now closes an hour later on weekdays.",
     "Members of the {team} debated whether the {doc} should be shortened.",
-    "{org} asked everyone to check their entries in the {adjective} {doc}.",
+    "{org} asked everyone to check their details in the {adjective} {doc}.",
     "The {team} at {org} gathered suggestions for a more varied menu.",
     "{person} noted that the shared drive of the {team} was nearly full.",
     "An informal talk at {org} covered {topic} and drew a good audience.",
@@ -267,7 +293,7 @@ CUE_FRAMES: dict[str, tuple[str, ...]] = {
              "The {equipment} of {borg} broke down during the {event}."),
     "move": ("{borg} moved its {team} to the {facility}.", "{borg} moved its archive to {bplace}.",
              "The {team} of {org} relocated to the {facility} for the winter.",
-             "The records of {borg} were transferred to {bplace}."),
+             "The records of {borg} were relocated to {bplace}."),
     "resign": ("{bperson} resigned from the {team} of {org}.", "{bperson} resigned from {borg}.",
                "{bperson} left the {team} at {place} to study {topic}.",
                "{borg} accepted the resignation of {bperson}."),
@@ -305,13 +331,88 @@ CUE_FRAMES: dict[str, tuple[str, ...]] = {
                "{borg} cancelled its {event} at short notice."),
     "depend": ("The {bservice} service depends on {blib} {version}.", "{blib} {version} ships inside the {bservice} service.",
                "The {event} at {place} depends on {group} from {org}.", "{blib} links against {blib2} {version}.",
-               "Builds of {blib} embed {blib2} {version}.", "The booking system of the {facility} requires a new password each term."),
+               "Builds of {blib} embed {blib2} {version}.",
+               "The reservation system of the {facility} requires a new password each term."),
     "defect": ("Defect {defect_id} affects {blib} from version {version} up to and including {version2}.",
                "A defect in the {equipment} at {place} was reported by {group}.",
                "{blib} {version} as built here carries a backported fix for {defect_id}.",
                "The {facility} at {place} was affected by {weather}."),
 }
 """Frames per relation cue: the cue's verbs about the background cast, or about things that are not entities."""
+
+LEDGER_FRAMES: dict[str | None, tuple[str, ...]] = {
+    None: ("{borg} struck a balance of {sum} credits on account {code} at the close of the quarter.",
+           "The {use} reserve of {borg} ended the year with {words} credits.",
+           "Account {code} of {borg} was credited with {sum} credits out of account {code2}.",
+           "{borg} debited {words} credits from its {use} reserve to pay a printer.",
+           "Bookkeepers at {borg} agreed to keep every void entry visible, struck through in red.",
+           "In the books of {borg}, the entry of {sum} credits on account {code} was void, a duplicate of the last.",
+           "The auditors of {borg} asked why {words} credits sat in a suspense account for a month.",
+           "A correction in the books of {borg} put the entry on account {code} at {sum} credits instead of {sum2}.",
+           "{bperson} checked the {use} reserve of {borg} against the bank statements.",
+           "The account {bperson} administers at {borg} ended the month with a balance of {words} credits.",
+           "A reversal in the books of {borg} undid an entry of {sum} credits on account {code} in full.",
+           "Minutes of the audit committee of {borg}: {n} entries checked, two void, one reversed.",
+           "The audit of the {use} reserve of {borg} found the balance short by {words} credits.",
+           "{borg} booked {sum} credits of catering costs against account {code}.",
+           "The {team} of {borg} decided that each entry in its day book should name both accounts.",
+           "{bperson} spent a week at {borg} matching {n} bank lines to entries of the {use} reserve.",
+           "{borg} wrote off {words} credits that its {use} reserve could not account for.",
+           "A clerk at {borg} entered {sum} credits on the wrong side of account {code}, and a correction followed.",
+           "Every entry of the {bnick} account of {borg} that week was checked twice.",
+           "The {use} reserve of {borg} paid {words} credits to a hotel in {bplace}.",
+           "{offset} the flood at {bplace}, {borg} booked {sum} credits of repairs against account {code}.",
+           "{offset} the flood at {bplace}, an entry of {words} credits in the books of {borg} was reversed.",
+           "Auditors at {borg} insisted that a reversal be booked as a new entry and the old one never erased.",
+           "The books of {borg} show {words} credits going from its {use} reserve to {borg2}.",
+           "{bperson} became the administrator of account {code} of {borg}.",
+           "The treasurer of {borg} read out the balances of all {n} of its accounts."),
+    "fund": ("{borg}'s {bnick} fund took in {sum} credits from a private donor.",
+             "The {bnick} fund of {borg} is the name its staff use for account {code}.",
+             "{bperson} ran the {bnick} fund of {borg}, which closed the year at {words} credits.",
+             "The {bnick} fund of {borg} was charged {words} credits for a software licence.",
+             "In the books of {borg}, the {bnick} fund is its {use} reserve.",
+             "Auditors at {borg} found the {bnick} fund short of {words} credits.",
+             "{sum} credits of the {bnick} fund of {borg} went on a new boiler."),
+    "move": ("{borg} transferred {sum} credits from account {code} to its {use} reserve.",
+             "{words} credits moved from the {use} reserve of {borg} into the account run by {bperson}.",
+             "A clerk at {borg} transferred the balance of the {bnick} account to account {code}.",
+             "{borg2} transferred {words} credits to the {use} reserve of {borg} to settle a shared invoice.",
+             "{offset} the move to {bplace}, {borg} moved {sum} credits out of account {code}."),
+    "deliver": ("The {use} reserve of {borg} received {words} credits in ticket sales.",
+                "Account {code} of {borg} received {sum} credits from {borg2}.",
+                "{borg} received a refund of {words} credits into its {use} reserve.",
+                "{offset} the flood at {bplace}, account {code} of {borg} received {sum} credits of insurance money."),
+    "open": ("{borg} opened its {use} reserve with {words} credits.",
+             "Account {code} of {borg} opened its books with {sum} credits.",
+             "{offset} the {bplace} open day, {borg} booked {sum} credits of ticket money to account {code}.",
+             "{bperson} opened a new account for the {use} reserve of {borg}."),
+    "resign": ("A payment of {words} credits left the {use} reserve of {borg} for a catering firm.",
+               "{sum} credits left account {code} of {borg} to pay a printer.",
+               "{bperson} left the administration of the {use} reserve of {borg} to {bperson2}."),
+    "grant": ("A grant instalment of {sum} credits was paid into account {code} of {borg}.",
+              "{borg} approved a transfer of {words} credits from its {use} reserve to {borg2}.",
+              "The board of {borg} approved the void of an entry of {sum} credits on account {code}.",
+              "A grant of {words} credits from {borg2} was booked to the {use} reserve of {borg}."),
+    "employ": ("{borg} paid {words} credits for a hired van out of its {use} reserve.",
+               "The payroll of {borg} was booked against account {code} at {sum} credits a month.",
+               "{borg} hired a bookkeeper to go through the entries of its {use} reserve."),
+    "cancel": ("{borg} cancelled an entry of {sum} credits on account {code} as a clerical error.",
+               "The transfer of {words} credits between the reserves of {borg} and {borg2} was cancelled."),
+    "plan": ("{borg} planned to shift {words} credits into its {use} reserve but never did.",
+             "A transfer of {sum} credits from account {code} to {borg2} was proposed and turned down."),
+    "hold": ("{offset} the inspection at {bplace}, {borg} booked {sum} credits against account {code}.",
+             "The audit of the {use} reserve of {borg} was held in public."),
+    "figure": ("The budget of the {use} reserve of {borg} was set at {words} credits.",
+               "The outgoings of account {code} of {borg} came to {sum} credits over the quarter."),
+    "ship": ("{offset} the {bplace} shipment, {borg} paid {sum} credits of freight from account {code}.",
+             "The {use} reserve of {borg} was charged {words} credits for a shipment of books."),
+}
+"""Frames in the ledger's vocabulary, keyed by the relation cue they carry (None: none), each key with a frame
+without a number (a cue's own frames that carry the ledger's words join them). Each names the
+accounts it books by a background organisation and what they are to it (a code, nickname, reserve or
+administrator), or names no account and no day: a filler sentence never books or amends an account a
+question can ask about."""
 
 NUMBER_ADJUNCTS = (" (item {n} of the {adjective} {doc})", " (page {n} of the {doc})",
                    " (minute {n} of a meeting of the {team})", " (file {n}/{n2} of the {team})", ", as page {n} of the {adjective} {doc} notes",
@@ -333,7 +434,8 @@ _STATIVE = re.compile(r"\b(?:is|are|leads|funds|employs|works|holds|pays|sponsor
                       r"requires|keeps|prefers|opens|closes|includes|mention)\b")
 """Verbs of frames that state how things are (present tense): such a frame is dated 'As of …', never 'on …'."""
 _SLOT = re.compile(r"( ?)\{(\w+)\}")
-_NUMBER_SLOTS = {"n", "n2", "big", "year", "version", "version2", "grant_id", "defect_id"}
+_NUMBER_SLOTS = {"n", "n2", "big", "year", "version", "version2", "grant_id", "defect_id", "sum", "sum2", "code",
+                 "code2"}
 
 
 @dataclass(frozen=True)
@@ -377,7 +479,10 @@ def _choices(texts: tuple[str, ...]) -> dict[tuple[bool, bool], tuple[_Frame, ..
 
 
 _GENERAL = _choices(GENERAL_FRAMES)
-_BY_CUE = {cue: _choices(frames) for cue, frames in CUE_FRAMES.items()}
+_BY_CUE = {cue: _choices(tuple(f for f in frames if not has_ledger_words(f))) for cue, frames in CUE_FRAMES.items()}
+_LEDGER_BY_CUE = {cue: _choices(frames + tuple(f for f in CUE_FRAMES.get(cue, ()) if has_ledger_words(f)))
+                  for cue, frames in LEDGER_FRAMES.items()}
+"""Frames by cue without and with the ledger's words (a cue's frame that carries them counts as a ledger frame)."""
 _NUMBER_ADJUNCTS = tuple(_compile(text) for text in NUMBER_ADJUNCTS)
 _TAILS = tuple(_compile(text) for text in TAILS)
 _FIRST_DAY, _DAYS = dt.date(2010, 1, 1).toordinal(), 5100
@@ -427,6 +532,7 @@ class Cast:
     bproject: tuple[str, ...]
     bservice: tuple[str, ...]
     blib: tuple[str, ...]
+    bnick: tuple[str, ...]
 
 
 def _words(text: str) -> set[str]:
@@ -444,20 +550,25 @@ def _background(seed: int) -> dict[str, tuple[str, ...]]:
         "bproject": lambda: f"{rng.choice(_PROJECT_KINDS)} {invented_name(rng, 2)}",
         "bservice": lambda: invented_name(rng, 3),
         "blib": lambda: "lib" + invented_name(rng, 3).lower(),
+        "bnick": lambda: invented_name(rng, 2),
     }
-    sizes = {"bperson": 40, "borg": 24, "bplace": 20, "bproject": 20, "bservice": 16, "blib": 16}
+    sizes = {"bperson": 40, "borg": 24, "bplace": 20, "bproject": 20, "bservice": 16, "blib": 16, "bnick": 16}
     return {kind: tuple(dict.fromkeys(make[kind]() for _ in range(sizes[kind]))) for kind in make}
 
 
-def background_cast(world: World, reserved: str) -> Cast:
-    """The world's entities and a background cast none of whose names shares a word with `reserved` (the
-    task's facts and question) or with the world's names."""
+def background_cast(world: World, reserved: str, withheld: tuple[str, ...] = ()) -> Cast:
+    """The world's entities but those `withheld` (a kind all of whose names are withheld takes the background's
+    instead), and a background cast none of whose names shares a word with `reserved` (the task's facts and
+    question) or with the world's names."""
     taken = _words(reserved) | _words(" ".join(world.organisations + world.people + world.places + world.projects))
     taken -= _words(" ".join(_FIRST_NAMES + _ORG_KINDS + _PLACE_KINDS + _PROJECT_KINDS)) | {"lib", "service"}
     pools = {kind: tuple(name for name in names if not (_words(name) & taken) and
                          not any(word.startswith("lib") and word[3:] in taken for word in _words(name)))
              for kind, names in _background(world.seed).items()}
-    return Cast(person=world.people, org=world.organisations, place=world.places, project=world.projects, **pools)
+    settings = {kind: tuple(name for name in names if name not in withheld) or pools[f"b{kind}"]
+                for kind, names in (("person", world.people), ("org", world.organisations), ("place", world.places),
+                                    ("project", world.projects))}
+    return Cast(**settings, **pools)
 
 
 class FillerWriter:
@@ -465,11 +576,13 @@ class FillerWriter:
     cue each drawn at the profile's rates. A sentence is kept as pieces cut where the tokenizer cuts, so a
     block's token count is the sum of its pieces' counts (exact, and each distinct piece is encoded once)."""
 
-    def __init__(self, world: World, rng: random.Random, profile: CueProfile, reserved: str = ""):
+    def __init__(self, world: World, rng: random.Random, profile: CueProfile, reserved: str = "",
+                 withheld: tuple[str, ...] = ()):
         self.random, self.rng, self.profile = rng.random, rng, profile
-        self.cast = background_cast(world, reserved)
+        self.cast = background_cast(world, reserved, withheld)
         known = [(cue, weight) for cue, weight in profile.cues if cue in _BY_CUE]
-        self.cue_pools = [_BY_CUE[cue] for cue, _ in known]
+        self.cue_pools = [(_BY_CUE[cue], _LEDGER_BY_CUE.get(cue, _BY_CUE[cue])) for cue, _ in known]
+        """Per cue, its frames without and with the ledger's words (without, for a cue no ledger frame carries)."""
         self.cue_bounds = list(accumulate(weight for _, weight in known))
         self.number_when_undated = (max(0.0, profile.digit - profile.date) / (1 - profile.date)
                                     if profile.date < 1 else 0.0)
@@ -514,10 +627,11 @@ class FillerWriter:
         draw, profile, start = self.random, self.profile, len(pieces)
         dated = draw() < profile.date
         numbered = draw() < (profile.digit * 0.3 if dated else self.number_when_undated)
+        ledger = bool(profile.ledger) and draw() < profile.ledger
         if self.cue_pools and draw() < profile.relation:
-            pools = self.cue_pools[bisect(self.cue_bounds, draw() * self.cue_bounds[-1])]
+            pools = self.cue_pools[bisect(self.cue_bounds, draw() * self.cue_bounds[-1])][ledger]
         else:
-            pools = _GENERAL
+            pools = _LEDGER_BY_CUE[None] if ledger else _GENERAL
         frame = self._pick(pools[numbered, dated])
         self._fill(frame, pieces)
         if dated:
@@ -576,12 +690,26 @@ class FillerWriter:
             return format_number(1200 + 50 * int(draw() * 1176), int(draw() * 2))
         if kind == "year":
             return str(2010 + int(draw() * 14))
+        if kind in ("sum", "words"):
+            amount = 150 + 50 * int(draw() * 117)
+            while first and amount == int(first.replace(",", "")):
+                amount = 150 + 50 * int(draw() * 117)
+            return in_words(amount) if kind == "words" else format_number(amount, int(draw() * 2))
+        if kind == "code":
+            return self._account_code(first)
         if kind == "version":
             if first:
                 major, minor = (int(part) for part in first.split(".")[:2])
                 return f"{major}.{minor + 1 + int(draw() * 4)}.{int(draw() * 10)}"
             return f"{2 + int(draw() * 6)}.{int(draw() * 10)}.{int(draw() * 10)}"
         return self._code("G" if kind == "grant_id" else "D", 5000 if kind == "grant_id" else 200)
+
+    def _account_code(self, first: str | None) -> str:
+        """An account code shaped like a ledger's ('KA-4821') that the task's facts do not use."""
+        while True:
+            code = account_code(self.rng)
+            if code[3:] not in self.taken_codes and code != first:
+                return code
 
     def _code(self, letter: str, low: int) -> str:
         """An identifier the task's facts do not use."""

@@ -7,7 +7,9 @@ Built so that a shell cannot reduce it to a few text searches:
 - one account, many names: the question's phrase is an alias of a nickname, itself an alias of an account code,
   and bookings name the account by any of them or by the person administering it that day ("the account then
   run by Imara Voss"); administrators hand accounts over on dated days, so one person names different accounts
-  at different times and only the handovers tell which;
+  at different times and only the handovers tell which; one more nickname moves: it names one account (the
+  asked one or another) until a dated renaming and another from then on ("From 3 May 2019 on, the Tarn fund
+  meant account KA-4821"), so bookings naming it count for whichever it meant on their day;
 - amendments name no booking: "the entry booked the day before the Tarn shipment is void" strikes the one
   booking of that day, found only by dating the landmark event and looking through every booking (a booking
   written from a landmark is amended with its date written out, and the other way round); days of bookings are
@@ -18,6 +20,8 @@ Built so that a shell cannot reduce it to a few text searches:
 - decoys sharing the keywords: the same purpose's reserve of another organisation and another reserve of the
   same organisation, bookings after the date, reversals dated after it (they do not count yet), amendments of
   other accounts' bookings, and plans, proposals and hypotheticals that were never booked.
+- filler in the same language: the task's filler speaks of other organisations' accounts, bookings, voids and
+  audits at the facts' rate (`filler.py`), never naming what the derivation resolves (`withheld`).
 
 The answer is derived from the statements' facts (`graders/long_context/derive.py: derive_ledger`); which
 statements are evidence is what that derivation needs (a minimal support), never decided by the generator.
@@ -32,8 +36,9 @@ from typing import Any
 
 from taskforge.builders.long_context.axes import PLACEMENT_KNOBS, Axes
 from taskforge.builders.long_context.compose import Composition, Statement, UnanswerableError, capitalised, checks
-from taskforge.builders.long_context.render import format_date, format_number
-from taskforge.builders.long_context.world import World, generate_world, invented_name, person_name, unique_names
+from taskforge.builders.long_context.render import format_date, format_number, in_words
+from taskforge.builders.long_context.world import (DAY_OFFSETS, RESERVE_PURPOSES, World, account_code, generate_world,
+                                                   invented_name, person_name, unique_names)
 from taskforge.graders.long_context.answerability import minimal_support
 from taskforge.graders.long_context.derive import AMENDMENTS, Accounts, day_of, derive_ledger
 
@@ -47,15 +52,11 @@ MIN_TOKENS = 8192
 """The shortest target its hundred-odd statements fit with the filler that hosts them; shorter targets build
 the other categories in turn."""
 
-_PURPOSES = ("travel", "equipment", "hardship", "maintenance", "bursary", "outreach", "library", "hospitality")
 _LANDMARKS = (("the {place} inspection", ("{E} was carried out {d}.", "{D}, inspectors arrived for {e}.")),
               ("the flood at {place}", ("{E} happened {d}.", "{D}, heavy rain caused {e}.")),
               ("the {place} shipment", ("{E} was delivered {d}.", "{D}, {e} reached the stores.")),
               ("the move to {place}", ("{E} was completed {d}.", "Staff finished {e} {d}.")),
               ("the {place} open day", ("{E} was held {d}.", "{D}, visitors came for {e}.")))
-_OFFSETS = {0: "on the day of", 1: "the day after", -1: "the day before", 2: "two days after",
-            -2: "two days before", 3: "three days after", -3: "three days before", 7: "a week after",
-            -7: "a week before"}
 TRANSFER = ("{D}, {src} transferred {n} to {dst}.", "{Dst} received {n} from {src} {d}.",
             "{N} moved from {src} into {dst} {d}.", "{D}, {src} was debited {n} in favour of {dst}.",
             "{Dst} was credited with {n} out of {src} {d}.", "A payment of {n} left {src} for {dst} {d}.",
@@ -96,6 +97,8 @@ PLAN = ("A transfer of {n} from {src} to {dst} was pencilled in for {dn} but nev
 ALIAS = ("{X} is the name everyone uses for {y}.", "{Y} is known around the office as {x}.",
          "In the books, {x} appears as {y}.", "{X} and {y} are one and the same account.",
          "People call {y} simply {x}.")
+RENAMING = ("{D}, the name {x} passed to {y}.", "From {dn} on, {x} meant {y}.",
+            "{D}, the clerks began to call {y} {x} instead.", "{X} has stood for {y} since {dn}.")
 STEWARD = ("{D}, {p} took over the administration of {a}.", "{p} became the administrator of {a} {d}.",
            "{A} was handed to {p} to administer {d}.", "From {dn} on, {a} was in the care of {p}.",
            "{D}, responsibility for {a} passed to {p}.")
@@ -104,26 +107,6 @@ OPENING = ("{A} opened its books {d} with {n}.", "{D}, {a} started with a balanc
            "The opening balance of {a}, struck {d}, was {n}.")
 _NAMING_KINDS = ("alias", "steward", "landmark")
 """Statements that say which account a phrase names or which day a landmark gives."""
-_ONES = ("", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-         "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
-_TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
-
-
-def in_words(n: int) -> str:
-    """A whole number below a million in English words ('four thousand two hundred and fifty')."""
-    def below_thousand(k: int) -> str:
-        hundreds, rest = divmod(k, 100)
-        tens = _ONES[rest] if rest < 20 else _TENS[rest // 10] + (f"-{_ONES[rest % 10]}" if rest % 10 else "")
-        words = [f"{_ONES[hundreds]} hundred"] if hundreds else []
-        return " and ".join(words + [tens] if tens else words)
-
-    thousands, rest = divmod(n, 1000)
-    parts = [f"{below_thousand(thousands)} thousand"] if thousands else []
-    if rest:
-        parts.append(("and " if thousands and rest < 100 else "") + below_thousand(rest))
-    return " ".join(parts) or "zero"
-
-
 class _Account:
     """One account: its code, nickname, the reserve it is (owner and purpose, in two phrasings) and its opening."""
 
@@ -142,6 +125,7 @@ class _Writer:
         self.statements: list[Statement] = []
         self.handovers: list[dict[str, Any]] = []
         self.handover_days: set[dt.date] = set()
+        self.renamed: tuple[str, _Account, dt.date, _Account] | None = None
 
     def _add(self, record: dict[str, Any], sentence: str, texts: list[str], numbers: list[int],
              dates: list[dt.date], role: str = "context") -> None:
@@ -167,7 +151,7 @@ class _Writer:
 
     def relative(self, spec: dict[str, Any]) -> tuple[str, str, list[str], list[dt.date]]:
         """A day given from a landmark event, in the same shapes as `day`."""
-        written = f"{_OFFSETS[spec['offset']]} {spec['landmark']}"
+        written = f"{DAY_OFFSETS[spec['offset']]} {spec['landmark']}"
         return written, written, [spec["landmark"]], []
 
     def when(self, spec: dict[str, Any]) -> tuple[str, str, list[str], list[dt.date]]:
@@ -175,16 +159,22 @@ class _Writer:
         return self.day(dt.date.fromisoformat(spec["date"])) if spec.get("date") else self.relative(spec)
 
     def naming(self, account: _Account, on: dt.date | None) -> tuple[dict[str, str], str, str]:
-        """A phrase naming the account on a day: its code, nickname, the reserve it is (either phrasing), or
-        (where that person holds no other account then and no handover falls on the day) its administrator; the
-        reference as derive reads it, the phrase, and the text the check finds."""
+        """A phrase naming the account on a day: its code, nickname, the reserve it is (either phrasing), the
+        renamed name where it stands for this account that day (not on the renaming's day), or (where that person
+        holds no other account then and no handover falls on the day) its administrator; the reference as derive
+        reads it, the phrase, and the text the check finds."""
         forms = ["code", "name", "role", "reserve"]
         steward = self._steward_of(account, on)
         if steward:
             forms += ["steward"] * 3
+        if self.renamed and on is not None and on != self.renamed[2] \
+                and account is self.renamed[1 if on < self.renamed[2] else 3]:
+            forms += ["renamed"] * 3
         form = self.rng.choice(forms)
         if form == "code":
             return {"code": account.code}, f"account {account.code}", account.code
+        if form == "renamed":
+            return {"name": self.renamed[0]}, self.renamed[0], self.renamed[0]
         if form != "steward":
             phrase = {"name": account.nickname, "role": account.role, "reserve": account.reserve}[form]
             return {"name": phrase}, phrase, phrase
@@ -207,6 +197,18 @@ class _Writer:
         """A statement that a name stands for another phrase of the same account."""
         text = self.rng.choice(ALIAS).format(x=name, X=capitalised(name), y=phrase, Y=capitalised(phrase))
         self._add({"kind": "alias", "name": name, "ref": ref}, text, [name, phrase], [], [])
+
+    def rename(self, name: str, before: _Account, day: dt.date, after: _Account) -> None:
+        """A name that stands for one account and, from a dated renaming on, for another."""
+        ref, phrase, _ = self.naming(before, None)
+        self.alias(name, ref, phrase)
+        ref, phrase, _ = self.naming(after, None)
+        written, bare, _, dates = self.day(day)
+        text = self.rng.choice(RENAMING).format(x=name, X=capitalised(name), y=phrase, d=written,
+                                                D=capitalised(written), dn=bare)
+        self._add({"kind": "alias", "name": name, "ref": ref, "date": day.isoformat()}, text, [name, phrase], [],
+                  dates)
+        self.renamed = (name, before, day, after)
 
     def landmark(self, event: str, day: dt.date, wordings: tuple[str, ...]) -> None:
         """A dated landmark event other statements give days from."""
@@ -288,17 +290,17 @@ def _accounts(world: World, organisation: str, count: int, near: int, rng: rando
               opened: dt.date) -> list[_Account]:
     """`count` accounts, the first the asked one; at near-miss strength 3 the second is the same purpose's
     reserve of another organisation and the third another reserve of the asked organisation."""
-    purpose = rng.choice(_PURPOSES)
+    purpose = rng.choice(RESERVE_PURPOSES)
     others = [o for o in world.organisations if o != organisation]
     owners = [(organisation, purpose)]
     if near >= 3:
-        owners += [(rng.choice(others), purpose), (organisation, rng.choice([p for p in _PURPOSES if p != purpose]))]
+        owners += [(rng.choice(others), purpose),
+                   (organisation, rng.choice([p for p in RESERVE_PURPOSES if p != purpose]))]
     while len(owners) < count:
-        pair = (rng.choice(others), rng.choice(_PURPOSES))
+        pair = (rng.choice(others), rng.choice(RESERVE_PURPOSES))
         if pair not in owners:
             owners.append(pair)
-    codes = unique_names(rng, lambda r: f"{r.choice('BDFHKLMPRTV')}{r.choice('AEKNRSTX')}-{r.randrange(1000, 9999)}",
-                         count)
+    codes = unique_names(rng, account_code, count)
     nicknames = unique_names(rng, lambda r: f"the {invented_name(r, 2)} fund", count)
     return [_Account(code, nickname, owner, use, opened - dt.timedelta(days=rng.randrange(0, 60)),
                      rng.randrange(18000, 60000, 50))
@@ -317,7 +319,7 @@ def _days(rng: random.Random, first: dt.date, last: dt.date, taken: set[dt.date]
 def _landmark_day(rng: random.Random, landmarks: dict[str, dt.date], first: dt.date, last: dt.date,
                   taken: set[dt.date]) -> dict[str, Any] | None:
     """A free day in [first, last] some landmark gives by an offset, as a spec; None when none is free."""
-    options = [(event, offset) for event, at in landmarks.items() for offset in _OFFSETS
+    options = [(event, offset) for event, at in landmarks.items() for offset in DAY_OFFSETS
                if first <= at + dt.timedelta(days=offset) <= last and at + dt.timedelta(days=offset) not in taken]
     if not options:
         return None
@@ -438,6 +440,10 @@ def compose(seed: int, axes: Axes, rng: random.Random) -> tuple[Composition, Wor
                 writer.alias(phrase, {"name": account.nickname}, account.nickname)
             else:
                 writer.alias(phrase, {"code": account.code}, f"account {account.code}")
+    nicknames = {account.nickname for account in accounts}
+    renamed = next(name for name in iter(lambda: f"the {invented_name(rng, 2)} fund", None) if name not in nicknames)
+    before, later = rng.sample([target, rng.choice(others)], 2)
+    writer.rename(renamed, before, start + dt.timedelta(days=rng.randint(90, (until - start).days - 60)), later)
     first, after = start + dt.timedelta(days=1), until + dt.timedelta(days=90)
     bookings = _Bookings(writer, rng, landmarks)
     level = target.opening
@@ -471,6 +477,7 @@ def compose(seed: int, axes: Axes, rng: random.Random) -> tuple[Composition, Wor
     return Composition(
         category=CATEGORY, statements=statements, question=question, query=query, answer_type="quantity",
         scorer="long_context.aggregate", format_answer=str, probes=[target.role],
+        withheld=tuple(sorted({a.owner for a in accounts} | set(places) | set(people))),
         axes=replace(axes, answer_scope=1, predicate_composition=2,
                      computational_depth=axes.state_transition_depth, derivation_depth=len(evidence)),
     ), world
@@ -479,7 +486,7 @@ def compose(seed: int, axes: Axes, rng: random.Random) -> tuple[Composition, Wor
 def _landmark_spec(landmarks: dict[str, dt.date], day: dt.date) -> dict[str, Any] | None:
     """The day as an offset from a landmark, when one is near enough."""
     for event, at in landmarks.items():
-        if (day - at).days in _OFFSETS:
+        if (day - at).days in DAY_OFFSETS:
             return {"landmark": event, "offset": (day - at).days}
     return None
 

@@ -51,6 +51,26 @@ def format_number(value: int, style: int) -> str:
     return _NUMBER_STYLES[style % len(_NUMBER_STYLES)](value)
 
 
+_ONES = ("", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+         "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
+_TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+
+
+def in_words(n: int) -> str:
+    """A whole number below a million in English words ('four thousand two hundred and fifty')."""
+    def below_thousand(k: int) -> str:
+        hundreds, rest = divmod(k, 100)
+        tens = _ONES[rest] if rest < 20 else _TENS[rest // 10] + (f"-{_ONES[rest % 10]}" if rest % 10 else "")
+        words = [f"{_ONES[hundreds]} hundred"] if hundreds else []
+        return " and ".join(words + [tens] if tens else words)
+
+    thousands, rest = divmod(n, 1000)
+    parts = [f"{below_thousand(thousands)} thousand"] if thousands else []
+    if rest:
+        parts.append(("and " if thousands and rest < 100 else "") + below_thousand(rest))
+    return " ".join(parts) or "zero"
+
+
 @dataclass
 class Block:
     """A paragraph of a document. `anchors` locate the fact sentences it states (fact id, start, end

@@ -26,7 +26,8 @@ from dataclasses import replace
 from taskforge.builders.long_context.axes import PLACEMENT_KNOBS, Axes
 from taskforge.builders.long_context.compose import Composition, Statement, capitalised, checks
 from taskforge.builders.long_context.render import format_date, format_number
-from taskforge.builders.long_context.world import World, generate_world, invented_name, person_name, unique_names
+from taskforge.builders.long_context.world import (World, account_code, generate_world, invented_name, person_name,
+                                                   unique_names)
 
 CATEGORY = "budget_rollup"
 KNOBS = {"near_miss_strength": (0, 1, 2, 3), "lexical_gap": (0, 1), "computational_depth": (2, 3, 4),
@@ -191,8 +192,7 @@ def compose(seed: int, axes: Axes, rng: random.Random) -> tuple[Composition, Wor
             else:
                 writer.move(person, employer[person], organisation, when, JOINED)
     used: set[int] = set()
-    codes = unique_names(rng, lambda r: f"{r.choice('BDFHKLMPRTV')}{r.choice('AEKNRSTX')}-{r.randrange(1000, 9999)}",
-                         len(projects))
+    codes = unique_names(rng, account_code, len(projects))
     for project, code in zip(projects, codes):
         is_counted = project in counted
         line = code if writer.gap else None

@@ -14,6 +14,12 @@ _SYLLABLES = ("ka", "vel", "tor", "mi", "san", "dre", "lo", "qua", "ren", "bar",
               "gor", "pel", "zi", "hal", "vor", "ma", "tes", "ry", "on", "dal", "ke", "bri", "sto", "lan")
 _ORG_KINDS = ("Institute", "Laboratory", "Consortium", "Foundry", "Works", "Observatory", "Cooperative", "Trust")
 _PLACE_KINDS = ("Harbour", "Ridge", "Valley", "Crossing", "Point", "Fields", "Basin", "Heights")
+RESERVE_PURPOSES = ("travel", "equipment", "hardship", "maintenance", "bursary", "outreach", "library", "hospitality")
+"""What an organisation's reserve (an account of a ledger) is for."""
+DAY_OFFSETS = {0: "on the day of", 1: "the day after", -1: "the day before", 2: "two days after",
+               -2: "two days before", 3: "three days after", -3: "three days before", 7: "a week after",
+               -7: "a week before"}
+"""Days given from an event, by their offset from its day."""
 _PROJECT_KINDS = ("Project", "Programme", "Initiative", "Survey", "Array")
 _FIRST_NAMES = ("Imara", "Tomas", "Lucia", "Oren", "Selin", "Baptiste", "Anouk", "Kwame", "Mirela", "Hugo",
                 "Yara", "Dmitri", "Ines", "Farid", "Greta", "Nikhil", "Astrid", "Mateo", "Leila", "Corin")
@@ -66,6 +72,11 @@ EVENT_TEMPLATES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 def invented_name(rng: random.Random, syllables: int) -> str:
     """A capitalised name made of random syllables."""
     return "".join(rng.choice(_SYLLABLES) for _ in range(syllables)).capitalize()
+
+
+def account_code(rng: random.Random) -> str:
+    """An invented account or ledger-line code ('KA-4821')."""
+    return f"{rng.choice('BDFHKLMPRTV')}{rng.choice('AEKNRSTX')}-{rng.randrange(1000, 9999)}"
 
 
 def person_name(rng: random.Random) -> str:

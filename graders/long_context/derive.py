@@ -419,12 +419,16 @@ def day_of(spec: dict[str, Any], landmarks: dict[str, dt.date]) -> dt.date | Non
 
 class Accounts:
     """Which account a phrase of a ledger task names: a code names itself, a name stands for whatever phrase its
-    alias statement gives (followed in turn), and `steward` names the account that person administered on the
-    day (the last handover of each account on or before it). None when the facts leave it open: an unstated
-    alias, nobody's or two accounts in the person's care that day."""
+    alias statement gives (followed in turn; a dated alias renames: from its day on the name stands for its
+    phrase instead), and `steward` names the account that person administered on the day (the last handover of
+    each account on or before it). None when the facts leave it open: an unstated alias, a renamed name without
+    a day, nobody's or two accounts in the person's care that day."""
 
     def __init__(self, world: list[Fact]):
-        self.aliases = {f["name"]: f["ref"] for f in world if f["kind"] == "alias"}
+        self.aliases: dict[str, list[tuple[dt.date | None, dict[str, str]]]] = {}
+        for alias in sorted((f for f in world if f["kind"] == "alias"), key=lambda f: f.get("date") or ""):
+            self.aliases.setdefault(alias["name"], []).append((_date(alias) if alias.get("date") else None,
+                                                               alias["ref"]))
         self.handovers = sorted((f for f in world if f["kind"] == "steward"), key=_date)
         self._held: dict[dt.date, dict[str, list[str | None]]] = {}
 
@@ -433,12 +437,21 @@ class Accounts:
         if "code" in ref:
             return ref["code"]
         if "name" in ref:
-            follow = self.aliases.get(ref["name"])
+            follow = self._named(ref["name"], on)
             return None if follow is None or depth > len(self.aliases) else self.account(follow, on, depth + 1)
         if on is None:
             return None
         held = self._stewards(on).get(ref["steward"], [])
         return held[0] if len(held) == 1 else None
+
+    def _named(self, name: str, on: dt.date | None) -> dict[str, str] | None:
+        """The phrase a name stands for on a day: the last of its aliases dated on or before the day, or its
+        undated one."""
+        readings = self.aliases.get(name, [])
+        if on is None:
+            return readings[0][1] if len(readings) == 1 else None
+        in_force = [ref for day, ref in readings if day is None or day <= on]
+        return in_force[-1] if in_force else None
 
     def _stewards(self, on: dt.date) -> dict[str, list[str | None]]:
         """Per person, the accounts in their care at the end of a day."""
@@ -458,13 +471,13 @@ AMENDMENTS = ("void", "correction", "reversal", "rebooking")
 
 
 def _ledger_key(fact: Fact) -> Any:
-    """Functional keys of a ledger: one reading per alias, landmark, entry, handover (account and day) and
-    opening, and one amendment per amended day."""
+    """Functional keys of a ledger: one reading per alias (name and the day it takes effect), landmark, entry,
+    handover (account and day) and opening, and one amendment per amended day."""
     kind = fact["kind"]
     if kind in AMENDMENTS:
         return ("amendment", canonical(fact["target"]))
-    return {"alias": lambda: fact["name"], "landmark": lambda: fact["event"], "entry": lambda: fact["entry"],
-            "steward": lambda: canonical([fact["account"], fact["date"]]),
+    return {"alias": lambda: canonical([fact["name"], fact.get("date")]), "landmark": lambda: fact["event"],
+            "entry": lambda: fact["entry"], "steward": lambda: canonical([fact["account"], fact["date"]]),
             "opening": lambda: canonical(fact["account"])}[kind](), kind
 
 
@@ -476,9 +489,10 @@ def _ledger_value(fact: Fact) -> str:
 def derive_ledger(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
     """The balance of the account the question names (`account`, a phrase) at the close of `until`: its opening
     figure plus what came in minus what went out, entry by entry up to that day. Every entry's day and accounts
-    are resolved (a day may be given from a landmark event, an account by code, alias or its administrator that
-    day); an amendment applies to the one entry of its day: a void strikes it, a correction replaces its amount,
-    a reversal undoes it from the reversal's own day on (so one dated after `until` changes nothing yet), a
+    are resolved (a day may be given from a landmark event, an account by code, by an alias in force that day
+    (a name may be renamed from a day on) or its administrator that day; the question's phrase as of `until`);
+    an amendment applies to the one entry of its day: a void strikes it, a correction replaces its amount, a
+    reversal undoes it from the reversal's own day on (so one dated after `until` changes nothing yet), a
     rebooking puts another account on one side of it (which may move it onto or off the asked account). An
     entry, alias or day that cannot be resolved, an amendment whose day holds no entry or two, or an entry of
     the account before its opening leaves the answer undetermined; plans and proposals are not facts of the
@@ -488,7 +502,7 @@ def derive_ledger(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
     def solve(world: list[Fact]) -> list[Any]:
         landmarks = {f["event"]: _date(f) for f in world if f["kind"] == "landmark"}
         accounts = Accounts(world)
-        target = accounts.account(query["account"], None)
+        target = accounts.account(query["account"], until)
         openings = [f for f in world if f["kind"] == "opening" and accounts.account(f["account"], _date(f)) == target]
         if target is None or len(openings) != 1 or _date(openings[0]) > until:
             return []
