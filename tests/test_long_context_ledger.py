@@ -15,6 +15,8 @@ import pytest
 
 from taskforge.builders.base import BuildContext
 from taskforge.builders.long_context import LongContextBuilder
+from taskforge.builders.long_context import ledger
+from taskforge.builders.long_context.axes import root_start
 from taskforge.builders.long_context.ledger import MIN_TOKENS
 from taskforge.builders.long_context.render import in_words
 from taskforge.graders.long_context.derive import derive_ledger
@@ -229,3 +231,20 @@ def test_filler_speaks_the_ledgers_language_without_naming_what_the_derivation_r
     planted = f"{filler[0][:-1]}, as account {sorted(codes)[0]} shows."
     assert _naming([planted], names) == [planted], "a filler sentence naming an asked account is caught"
     assert _failed(long_task) == {}
+
+
+def test_longer_targets_start_deeper_with_more_amendments(task):
+    """A 64K root replays 32 bookings of the asked account with two rounds of amendments, where a root of the
+    minimum length replays 16 with one: the facts to integrate grow with the context, not only the filler."""
+    assert [root_start(ledger, tokens)["state_transition_depth"] for tokens in (MIN_TOKENS, 32768, 65536, 131072)] \
+        == [16, 16, 32, 48]
+    deeper = _build(categories="ledger_balance", target_tokens=65536)[0]
+    assert _failed(deeper) == {}
+
+    def counted(built: Task) -> tuple[int, int]:
+        facts = {f["fact_id"]: f for f in built.reference["facts"]}
+        kinds = [facts[e["fact_id"]]["kind"] for e in built.payload["evidence"]]
+        return kinds.count("entry"), sum(kinds.count(k) for k in ("void", "correction"))
+
+    (entries, amended), (deeper_entries, deeper_amended) = counted(task), counted(deeper)
+    assert deeper_entries >= 2 * entries - 2 and deeper_amended >= 2 * amended

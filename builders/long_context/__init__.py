@@ -6,7 +6,7 @@ import random
 from typing import Any, Iterator
 
 from taskforge.builders.base import BuildContext, derive_seed
-from taskforge.builders.long_context.axes import Axes, root_axes
+from taskforge.builders.long_context.axes import Axes, root_axes, root_start
 from taskforge.builders.long_context.categories import CATEGORIES, categories_for
 from taskforge.builders.long_context.compose import Case, UnanswerableError, assemble_world
 from taskforge.builders.long_context.documents import DOCUMENT_CATEGORIES
@@ -54,7 +54,7 @@ class LongContextBuilder:
             yield from evolve(
                 lambda axes: self._case(category, seed, axes, target, corpus),
                 lambda case, record, parent: self._task(case, record, parent, item, context, seed, corpus),
-                root_axes(module.KNOBS, None if options.start == "easiest" else getattr(module, "START", None)),
+                root_axes(module.KNOBS, None if options.start == "easiest" else root_start(module, target.tokens)),
                 module.KNOBS, random.Random(seed), options.evolution, self.solvers,
                 self.judge,
             )

@@ -54,6 +54,15 @@ PLACEMENT_KNOBS: Knobs = {
 """Knobs every world-model category has: where evidence and distractors are placed."""
 
 
+def root_start(category: Any, tokens: int) -> dict[str, Any] | None:
+    """A category module's `START` levels for a target of `tokens`, raised by its `START_AT_LENGTH` entries
+    (target length → levels) whose length the target reaches."""
+    start = getattr(category, "START", None)
+    raised = [levels for length, levels in sorted(getattr(category, "START_AT_LENGTH", {}).items())
+              if tokens >= length]
+    return {**(start or {}), **{k: v for levels in raised for k, v in levels.items()}} if raised else start
+
+
 def root_axes(knobs: Knobs, start: dict[str, Any] | None = None) -> Axes:
     """The setting a root task starts from: the `start` level of the knobs it names, the easiest level of
     the others."""

@@ -43,11 +43,17 @@ from taskforge.graders.long_context.answerability import minimal_support
 from taskforge.graders.long_context.derive import AMENDMENTS, Accounts, day_of, derive_ledger
 
 CATEGORY = "ledger_balance"
-KNOBS = {"state_transition_depth": (8, 12, 16, 22), "near_miss_strength": (1, 2, 3), "search_space": (5, 7, 9),
+KNOBS = {"state_transition_depth": (8, 12, 16, 22, 32, 48), "near_miss_strength": (1, 2, 3), "search_space": (5, 7, 9),
          **PLACEMENT_KNOBS}
 START = {"state_transition_depth": 16, "near_miss_strength": 2, "search_space": 5, "positional_nonlocality": 0.9,
          "distractor_dispersion": 0.6}
 """Where a root task starts on the ladders above (the easier levels stay for `start=easiest`)."""
+START_AT_LENGTH = {65536: {"state_transition_depth": 32}, 131072: {"state_transition_depth": 48}}
+"""Longer targets start deeper: a 64K root replays 32 bookings, a 128K root 48, so the facts to integrate grow
+with the context rather than the filler alone."""
+AMENDMENTS_EVERY = 16
+"""One round of amendments of the asked account (void, correction, reversal, rebooking) per about this many of
+its bookings: one up to 23 bookings, two at 32, three at 48."""
 MIN_TOKENS = 8192
 """The shortest target its hundred-odd statements fit with the filler that hosts them; shorter targets build
 the other categories in turn."""
@@ -379,11 +385,13 @@ class _Bookings:
 def _amend(bookings: _Bookings, target: _Account, others: list[_Account], near: int,
            window: tuple[dt.date, dt.date]) -> None:
     """Amendments: of the target's bookings a void and a correction, a reversal (dated before or after the asked
-    day) from near-miss strength 2 and a rebooking to another account from 3; of other bookings up to the asked
+    day) from near-miss strength 2 and a rebooking to another account from 3, a round per `AMENDMENTS_EVERY` of
+    its bookings; of other bookings up to the asked
     day, a rebooking onto the target from strength 2 (it then counts) and two voids (they change nothing)."""
     rng, (until, after) = bookings.rng, window
     ours = [b for b in bookings.made if target in b[2:4]]
     kinds = ("void", "correction", "reversal", "rebooking")[:2 + (near >= 2) + (near >= 3)]
+    kinds *= max(1, round(len(ours) / AMENDMENTS_EVERY))
     for booking, kind in zip(rng.sample(ours, len(kinds)), kinds):
         amount, at = booking[4], day_of(booking[1], bookings.landmarks)
         if kind == "correction":
