@@ -77,7 +77,7 @@ class ReplayCache:
             return None
         try:
             return json.loads(self._path(key).read_text(encoding="utf-8"))["response"]
-        except (FileNotFoundError, json.JSONDecodeError, KeyError):
+        except (FileNotFoundError, ValueError, KeyError, TypeError):
             return None
 
     def _present(self, folder: Path) -> set[str]:
@@ -139,9 +139,10 @@ class ReplayCache:
                 self._queue.task_done()
 
     def _write(self, key: str, data: bytes) -> None:
-        """One entry's JSON, written through the project's atomic writer (temporary file, then rename)."""
+        """One entry's JSON, written through the project's atomic writer (temporary file, then rename), not
+        fsynced: an entry a machine crash cuts is read as a miss and asked again (see `get`)."""
         final = self._path(key)
-        with atomic_open(final) as handle:
+        with atomic_open(final, durable=False) as handle:
             handle.write(data)
         with self._lock:
             self._listed.setdefault(final.parent, (time.monotonic(), set()))[1].add(key)

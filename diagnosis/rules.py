@@ -17,13 +17,13 @@ from typing import Callable
 
 from taskforge.diagnosis.finding import Finding
 from taskforge.diagnosis.signals import (FULL_TRACEBACK, PLAN_INTENT, TEST_FAILURE, WARNING_HINTS, WARNING_SIGN, Call,
-                                        assistant_after, assistant_lowered, assistant_text, calls, code_runs,
-                                        evidence_text, expected_answer, failed, final_answer, mentions,
+                                        assistant_after, assistant_lowered, assistant_text, assistant_texts, calls,
+                                        code_runs, evidence_text, expected_answer, failed, final_answer, mentions,
                                         observations_lowered, observations_text, changes, fact_origin,
                                         first_executed_turn, first_statement, has_traceback, near_identical_groups,
                                         plan_turns, reads, retrieved, runs_of_tests, searches, solution_changes,
-                                        source_ids, step_text, task_text, test_locators, unreferenced_observations,
-                                        unsupported_claims, words)
+                                        source_ids, task_text, test_locators, texts_after,
+                                        unreferenced_observations, unsupported_claims, words)
 from taskforge.schemas import Episode, FailureMode
 
 Rule = Callable[[Episode], "Finding | None"]
@@ -293,9 +293,9 @@ def ignored_warning_sign(episode: Episode) -> Finding | None:
         match = WARNING_SIGN.search(evidence_text(obs.content))
         if not match:
             continue
-        later = assistant_after(episode, obs.index)
+        later = texts_after(episode, obs.index)
         term = match.group(0).lower()
-        if later and not any(term in text or "warning" in text for text in (step_text(s).lower() for s in later)):
+        if later and not any(term in text or "warning" in text for text in map(str.lower, later)):
             return Finding(
                 mode=FailureMode.IGNORED_WARNING_SIGN, steps=[obs.index],
                 signals={"warning": match.group(0), "acknowledged": False, "steps_after": len(later)},
@@ -626,7 +626,7 @@ def lost_objective(episode: Episode) -> Finding | None:
     turns = [s for s in episode.steps if s.role == "assistant"]
     if len(goal) < 3 or len(turns) < 2 * DRIFT_STEPS:
         return None
-    overlap = [len(goal & words(step_text(s))) / len(goal) for s in turns]
+    overlap = [len(goal & words(text)) / len(goal) for text in assistant_texts(episode).values()]
     early = sum(overlap[:DRIFT_STEPS]) / DRIFT_STEPS
     drift = len(overlap)
     while drift > 0 and overlap[drift - 1] < OFF_TOPIC:
@@ -675,8 +675,8 @@ def ignored_intermediate_finding(episode: Episode) -> Finding | None:
         if not match:
             continue
         value = match.group(2).rstrip(".,")
-        later = assistant_after(episode, step.index)
-        if later and not any(value in step_text(s) for s in later):
+        later = texts_after(episode, step.index)
+        if later and not any(value in text for text in later):
             return Finding(
                 mode=FailureMode.IGNORED_INTERMEDIATE_FINDING, steps=[step.index],
                 signals={"finding": match.group(0), "value": value, "referenced_later": False,

@@ -127,7 +127,7 @@ class Call:
     def is_submit(self) -> bool:
         """Whether it hands the work in (a submit tool, or a command carrying the harness's submit marker)."""
         kinds = tool_kinds(self.name)
-        return ("submit" in kinds and "code" not in kinds) or (any(hint in self.text for hint in SUBMIT_HINTS)
+        return ("submit" in kinds and "code" not in kinds) or (mentions(self.text, SUBMIT_HINTS)
                                                               and bool(SUBMIT_COMMAND.search(self.text)))
 
     @once
@@ -197,10 +197,14 @@ def per_episode(measure: Callable[[Episode], T]) -> Callable[[Episode], T]:
     return cached
 
 
-def mentions(lowered: str, hints: tuple[str, ...]) -> bool:
-    """Whether a lower-cased text holds any of the hints: a substring test, far cheaper than the case-insensitive
-    regular expression it guards (a text without any hint cannot match it)."""
-    return any(hint in lowered for hint in hints)
+def mentions(text: str, hints: tuple[str, ...]) -> bool:
+    """Whether a text holds any of the hints (a lower-cased text for lower-cased hints): a substring test, far
+    cheaper than the regular expression it guards (a text without any hint cannot match it). A plain loop: a
+    generator under `any` costs more than the tests themselves on the short texts of calls."""
+    for hint in hints:
+        if hint in text:
+            return True
+    return False
 
 
 @per_episode
@@ -486,9 +490,21 @@ def step_text(step: Step) -> str:
     return "\n".join([step.content, *(argument_text(c.arguments) for c in step.tool_calls)])
 
 
+@per_episode
+def assistant_texts(episode: Episode) -> dict[int, str]:
+    """`step_text` of every assistant step, by its position in the episode: worked out once per episode, as rules
+    compare the texts of many later steps with each observation."""
+    return {position: step_text(step) for position, step in enumerate(episode.steps) if step.role == "assistant"}
+
+
+def texts_after(episode: Episode, index: int) -> list[str]:
+    """`step_text` of the assistant steps after a step index (those `assistant_after` gives), in order."""
+    return [text for position, text in assistant_texts(episode).items() if position > index]
+
+
 def has_traceback(text: str) -> bool:
     """Whether a text shows a Python traceback or an `XError: ...` line."""
-    return any(hint in text for hint in TRACEBACK_HINTS) and bool(TRACEBACK.search(text))
+    return mentions(text, TRACEBACK_HINTS) and bool(TRACEBACK.search(text))
 
 
 def failed(step: Step) -> bool:
@@ -505,9 +521,11 @@ def unreferenced_observations(episode: Episode) -> int:
     """Successful observations none of whose content words any later assistant step uses."""
     later: set[str] = set()
     count = 0
-    for step in reversed(episode.steps):
+    texts = assistant_texts(episode)
+    for position in range(len(episode.steps) - 1, -1, -1):
+        step = episode.steps[position]
         if step.role == "assistant":
-            later |= words(step_text(step))
+            later |= words(texts[position])
         elif step.role == "tool" and not failed(step) and not words(step.content) & later:
             count += 1
     return count

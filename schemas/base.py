@@ -23,9 +23,13 @@ class Record(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=False)
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+"""The encoder `canonical_json` uses, made once (`json.dumps` with these options builds a new one per call)."""
+
+
 def canonical_json(value: Any) -> str:
     """Serialise a value the same way every time (sorted keys, no spaces)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return _CANONICAL.encode(value)
 
 
 def content_id(value: Any, prefix: str = "", length: int = 16) -> str:

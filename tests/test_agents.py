@@ -138,6 +138,23 @@ def test_rerun_replays_from_cache_with_zero_requests(server, tmp_path):
     assert other_role.ok and other_role.call.call_id != first.call.call_id and len(server.requests) == 3
 
 
+def test_a_cut_cache_entry_is_a_miss_and_is_asked_again(server, tmp_path):
+    """Cache entries are not fsynced (a redo costs one request): an entry a machine crash left empty or cut is
+    read as a miss, asked again and written whole."""
+    server.queue(GOOD)
+    with make_agents(server, tmp_path) as agents:
+        assert ask(agents).ok
+    [entry] = (tmp_path / "llm" / "cache").rglob("*.json")
+    whole = json.loads(entry.read_bytes())
+    for cut in (b"", entry.read_bytes()[:len(entry.read_bytes()) // 2]):
+        entry.write_bytes(cut)
+        server.queue(GOOD)
+        with make_agents(server, tmp_path) as agents:
+            again = ask(agents)
+        assert again.ok and (again.call.requests, again.call.replayed) == (1, 0)
+        assert json.loads(entry.read_bytes()) == whole
+
+
 CHILD = """
 import sys
 from taskforge.agents.client import Agents
