@@ -4,10 +4,13 @@ The floor is what any validation must pay: the held-out tests run once with
 the test patch alone and `repeats` (3) times with the solution, timed as the
 test command alone inside the sandbox session, in the task's environment.
 Ours is, per task, everything the builder and the checks do for it: snapshot,
-the session (workspace copy in, git apply/reset, the runs), statement, and the
-checks (no-op, reference, leakage audit, statement, decontamination …). The
-environment builds (one per recipe) are counted apart, once each, and are in
-the CPU-hour figure. Mining is paid once per build and is also in the totals.
+the session (workspace copy in, git apply/reset, the runs, and one more run
+per shortcut patch of the `shortcut` check), statement, and the checks (no-op,
+reference, leakage audit, statement, decontamination …). The environment
+builds (one per recipe) are counted apart, once each, and are in the CPU-hour
+figure. Mining is paid once per build and is also in the totals. CPU is this
+process's and its child processes', plus, under Docker, its sandbox
+containers' (`container_cpu.py`).
 
     python bench/swe.py [--source PATH] [--count N] [--since DATE] [--first K]
 
@@ -28,6 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from container_cpu import ContainerCpu  # noqa: E402
 from figures import emit  # noqa: E402
 from taskforge.builders.base import BuildContext  # noqa: E402
 from taskforge.builders.swe import SweBuilder  # noqa: E402
@@ -42,13 +46,19 @@ GOAL_RATIO = 1.3
 
 
 def cpu_seconds() -> float:
-    """CPU time of this process and the sandbox processes it waited for."""
+    """CPU time of this process and the child processes it waited for (the process backend's sandboxes, git)."""
     times = os.times()
     return times.user + times.system + times.children_user + times.children_system
 
 
 def main() -> None:
     """Build and validate `count` SWE tasks and print each task's cost beside its floor, then the totals."""
+    with ContainerCpu() as containers:
+        run(containers)
+
+
+def run(containers: ContainerCpu) -> None:
+    """The build and the checks, task by task, with the sandbox containers' CPU read by `containers`."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--source", default=str(SAMPLE), help="a git repository (path, bundle or clone URL)")
     parser.add_argument("--count", type=int, default=30)
@@ -92,9 +102,9 @@ def main() -> None:
                      "status": decided.status, "fresh_env": fresh_env, "first": first})
         if len(rows) % 10 == 0:
             summarise(rows, statuses, quarantined, sessions_run(runs_before), time.perf_counter() - started_wall,
-                      cpu_seconds() - started_cpu)
+                      cpu_seconds() - started_cpu, containers)
     summarise(rows, statuses, quarantined, sessions_run(runs_before), time.perf_counter() - started_wall,
-              cpu_seconds() - started_cpu, final=True)
+              cpu_seconds() - started_cpu, containers, final=True)
 
 
 def sessions_run(runs_before: int) -> int:
@@ -103,8 +113,9 @@ def sessions_run(runs_before: int) -> int:
 
 
 def summarise(rows: list[dict], statuses: dict[str, int], quarantined: int, sessions: int, wall: float,
-              cpu: float, final: bool = False) -> None:
+              own_cpu: float, containers: ContainerCpu, final: bool = False) -> None:
     """Print the totals so far, and at the end the BENCH lines."""
+    cpu = own_cpu + containers.seconds
     steady = [r for r in rows if not r["fresh_env"] and not r["first"]]
     accepted = statuses.get("accepted", 0)
     ours = statistics.median(r["build"] + r["checks"] for r in steady) if steady else float("nan")
@@ -112,7 +123,9 @@ def summarise(rows: list[dict], statuses: dict[str, int], quarantined: int, sess
     print(f"\ntasks {len(rows)} ({statuses}), quarantined {quarantined}; environments used "
           f"{len({r['env'] for r in rows})}, built in this run {sum(r['fresh_env'] for r in rows)}; "
           f"task sessions run {sessions} (the others' runs were read from the cache)")
-    print(f"wall {wall:.1f} s, CPU {cpu:.1f} s (this process and its sandboxes); "
+    print(f"wall {wall:.1f} s, CPU {cpu:.1f} s = {own_cpu:.1f} s this process and its child processes + "
+          f"{containers.seconds:.1f} s its sandbox containers"
+          f"{'' if containers.available else ' (not readable here: containers not counted)'}; "
           f"wall per accepted task {wall / max(accepted, 1):.2f} s; "
           f"validated (accepted) tasks per CPU-hour {accepted * 3600 / cpu:.0f}")
     print(f"median over {len(steady)} tasks (environment built, history mined): ours {ours:.2f} s; "

@@ -33,6 +33,7 @@ from taskforge.store.rl_view import rl_row
 from taskforge.store.swebench import to_instance
 from taskforge.validators.questions import QUESTIONS, parts_of
 from taskforge.validators.runner import validate
+from taskforge.validators.swe.execution import outcomes_for
 
 SAMPLE = SAMPLES / "swe" / "calc_history.py"
 FLAKY = "tests/test_flaky.py::test_sometimes"
@@ -119,6 +120,20 @@ def test_runs_are_recorded_as_task_metadata(built):
     assert noop.detail["runs_cached"] and run_part.detail["runs_cached"], "the checks re-derive from the build's runs"
     assert task.payload["committed_at"] == "2025-03-02T12:00:00Z"
     assert task.environment["network"] is False and task.grader["test_files"] == ["tests/test_ops.py"]
+
+
+def test_the_shortcut_patches_run_in_the_task_session_and_stay_out_of_the_task(built):
+    _, tasks = built
+    task = tasks["mul_fix_flaky"]
+    outcomes = outcomes_for(task)
+    assert outcomes.cached, "the checks read the build's session back instead of running one of their own"
+    assert set(outcomes.shortcuts) == {"test_patch_alone", "revert_last_touched"}
+    assert outcomes.shortcuts["test_patch_alone"] == outcomes.empty.statuses, "the grader puts the test patch back whole"
+    assert outcomes.shortcuts["revert_last_touched"]["tests/test_ops.py::test_mul_negative"] == "FAILED"
+    shortcut = parts_of(next(r for r in task.validation if r.check == "shortcut"))["swe_shortcuts"]
+    assert shortcut.detail["scores"] == {"empty_patch": 0.0, "test_patch_alone": 0.0, "revert_last_touched": 0.0}
+    assert set(task.environment["harvest"]) == {"empty", "solution", "solution_applied", "flaky", "FAIL_TO_FAIL",
+                                                "PASS_TO_FAIL"}, "the shortcut runs are not part of the task"
 
 
 def test_snapshots_pass_the_leakage_audit_and_hold_nothing_after_the_base(built, swe_cache):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from taskforge.graders.swe.grading import FAILED, PASSED, SKIPPED, XFAIL, grade, harvest, parse_pytest_log, unapplied
-from taskforge.graders.swe.harness import failure_sections
+from taskforge.graders.swe.harness import failure_sections, reset_paths, resets_whole
 from taskforge.graders.swe.patch import (is_test_path, post_image_blobs, quoted_lines, runnable_test_files, split_diff,
                                          held_out_targets)
 from taskforge.graders.swe.statement import names_the_fix, new_interface, unstated_interface
@@ -99,6 +99,21 @@ def test_diff_splits_by_path_into_solution_and_test_patch():
     assert "compute_the_right_answer" in split.patch and "compute_the_right_answer" not in split.test_patch
     assert runnable_test_files(split.test_patch) == ["tests/test_core.py"]
     assert post_image_blobs(split.patch) == ["2" * 40]
+
+
+RENAME = """diff --git a/tests/test_old.py b/tests/test_new.py
+similarity index 100%
+rename from tests/test_old.py
+rename to tests/test_new.py
+"""
+
+
+def test_a_submission_the_grader_puts_back_whole_leaves_the_empty_patch_tree():
+    split = split_diff(DIFF)
+    assert reset_paths(split.test_patch) == (["tests/test_core.py"], ["tests/data/case.json"])
+    assert resets_whole(split.test_patch, split.test_patch), "the test patch submitted as the fix is put back whole"
+    assert not resets_whole(split.test_patch, split.patch)
+    assert not resets_whole(RENAME, RENAME), "a renamed test file's new path is not put back"
 
 
 def test_test_paths_follow_swe_bench_words():

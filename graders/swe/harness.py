@@ -10,12 +10,14 @@ files are reset to the base commit and the test patch is applied over them,
 so a submission cannot change the held-out tests.
 
 The runs of a task (the test patch alone once, with the solution `repeats`
-times) are cached under `runs/` in the SWE cache by the content hash of
-everything they depend on (snapshot, environment, recipe, test files, both
-patches, repeats): the builder's harvest and the validators' re-derivation of
-FAIL_TO_PASS / PASS_TO_PASS share one sandbox session, and a later cycle or
-`taskforge validate` on the same machine reads the runs instead of repeating
-them. A changed patch or test patch is a new key, so it is run again.
+times, then each shortcut patch of `graders.swe.shortcuts` once) are cached
+under `runs/` in the SWE cache by the content hash of everything they depend
+on (snapshot, environment, recipe, test files, both patches, repeats; the
+shortcut patches are a function of the snapshot and the test patch): the
+builder's harvest and the validators' re-derivation of FAIL_TO_PASS /
+PASS_TO_PASS and of the shortcut scores share one sandbox session, and a later
+cycle or `taskforge validate` on the same machine reads the runs instead of
+repeating them. A changed patch or test patch is a new key, so it is run again.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from taskforge.graders.swe.eval_script import python_env
 from taskforge.graders.swe.grading import LOG_PARSERS, StatusMap
 from taskforge.graders.swe.safe_git import git_in
 from taskforge.graders.swe.patch import split_files
+from taskforge.graders.swe.shortcuts import shortcut_patches
 from taskforge.sandbox import Job, Result, Session
 from taskforge.sandbox.api import WORKSPACE
 from taskforge.sandbox.filelock import locked
@@ -53,7 +56,7 @@ SHARED_ENVS = "taskforge-swe-envs"
 SUBMISSION_REFUSED, TEST_PATCH_REFUSED = 90, 91
 """Exit codes of the submit command: the submission, or the held-out test patch, did not apply."""
 FAILURE_CHARS = 1500
-RUNS_VERSION = "2"
+RUNS_VERSION = "3"
 """Bumped when what a cached run records changes."""
 _FAILURE_HEADER = re.compile(r"^_{3,} (\S.*?) _{3,}$")
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
@@ -177,6 +180,21 @@ def suite_command(recipe: dict[str, Any], test_files: tuple[str, ...], traceback
     return f"cd {REPO_DIR} && ../{ENV_DIR}/bin/python {runner} {' '.join(map(shlex.quote, test_files))}"
 
 
+def reset_paths(test_patch: str) -> tuple[list[str], list[str]]:
+    """The files `GradingSession.submit` puts back before applying the test patch: those the test patch changes
+    or deletes (checked out at the base commit) and those it adds (removed)."""
+    files = split_files(test_patch)
+    return [f.old_path for f in files if not f.is_new], [f.new_path for f in files if f.is_new]
+
+
+def resets_whole(test_patch: str, submission: str) -> bool:
+    """Whether every file a submission touches is put back by `submit`: the tree it leaves is the empty patch's
+    (the test patch over the base commit)."""
+    existing, added = reset_paths(test_patch)
+    touched = {path for piece in split_files(submission) for path in (piece.old_path, piece.new_path)}
+    return touched <= {*existing, *added}
+
+
 class GradingSession:
     """A live sandbox session over one test bed: install once, then apply patches and run the tests."""
 
@@ -215,9 +233,7 @@ class GradingSession:
         metadata kept).
 
         Returns whether the submission applied; the test patch must apply, or the task itself is broken."""
-        files = split_files(test_patch)
-        existing = [f.old_path for f in files if not f.is_new]
-        added = [f.new_path for f in files if f.is_new]
+        existing, added = reset_paths(test_patch)
         steps = [f"cd {REPO_DIR}"]
         if fresh:
             steps.append(f"git reset -q --hard {self.base} && git clean -fdq -e '*.egg-info'")
@@ -307,13 +323,16 @@ def grading_session(bed: TaskBed, patches: dict[str, str], label: str = "swe-tes
 
 @dataclass(frozen=True)
 class Outcomes:
-    """The held-out tests run once with the empty patch and `repeats` times with the solution, in one session."""
+    """The held-out tests run once with the empty patch, `repeats` times with the solution and once with each
+    shortcut patch, in one session."""
 
     empty: SuiteRun
     solution: list[SuiteRun]
     solution_applied: bool
     setup_s: float
     session_s: float
+    shortcuts: dict[str, StatusMap | None] = field(default_factory=dict)
+    """Each shortcut patch's test statuses by name (None: the patch did not apply); not part of `summary`."""
     cached: bool = False
     """Read from the run cache (no session ran for it in this process)."""
 
@@ -326,7 +345,7 @@ class Outcomes:
         """Everything but `cached`, for the run cache."""
         return json.dumps({"empty": self.empty.to_dict(), "solution": [run.to_dict() for run in self.solution],
                            "solution_applied": self.solution_applied, "setup_s": self.setup_s,
-                           "session_s": self.session_s})
+                           "session_s": self.session_s, "shortcuts": self.shortcuts})
 
     @classmethod
     def from_json(cls, text: str) -> "Outcomes":
@@ -334,22 +353,41 @@ class Outcomes:
         data = json.loads(text)
         return cls(empty=SuiteRun(**data["empty"]), solution=[SuiteRun(**run) for run in data["solution"]],
                    solution_applied=data["solution_applied"], setup_s=data["setup_s"], session_s=data["session_s"],
-                   cached=True)
+                   shortcuts=data["shortcuts"], cached=True)
 
 
 def run_empty_and_solution(bed: TaskBed, patch: str, test_patch: str, repeats: int,
                            label: str = "swe-tests") -> Outcomes:
     """Grade-time runs of one task: the test patch over the base commit (with the failures' tracebacks), then
-    over the solution, repeated."""
+    over the solution, repeated, then each shortcut patch once (`shortcut_runs`)."""
     started = time.perf_counter()
-    with grading_session(bed, {"test": test_patch, "solution": patch}, label=label) as live:
+    shortcuts = shortcut_patches(bed.snapshot, test_patch)
+    with grading_session(bed, {"test": test_patch, "solution": patch, **shortcuts}, label=label) as live:
         setup_s = time.perf_counter() - started
         live.submit("test", test_patch, None)
         empty = live.run_tests(tracebacks=True)
         applied = live.submit("test", test_patch, "solution", fresh=True)
         runs = [live.run_tests() for _ in range(repeats)] if applied else []
+        found = shortcut_runs(live, test_patch, empty, shortcuts)
     return Outcomes(empty=empty, solution=runs, solution_applied=applied, setup_s=setup_s,
-                    session_s=time.perf_counter() - started)
+                    session_s=time.perf_counter() - started, shortcuts=found)
+
+
+def shortcut_runs(live: GradingSession, test_patch: str, empty: SuiteRun,
+                  shortcuts: dict[str, str]) -> dict[str, StatusMap | None]:
+    """Each shortcut patch's test statuses (None: it did not apply, or the test patch no longer applies over it,
+    as over a renamed test file); a patch `submit` puts back whole has the empty run's."""
+    found: dict[str, StatusMap | None] = {}
+    for name, shortcut in shortcuts.items():
+        if resets_whole(test_patch, shortcut):
+            found[name] = empty.statuses
+            continue
+        try:
+            applied = live.submit("test", test_patch, name, fresh=True)
+        except BedError:
+            applied = False
+        found[name] = live.run_tests().statuses if applied else None
+    return found
 
 
 def runs_key(bed: TaskBed, patch: str, test_patch: str, repeats: int) -> str:

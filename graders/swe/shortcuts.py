@@ -1,6 +1,7 @@
 """Shortcut patches of SWE tasks, made from what the solver's snapshot shows, for the `shortcut` check to grade like
 a solver's patch: the empty patch, the held-out test patch submitted as the fix, and the last touched source file
-reverted.
+reverted. The last two run in the task's own session, after the runs of the test patch and of the solution
+(`harness.run_empty_and_solution`).
 
 `revert_last_touched` walks the snapshot's history back from the base commit to
 the latest commit that changed a Python source file (not a test file, not a file
@@ -13,6 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from taskforge.graders.swe.patch import split_files
 from taskforge.graders.swe.safe_git import GitError, git_in
 
 _TEST_PATH = re.compile(r"(^|/)(tests?|testing)/|(^|/)test_[^/]*$|_test\.py$|(^|/)conftest\.py$")
@@ -43,3 +45,15 @@ def revert_last_touched(snapshot: Path, exclude: set[str]) -> tuple[str, str] | 
             if patch.strip():
                 return path, patch
     return None
+
+
+def shortcut_patches(snapshot: Path, test_patch: str) -> dict[str, str]:
+    """The patches a solver could submit from the snapshot alone, by name: the test patch itself and, where the
+    history before the base commit changed a source file, that file reverted (a function of the snapshot and the
+    test patch)."""
+    patches = {"test_patch_alone": test_patch}
+    touched = {path for piece in split_files(test_patch) for path in (piece.old_path, piece.new_path)}
+    reverted = revert_last_touched(snapshot, touched)
+    if reverted is not None:
+        patches["revert_last_touched"] = reverted[1]
+    return patches
