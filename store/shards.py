@@ -54,13 +54,16 @@ def shard_rows(table: pa.Table) -> pa.Table:
 
 
 def row_sizes(table: pa.Table) -> np.ndarray:
-    """Bytes of text each task row holds (its JSON columns and the messages of its prompt): what bounds a shard."""
+    """Bytes of text each task row holds (its JSON columns and the messages of its prompt): what bounds a shard
+    (read chunk by chunk: combining the prompt column would copy it)."""
     sizes = np.zeros(table.num_rows, dtype=np.int64)
     for name in ("payload", "reference", "grader", "environment"):
         sizes += pc.fill_null(pc.binary_length(table.column(name)), 0).to_numpy()
-    prompt = table.column("prompt").combine_chunks()
-    contents = pc.binary_length(pc.struct_field(prompt.flatten(), "content")).to_numpy()
-    np.add.at(sizes, pc.list_parent_indices(prompt).to_numpy(), contents)
+    first = 0
+    for prompt in table.column("prompt").chunks:
+        contents = pc.binary_length(pc.struct_field(prompt.flatten(), "content")).to_numpy()
+        np.add.at(sizes, first + pc.list_parent_indices(prompt).to_numpy(), contents)
+        first += len(prompt)
     return sizes
 
 
