@@ -18,9 +18,9 @@ M = TypeVar("M", bound=BaseModel)
 
 ROWS_PER_GROUP = 512
 BATCH_COMPRESSION = "lz4"
-"""How batch files are compressed: each is read once, by the next stage, and lz4 decodes in about half the time
-zstd takes (the landing reads every decided batch), for files about 1.6 times as large. Shards, which are kept,
-are zstd (`taskforge.store.shards`)."""
+"""How batch files are compressed: each is read once, by the next stage, and lz4 decodes in about a third less time
+than zstd (the landing reads every decided batch), for files about 1.6 times as large. Shards, which are kept, are
+zstd (`taskforge.store.shards`)."""
 
 
 def write_batch(path: Location, records: Iterable[BaseModel], model: type[BaseModel],
