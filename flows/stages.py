@@ -246,7 +246,7 @@ def land_stage(decided: list[dict[str, Any]], data: DataDir, cycle_id: str, cata
     screen = landing_screen(catalog, data)
     try:
         result, events = with_infrastructure_retries("land", "shards", lambda: land_files(
-            [d["path"] for d in landed], catalog, data.shards, cycle_id, screen=screen.land_all))
+            [d["path"] for d in landed], catalog, data.shards, cycle_id, screen=screen.land_rows))
     except BatchInfrastructureFailure as failure:
         result, events = LandingResult(), []
         with catalog.transaction():

@@ -10,7 +10,7 @@ from taskforge.schemas.llm import LLMCall
 from taskforge.schemas.quarantine import Quarantined, without_credentials, without_host_paths
 from taskforge.schemas.resource import Resource
 from taskforge.schemas.task import (FAMILIES, NOT_APPLICABLE, SKIPPED, Lineage, Message, Task, ValidationResult,
-                                    task_id_for)
+                                    rejection_reasons, task_id_for)
 from taskforge.schemas.version import SCHEMA_VERSION
 
 __all__ = [
@@ -19,5 +19,5 @@ __all__ = [
     "HarnessTests", "JsonDict", "LLMCall", "Lineage", "Message", "Outcome", "PlanItem", "Quarantined", "Record", "Resource",
     "Segment", "Step", "Task", "TaskforgeError", "TokenRecord", "ToolCall", "UnknownFormatError",
     "ValidationResult", "arrow_schema", "canonical_json", "content_id", "from_row", "from_table",
-    "task_id_for", "to_row", "to_table", "without_credentials", "without_host_paths",
+    "rejection_reasons", "task_id_for", "to_row", "to_table", "without_credentials", "without_host_paths",
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, Sequence
 
 from pydantic import Field
 
@@ -44,6 +44,12 @@ class ValidationResult(Record):
     detail: JsonDict = Field(default_factory=dict)
     infrastructure_error: bool = False
     duration_s: float = 0.0
+
+
+def rejection_reasons(results: Sequence[ValidationResult]) -> list[str]:
+    """Why a task with these check results is rejected: each failed check's reason (none: it is accepted; a task
+    no check applies to is rejected)."""
+    return [f"{r.check}: {r.reason}" for r in results if not r.passed] if results else ["no check applies to this task"]
 
 
 NOT_APPLICABLE = "not_applicable"

@@ -104,8 +104,5 @@ def sweep_temporaries(root: Location) -> int:
 
 def sha256_file(path: Location) -> str:
     """The hex sha256 of a file's bytes."""
-    digest = hashlib.sha256()
     with open_file(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()

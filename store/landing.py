@@ -9,11 +9,13 @@ and inserted in bulk (Arrow → DuckDB).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from taskforge.schemas import Task, arrow_schema, from_table, to_row, to_table
+from taskforge.schemas import Task, ValidationResult, arrow_schema, from_row, rejection_reasons, to_table
 from taskforge.schemas.locations import Location
 from taskforge.store.batches import iter_record_batches
 from taskforge.store.catalog import Catalog
@@ -45,9 +47,9 @@ DECISION_COLUMNS = ("status", "reasons", "validation")
 """What the screen may change in a task row."""
 BATCH_ROWS = 1024
 """Rows read from a batch file at a time."""
-Screen = Callable[[Sequence[Task]], list[Task]]
-"""Decides validated tasks once more as they land (e.g. near-duplicate removal); sees the new accepted tasks, in
-id order, and returns them decided."""
+Screen = Callable[[pa.Table, np.ndarray], list[list[ValidationResult]]]
+"""Checks validated tasks once more as they land (e.g. near-duplicate removal): sees the new accepted tasks (their
+positions in a table of Task rows, in id order) and returns the check results it adds to each."""
 
 
 def land(tasks: Iterable[Task], catalog: Catalog, shard_root: Location, cycle_id: str,
@@ -108,24 +110,58 @@ def _rows(table: pa.Table, decided: pa.Table, order: list[int], rows: list[int])
 
 
 def screened(decided: pa.Table, table: pa.Table, order: list[int], screen: Screen) -> pa.Table:
-    """The decided rows with the screen's decision on their accepted tasks: only those become Task objects (from
-    `table`'s full rows), and only their status, reasons and the check results the screen added are written
-    back (the screen keeps a task's earlier results and appends its own)."""
-    status = decided.column("status").to_pylist()
-    rows = [row for row, value in enumerate(status) if value == "accepted"]
-    if not rows:
+    """The decided rows with the screen's decision on their accepted tasks, made in Arrow: the screen's results
+    are appended to each task's check results, and its status and reasons decided again from all of them (as
+    `decide` does; only a task with no earlier result or a failed one has its earlier results read back)."""
+    rows = np.flatnonzero(pc.equal(decided.column("status"), "accepted").to_numpy(zero_copy_only=False))
+    if not len(rows):
         return decided
-    reasons = decided.column("reasons").to_pylist()
-    checks = decided.column("validation").to_pylist()
-    tasks = from_table(table.take(pa.array([order[row] for row in rows], type=pa.int64())), Task)
-    for row, task in zip(rows, screen(tasks)):
-        added = task.validation[len(checks[row]):]
-        status[row], reasons[row] = task.status, list(task.reasons)
-        checks[row] = checks[row] + [to_row(v) for v in added]
-    for name, values in (("status", status), ("reasons", reasons), ("validation", checks)):
-        field = decided.schema.field(name)
-        decided = decided.set_column(decided.schema.get_field_index(name), field, pa.array(values, type=field.type))
+    added = screen(table, np.asarray(order, dtype=np.int64)[rows])
+    checks = decided.column("validation").combine_chunks()
+    earlier = _unusual_results(checks, rows)
+    status, reasons = decided.column("status").to_pylist(), decided.column("reasons").to_pylist()
+    for row, results in zip(rows.tolist(), added):
+        if row in earlier:
+            reasons[row] = rejection_reasons([*earlier[row], *results])
+        else:
+            reasons[row] = rejection_reasons(results) if results else []
+        status[row] = "rejected" if reasons[row] else "accepted"
+    columns = {"status": pa.array(status, type=pa.string()), "reasons": pa.array(reasons, type=pa.list_(pa.string())),
+               "validation": _appended(checks, rows, added)}
+    for name, column in columns.items():
+        index = decided.schema.get_field_index(name)
+        decided = decided.set_column(index, decided.schema.field(index), column)
     return decided
+
+
+def _unusual_results(checks: pa.ListArray, rows: np.ndarray) -> dict[int, list[ValidationResult]]:
+    """The check results of the rows (of these) that have none or a failed one, by row."""
+    counts = pc.list_value_length(checks).to_numpy()
+    failed = ~pc.struct_field(checks.flatten(), "passed").to_numpy(zero_copy_only=False)
+    unusual = set(rows[counts[rows] == 0].tolist())
+    unusual |= set(rows.tolist()) & set(pc.list_parent_indices(checks).to_numpy()[failed].tolist())
+    return {row: [from_row(result, ValidationResult) for result in checks[row].as_py()] for row in sorted(unusual)}
+
+
+def _appended(checks: pa.ListArray, rows: np.ndarray, added: list[list[ValidationResult]]) -> pa.ListArray:
+    """Each row's check results with those `added` to the `rows` after them."""
+    new = [result for results in added for result in results]
+    if not new:
+        return checks
+    old = checks.flatten()
+    counts = pc.list_value_length(checks).to_numpy().astype(np.int64)
+    extra = np.zeros(len(checks), dtype=np.int64)
+    extra[rows] = [len(results) for results in added]
+    offsets = np.concatenate([[0], np.cumsum(counts + extra)])
+    source = np.empty(offsets[-1], dtype=np.int64)
+    source[np.repeat(offsets[:-1] - (np.cumsum(counts) - counts), counts) + np.arange(len(old))] = np.arange(len(old))
+    source[np.repeat(offsets[:-1] + counts - (np.cumsum(extra) - extra), extra) + np.arange(len(new))] = (
+        len(old) + np.arange(len(new)))
+    rows_of_new = to_table(new, ValidationResult)
+    struct = pa.StructArray.from_arrays([rows_of_new.column(f.name).combine_chunks() for f in old.type],
+                                        fields=list(old.type))
+    values = pa.concat_arrays([old, struct]).take(pa.array(source))
+    return pa.ListArray.from_arrays(pa.array(offsets, type=pa.int32()), values, type=checks.type)
 
 
 def land_files(paths: Iterable[Location], catalog: Catalog, shard_root: Location, cycle_id: str,

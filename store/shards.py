@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, TYPE_CHECKING, Iterable, Iterator, Sequence
 
 import numpy as np
@@ -12,12 +13,16 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from taskforge.schemas import Task, to_table
-from taskforge.schemas.locations import Location, join, normalize
+from taskforge.schemas.locations import Location, is_url, join, normalize
 from taskforge.store.batches import iter_batch
-from taskforge.store.files import atomic_open
+from taskforge.store.files import atomic_open, atomic_path, sha256_file
 
 if TYPE_CHECKING:
     from taskforge.store.catalog import Catalog
+
+
+SHARD_OPTIONS = {"compression": "zstd", "write_statistics": True}
+"""How a shard is written (`pq.write_table`): its bytes depend on these, so they never change for the same rows."""
 
 
 @dataclass(frozen=True)
@@ -49,13 +54,16 @@ def shard_rows(table: pa.Table) -> pa.Table:
 
 
 def row_sizes(table: pa.Table) -> np.ndarray:
-    """Bytes of text each task row holds (its JSON columns and the messages of its prompt): what bounds a shard."""
+    """Bytes of text each task row holds (its JSON columns and the messages of its prompt): what bounds a shard
+    (read chunk by chunk: combining the prompt column would copy it)."""
     sizes = np.zeros(table.num_rows, dtype=np.int64)
     for name in ("payload", "reference", "grader", "environment"):
         sizes += pc.fill_null(pc.binary_length(table.column(name)), 0).to_numpy()
-    prompt = table.column("prompt").combine_chunks()
-    contents = pc.binary_length(pc.struct_field(prompt.flatten(), "content")).to_numpy()
-    np.add.at(sizes, pc.list_parent_indices(prompt).to_numpy(), contents)
+    first = 0
+    for prompt in table.column("prompt").chunks:
+        contents = pc.binary_length(pc.struct_field(prompt.flatten(), "content")).to_numpy()
+        np.add.at(sizes, first + pc.list_parent_indices(prompt).to_numpy(), contents)
+        first += len(prompt)
     return sizes
 
 
@@ -99,20 +107,27 @@ class ShardWriter:
         return chunks
 
     def _write_one(self, family: str, table: pa.Table, ids: list[str]) -> ShardFile:
+        """Write one shard: locally with Arrow's own file writer, hashed reading the file back (from the page
+        cache; a Python file object in between costs more than the hashing), remotely streamed and hashed on
+        the way (`HashingSink`)."""
         digest = hashlib.sha256("\n".join(ids).encode()).hexdigest()
         name = f"part-{digest[:16]}.parquet"
         final = join(self.root, family, name)
-        with atomic_open(final, crash_at="shard_write") as handle:
-            sink = HashingSink(handle)
-            pq.write_table(table, sink, compression="zstd", write_statistics=True)
-        return ShardFile(path=f"{family}/{name}", family=family, rows=table.num_rows, bytes=sink.size,
-                         sha256=sink.sha256.hexdigest())
+        if is_url(final):
+            with atomic_open(final, crash_at="shard_write") as handle:
+                sink = HashingSink(handle)
+                pq.write_table(table, sink, **SHARD_OPTIONS)
+            size, sha256 = sink.size, sink.sha256.hexdigest()
+        else:
+            with atomic_path(Path(final), crash_at="shard_write") as tmp:
+                pq.write_table(table, tmp, **SHARD_OPTIONS)
+                size, sha256 = tmp.stat().st_size, sha256_file(tmp)
+        return ShardFile(path=f"{family}/{name}", family=family, rows=table.num_rows, bytes=size, sha256=sha256)
 
 
 class HashingSink:
     """A binary file that hashes (sha256) and counts the bytes written through it: a shard is streamed to its
-    file and hashed on the way, never held whole in memory (a fresh buffer the size of a shard costs more to
-    allocate than the write itself)."""
+    remote file and hashed on the way, never held whole in memory."""
 
     def __init__(self, handle: IO[bytes]):
         self.handle = handle

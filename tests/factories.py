@@ -120,7 +120,7 @@ def land_validated(data, tasks: list[Task], cycle_id: str = "test-cycle") -> lis
     the landing screen, as a cycle does; returns each task as it was decided."""
     from taskforge.flows.screening import landing_screen
     from taskforge.store.landing import land
-    from taskforge.validators.runner import default_checks, validate
+    from taskforge.validators.runner import decide, default_checks, validate
 
     checks = default_checks(data.root)
     validated = [validate(task, checks) for task in tasks]
@@ -128,10 +128,11 @@ def land_validated(data, tasks: list[Task], cycle_id: str = "test-cycle") -> lis
     with data.open_catalog() as catalog:
         screen = landing_screen(catalog, data)
 
-        def screened(accepted: list[Task]) -> list[Task]:
-            landed = screen.land_all(accepted)
-            decided.update((task.task_id, task) for task in landed)
-            return landed
+        def screened(table, rows):
+            added = screen.land_rows(table, rows)
+            for task_id, results in zip(table.column("task_id").take(rows).to_pylist(), added):
+                decided[task_id] = decide(decided[task_id], [*decided[task_id].validation, *results])
+            return added
 
         land(validated, catalog, data.shards, cycle_id, screen=screened)
         catalog.record_signatures(screen.passed)

@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 from datasketch import MinHash
 
 from factories import long_context_tasks
-from taskforge.schemas import Message, Task, arrow_schema, canonical_json, to_row
+from taskforge.schemas import Message, Task, ValidationResult, arrow_schema, canonical_json, to_row
 from taskforge.store.batches import write_batch
 from taskforge.store.catalog import Catalog
 from taskforge.store.landing import land, land_files
@@ -124,16 +124,52 @@ def test_the_screen_decides_the_same_whether_tasks_land_as_objects_or_from_files
         with data.open_catalog() as catalog:
             screen = landing_screen(catalog, data)
             if way == "objects":
-                land(tasks, catalog, data.shards, "cycle-1", screen=screen.land_all)
+                land(tasks, catalog, data.shards, "cycle-1", screen=screen.land_rows)
             else:
                 land_files([write_batch(tmp_path / "decided.parquet", tasks, Task)], catalog, data.shards, "cycle-1",
-                           screen=screen.land_all)
+                           screen=screen.land_rows)
             outcomes.append(catalog.query("SELECT task_id, status, reasons FROM tasks ORDER BY task_id"))
             shards = _shard_bytes(data.shards)
         outcomes.append(shards)
     assert outcomes[0] == outcomes[2] and outcomes[1] == outcomes[3]
     copy = next(row for row in outcomes[0] if row["task_id"] == original.task_id + "-copy")
     assert copy["status"] == "rejected" and f"task {original.task_id}" in copy["reasons"][0]
+
+
+def test_the_screen_decides_task_rows_as_it_decides_each_task_alone(tmp_path):
+    from taskforge.flows.screening import landing_screen
+    from taskforge.store.layout import DataDir
+
+    tasks = _decided(5)
+    original = tasks[0]
+    copy = original.model_copy(update={"task_id": original.task_id + "-copy",
+                                       "payload": {**original.payload, "copy": 1}})
+    undecontaminated = tasks[2].model_copy(update={"validation": [v for v in tasks[2].validation
+                                                                  if v.check != "decontamination"]})
+    unchecked = tasks[3].model_copy(update={"validation": []})
+    failed_before = tasks[4].model_copy(update={"validation": [*tasks[4].validation, ValidationResult(
+        check="planted", passed=False, reason="planted")]})
+    landing = [original, copy, tasks[1], undecontaminated, unchecked, failed_before]
+
+    expected = {}
+    data = DataDir(tmp_path / "alone")
+    with data.open_catalog() as catalog:
+        screen = landing_screen(catalog, data)
+        for task in sorted(landing, key=lambda t: t.task_id):
+            expected[task.task_id] = screen.land(task)
+    data = DataDir(tmp_path / "rows")
+    with data.open_catalog() as catalog:
+        land(landing, catalog, data.shards, "cycle-1", screen=landing_screen(catalog, data).land_rows)
+        landed = catalog.query("SELECT task_id, status, reasons FROM tasks ORDER BY task_id")
+        stored = catalog.query("SELECT * EXCLUDE (duration_s) FROM validations ORDER BY task_id, position")
+    assert landed == [{"task_id": t.task_id, "status": t.status, "reasons": t.reasons}
+                      for t in sorted(expected.values(), key=lambda t: t.task_id)]
+    assert stored == [{**{k: v for k, v in to_row(v).items() if k != "duration_s"}, "task_id": t.task_id, "position": n}
+                      for t in sorted(expected.values(), key=lambda t: t.task_id) for n, v in enumerate(t.validation)]
+    statuses = {t.task_id: t.status for t in expected.values()}
+    assert statuses[copy.task_id] == statuses[failed_before.task_id] == statuses[tasks[1].task_id] == "rejected"
+    assert statuses[original.task_id] == statuses[undecontaminated.task_id] == statuses[unchecked.task_id] == "accepted"
+    assert [v.check for v in expected[unchecked.task_id].validation] == ["decontamination", "near_duplicate"]
 
 
 def test_signatures_are_those_of_datasketch_over_per_word_shingles(monkeypatch):

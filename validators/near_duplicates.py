@@ -4,12 +4,13 @@ the removal names that task.
 
 What a task asks is the text of its non-system prompt messages (system messages are a family's shared
 instructions). It is cut into word 5-grams of normalised words (`taskforge.validators.shingles`), each hashed to
-32 bits, signed with a 128-permutation MinHash and looked up with MinHash LSH at an estimated Jaccard
-similarity of 0.8 or more. Signing runs in numpy end to end (`taskforge.validators.shingles` hashes the words;
-the permutations are datasketch's "affine32" ones, applied to every shingle at once), and gives exactly the
-signature `datasketch.MinHash.update_batch` gives for the same shingles. A task is never its own near-duplicate
-(a rerun, or a later release carrying a task over, keeps it), nor its parent's or its child's: evolution derives
-a variant on purpose, and its family's checks (the judge, hardness) certify that it differs.
+32 bits, signed with a 128-permutation MinHash and looked up with MinHash LSH (datasketch's bands, kept as
+dicts of signature bytes) at an estimated Jaccard similarity of 0.8 or more. Signing runs in numpy end to end
+(`taskforge.validators.shingles` hashes the words; the permutations are datasketch's "affine32" ones, applied to
+every shingle at once), and gives exactly the signature `datasketch.MinHash.update_batch` gives for the same
+shingles. A task is never its own near-duplicate (a rerun, or a later release carrying a task over, keeps it), nor
+its parent's or its child's: evolution derives a variant on purpose, and its family's checks (the judge,
+hardness) certify that it differs.
 
 Earlier releases are registered like evaluation sets (`taskforge decontam add RELEASE_DIR`): the signatures of
 their tasks are kept in the data dir as `evalsets/<name>.minhash.parquet`.
@@ -24,6 +25,7 @@ from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from datasketch import MinHash, MinHashLSH
 
@@ -45,6 +47,23 @@ SIGNATURE_DTYPE = np.uint32
 def asked_text(prompt: Iterable[Message]) -> str:
     """What a task asks: its prompt without the system messages."""
     return "\n".join(m.content for m in prompt if m.role != "system")
+
+
+def asked_texts(prompts: pa.Array | pa.ChunkedArray) -> list[str]:
+    """What each task asks (`asked_text`), from the prompt column of Task rows in Arrow: every message's role and
+    content are read into Python once, chunk by chunk (no copy of the column is made in Arrow), and each task's
+    non-system contents joined with newlines."""
+    asked: list[str] = []
+    for chunk in prompts.chunks if isinstance(prompts, pa.ChunkedArray) else [prompts]:
+        messages = chunk.flatten()
+        parts: list[list[str]] = [[] for _ in range(len(chunk))]
+        for row, role, content in zip(pc.list_parent_indices(chunk).to_numpy().tolist(),
+                                      pc.struct_field(messages, "role").to_pylist(),
+                                      pc.struct_field(messages, "content").to_pylist()):
+            if role != "system":
+                parts[row].append(content)
+        asked += ["\n".join(texts) for texts in parts]
+    return asked
 
 
 PERMUTATIONS = MinHash(num_perm=NUM_PERM, seed=SEED, scheme=SCHEME).permutations
@@ -136,12 +155,6 @@ def signatures(texts: Sequence[str]) -> list[bytes]:
     return signed
 
 
-def _minhash(signature_bytes: bytes) -> MinHash:
-    """A signature's bytes as a datasketch MinHash."""
-    values = np.frombuffer(signature_bytes, dtype=SIGNATURE_DTYPE)
-    return MinHash(num_perm=NUM_PERM, seed=SEED, scheme=SCHEME, hashvalues=values, permutations=PERMUTATIONS)
-
-
 @dataclass(frozen=True)
 class Near:
     """A task found too close to another: which one, where it comes from, the estimated Jaccard similarity."""
@@ -162,39 +175,52 @@ def _lsh_bands() -> tuple[int, int]:
     return lsh.b, lsh.r
 
 
+def jaccard(ours: bytes, theirs: bytes) -> float:
+    """The Jaccard similarity two signatures estimate (the share of equal values), as `MinHash.jaccard` gives it."""
+    equal = np.frombuffer(ours, dtype=SIGNATURE_DTYPE) == np.frombuffer(theirs, dtype=SIGNATURE_DTYPE)
+    return float(np.count_nonzero(equal)) / NUM_PERM
+
+
 class NearDuplicateIndex:
     """Signatures of known tasks (with their parent task, if any) in an LSH index; each task id is held once
-    (its first origin)."""
+    (its first origin).
+
+    The index is datasketch's `MinHashLSH` banding done on the signature bytes: the bands and rows datasketch
+    picks for the threshold, and a task a candidate of another when one band of their signatures is equal. A
+    lookup is a few dict lookups, with no MinHash object made per task.
+    """
 
     def __init__(self) -> None:
-        self.lsh = MinHashLSH(threshold=THRESHOLD, num_perm=NUM_PERM, params=_lsh_bands())
-        self.entries: dict[str, tuple[str, MinHash, str | None]] = {}
+        bands, rows = _lsh_bands()
+        width = rows * SIGNATURE_DTYPE().itemsize
+        self.bands = [(band * width, (band + 1) * width) for band in range(bands)]
+        self.tables: list[dict[bytes, list[str]]] = [{} for _ in self.bands]
+        self.entries: dict[str, tuple[str, bytes, str | None]] = {}
 
     def __len__(self) -> int:
         return len(self.entries)
 
     def add(self, task_id: str, origin: str, signature_bytes: bytes, parent: str | None = None) -> None:
         """Index a task's signature (a task id already held is kept as it was)."""
-        self.insert(task_id, origin, _minhash(signature_bytes), parent)
-
-    def insert(self, task_id: str, origin: str, minhash: MinHash, parent: str | None = None) -> None:
-        """Index a task's MinHash (a task id already held is kept as it was)."""
         if task_id in self.entries:
             return
-        self.entries[task_id] = (origin, minhash, parent)
-        self.lsh.insert(task_id, minhash)
+        self.entries[task_id] = (origin, signature_bytes, parent)
+        for (start, end), table in zip(self.bands, self.tables):
+            table.setdefault(signature_bytes[start:end], []).append(task_id)
 
-    def near(self, task_id: str, minhash: MinHash, parent: str | None = None) -> list[Near]:
+    def near(self, task_id: str, signature_bytes: bytes, parent: str | None = None) -> list[Near]:
         """Other tasks, not the task itself, its parent or its children, whose estimated Jaccard similarity
-        with this MinHash reaches the threshold, closest first."""
+        with this signature reaches the threshold, closest first."""
+        candidates = {other for (start, end), table in zip(self.bands, self.tables)
+                      for other in table.get(signature_bytes[start:end], ())}
         found = []
-        for other in self.lsh.query(minhash):
+        for other in candidates:
             origin, theirs, their_parent = self.entries[other]
             if task_id in (other, their_parent) or other == parent:
                 continue
-            jaccard = round(float(minhash.jaccard(theirs)), 3)
-            if jaccard >= THRESHOLD:
-                found.append(Near(other, origin, jaccard))
+            similarity = round(jaccard(signature_bytes, theirs), 3)
+            if similarity >= THRESHOLD:
+                found.append(Near(other, origin, similarity))
         return sorted(found, key=lambda n: (-n.jaccard, n.task_id))
 
 
@@ -208,23 +234,19 @@ class NearDuplicateCheck:
         self.index = index
         self.origin = origin
         self.passed: dict[str, tuple[str, bytes]] = {}
-        self.presigned: dict[str, bytes] = {}
-
-    def presign(self, tasks: Sequence[Task]) -> None:
-        """Sign these tasks together, in one numpy pass, ahead of checking them one after the other."""
-        self.presigned.update(zip((t.task_id for t in tasks), signatures([asked_text(t.prompt) for t in tasks])))
 
     def applies_to(self, task: Task) -> bool:
         return True
 
     def run(self, task: Task) -> ValidationResult:
-        signed = self.presigned.pop(task.task_id, None) or signature(asked_text(task.prompt))
-        parent = task.lineage.parent_task_id
-        minhash = _minhash(signed)
-        near = self.index.near(task.task_id, minhash, parent)
+        return self.judge(task.task_id, task.family, task.lineage.parent_task_id, signature(asked_text(task.prompt)))
+
+    def judge(self, task_id: str, family: str, parent: str | None, signed: bytes) -> ValidationResult:
+        """The result of a task known by its id, family, parent task id and signature (as `run` gives it)."""
+        near = self.index.near(task_id, signed, parent)
         if not near:
-            self.index.insert(task.task_id, self.origin, minhash, parent)
-            self.passed[task.task_id] = (task.family, signed)
+            self.index.add(task_id, self.origin, signed, parent)
+            self.passed[task_id] = (family, signed)
         return ValidationResult(
             check=self.name, passed=not near, score=near[0].jaccard if near else 0.0,
             reason="; ".join(n.describe() for n in near[:3]) or None,

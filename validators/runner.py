@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable
 
-from taskforge.schemas import Task, ValidationResult
+from taskforge.schemas import Task, ValidationResult, rejection_reasons
 from taskforge.schemas.locations import Location
 from taskforge.validators.base import Check, CheckContext, guarded
 from taskforge.validators.registry import question_checks
@@ -38,9 +38,7 @@ def validate(task: Task, checks: Iterable[Check] = DEFAULT_CHECKS) -> Task:
 
 def decide(task: Task, results: list[ValidationResult]) -> Task:
     """The task with these check results: accepted when every one passed, else rejected with their reasons."""
-    reasons = [f"{r.check}: {r.reason}" for r in results if not r.passed]
-    if not results:
-        reasons = ["no check applies to this task"]
+    reasons = rejection_reasons(results)
     return task.model_copy(update={
         "validation": results, "status": "rejected" if reasons else "accepted", "reasons": reasons,
     })

@@ -4,9 +4,9 @@ It makes sure the task was checked against the registered evaluation sets (at
 landing the decontamination check runs when a task has no result of it yet; a
 release checks every task again, against the sets registered by then), then
 removes near-duplicates of tasks already landed, of earlier tasks of the same
-landing or release, and of registered earlier releases. A landing signs its accepted
-tasks in one numpy pass, and decontaminates those that need it together, before they are looked up one after
-the other.
+landing or release, and of registered earlier releases. A landing screens Arrow task rows (`land_rows`): it signs
+their asked texts in one numpy pass, and decontaminates those that need it together, before they are looked up
+one after the other; only the rows to decontaminate become Task objects.
 """
 
 from __future__ import annotations
@@ -15,11 +15,16 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from taskforge.schemas import Task, ValidationResult
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from taskforge.schemas import Task, ValidationResult, from_table
 from taskforge.validators.base import timed
 from taskforge.validators.decontamination import DecontaminationCheck
 from taskforge.validators.evalsets import load_registry
-from taskforge.validators.near_duplicates import NearDuplicateCheck, NearDuplicateIndex, release_summaries
+from taskforge.validators.near_duplicates import (NearDuplicateCheck, NearDuplicateIndex, asked_texts,
+                                                  release_summaries, signatures)
 from taskforge.validators.runner import decide
 
 
@@ -31,7 +36,6 @@ class Screen:
         self.decontamination = DecontaminationCheck(data_dir)
         self.near_duplicates = NearDuplicateCheck(index, origin)
         self.recheck = recheck
-        self.decontaminated: dict[str, ValidationResult] = {}
 
     @property
     def passed(self) -> dict[str, tuple[str, bytes]]:
@@ -46,7 +50,7 @@ class Screen:
         """The screen's results for a task; near-duplicates are only looked for once it is decontaminated."""
         results = []
         if self.needs_decontamination(task):
-            results.append(self.decontaminated.pop(task.task_id, None) or timed(self.decontamination, task))
+            results.append(timed(self.decontamination, task))
         if all(r.passed for r in results):
             results.append(timed(self.near_duplicates, task))
         return results
@@ -57,28 +61,47 @@ class Screen:
             return task
         return decide(task, [*task.validation, *self.check(task)])
 
-    def land_all(self, tasks: Sequence[Task]) -> list[Task]:
-        """Tasks as they land, in order, the accepted ones signed together and decontaminated together first."""
-        accepted = [task for task in tasks if task.status == "accepted"]
-        self.near_duplicates.presign(accepted)
-        self.decontaminate_all([task for task in accepted if self.needs_decontamination(task)])
-        landed = [self.land(task) for task in tasks]
-        self.near_duplicates.presigned.clear()
-        self.decontaminated.clear()
-        return landed
+    def land_rows(self, table: pa.Table, rows: np.ndarray) -> list[list[ValidationResult]]:
+        """The results the screen adds to accepted tasks as they land, each what `check` gives the task: `rows`
+        are the tasks' positions in `table` (Task rows), in the order they land. Only the tasks to decontaminate
+        become Task objects; the asked texts of the others are signed together, in one numpy pass."""
+        picked = pa.array(rows, type=pa.int64())
+        ids = table.column("task_id").take(picked).to_pylist()
+        families = table.column("family").take(picked).to_pylist()
+        parents = pc.struct_field(table.column("lineage").take(picked), "parent_task_id").to_pylist()
+        needs = np.flatnonzero(np.ones(len(rows), dtype=bool) if self.recheck
+                               else ~_has_check(table.column("validation").take(picked), self.decontamination.name))
+        results: list[list[ValidationResult]] = [[] for _ in ids]
+        decontaminated = self.decontaminate_all(
+            from_table(table.take(pa.array(rows[needs], type=pa.int64())), Task) if len(needs) else [])
+        for row, result in zip(needs, decontaminated):
+            results[row].append(result)
+        clean = [row for row, found in enumerate(results) if all(r.passed for r in found)]
+        asked = asked_texts(table.column("prompt"))
+        for row, signed in zip(clean, signatures([asked[rows[row]] for row in clean])):
+            started = time.perf_counter()
+            result = self.near_duplicates.judge(ids[row], families[row], parents[row], signed)
+            results[row].append(result.model_copy(update={"duration_s": round(time.perf_counter() - started, 6)}))
+        return results
 
-    def decontaminate_all(self, tasks: Sequence[Task]) -> None:
-        """Decontaminate these tasks in one pass ahead of checking them one after the other (each result is the
-        one the check gives the task alone; its duration is the task's share of the pass)."""
+    def decontaminate_all(self, tasks: Sequence[Task]) -> list[ValidationResult]:
+        """Decontaminate these tasks in one pass (each result is the one the check gives the task alone; its
+        duration is the task's share of the pass)."""
         if not tasks:
-            return
+            return []
         started = time.perf_counter()
         results = self.decontamination.run_all(tasks)
         share = round((time.perf_counter() - started) / len(tasks), 6)
-        self.decontaminated.update((task.task_id, result.model_copy(update={"duration_s": share}))
-                                   for task, result in zip(tasks, results))
+        return [result.model_copy(update={"duration_s": share}) for result in results]
 
     def references(self) -> dict[str, list[dict[str, object]]]:
         """What tasks are screened against: the registered evaluation sets and earlier releases."""
         return {"evaluation_sets": [s.summary() for s in load_registry(self.data_dir).sets],
                 "earlier_releases": release_summaries(self.data_dir) if self.data_dir else []}
+
+
+def _has_check(validation: pa.Array | pa.ChunkedArray, name: str) -> np.ndarray:
+    """Whether each row of a Task `validation` column holds a result of the named check."""
+    validation = validation.combine_chunks() if isinstance(validation, pa.ChunkedArray) else validation
+    named = pc.equal(pc.struct_field(validation.flatten(), "check"), name).to_numpy(zero_copy_only=False)
+    return np.bincount(pc.list_parent_indices(validation).to_numpy()[named], minlength=len(validation)) > 0
