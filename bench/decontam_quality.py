@@ -24,7 +24,7 @@ from pathlib import Path
 from figures import emit
 from taskforge.validators.evalsets import EvalItem, EvalSet, Registry
 
-SHIPPED = Path(__file__).resolve().parents[1] / "data" / "samples" / "papers" / "synthetic_papers.jsonl"
+SHIPPED = Path(__file__).resolve().parents[1] / "data" / "samples" / "papers_synthetic" / "synthetic_papers.jsonl"
 
 
 def corpus(args: argparse.Namespace) -> list[str]:

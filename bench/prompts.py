@@ -221,7 +221,7 @@ def collect_samples(work: Path) -> dict[str, Any]:
     finally:
         sandbox.default_sandbox = original
 
-    collection = load_collection(data / "papers" / "synthetic_papers.jsonl", None).collection
+    collection = load_collection(data / "papers_synthetic" / "synthetic_papers.jsonl", None).collection
     snapshot_dir = work / "literature"
     save_snapshot(collection, str(snapshot_dir))
     env = open_environment(str(snapshot_dir), collection.collection_id, collection.version)
