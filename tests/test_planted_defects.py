@@ -140,7 +140,7 @@ def _literature(data: Path, tmp: Path) -> dict[str, Task]:
 def _long_context() -> dict[str, Task]:
     item = PlanItem(family="long_context", capability="history_tracking", quota=1, gap_ids=[], priority=1.0)
     context = BuildContext(cycle_id="planted-easy", options={"target_tokens": 2048, "categories": "timeline",
-                                                             "evolve": False})
+                                                             "evolve": False, "start": "easiest"})
     return {"hard": long_context_tasks(1, target_tokens=2048, cycle_id="planted")[0],
             "easy": next(LongContextBuilder().build(item, context))}
 
@@ -388,9 +388,9 @@ def _long_context_plants(rows: dict[str, Task]) -> list[Plant]:
             hard, f" The answer is {answer}.")), ("leakage", "reference"), "appears verbatim in the question"),
         plant("evidence stated in the system prompt", _system_states_evidence(hard), ("leakage", "reference"),
               "the system prompt states the evidence of"),
-        plant("last mention / most frequent answer", _copy(easy, "shortcut"), ("shortcut",),
+        plant("first / last mention answer", _copy(easy, "shortcut"), ("shortcut",),
               "the last_mention shortcut scores 1.0, above the long_context threshold 0.5",
-              "the most_frequent_answer shortcut scores 0.6"),
+              "the first_mention shortcut scores 1.0"),
         plant("a shortcut scoring 0.67 (the judge model's recorded score)", _judged(hard, 0.666667), ("shortcut",),
               "the judge_model shortcut scores 0.666667, above the long_context threshold 0.5"),
         plant("a wrong answer scores 1", _copy(hard, "determinism", grader={**hard.grader, "labels": labels}),
