@@ -139,6 +139,7 @@ def test_good_task_is_accepted_and_needs_many_scattered_facts(task):
     codes = {f["ref"]["code"] for f in facts.values() if f["kind"] == "alias" and "code" in f["ref"]}
     nicknames = {f["name"] for f in facts.values() if f["kind"] == "alias" and f["name"].endswith(" fund")}
     assert not any(name in task.payload["question"] for name in codes | nicknames)
+    assert ledger.ADMINISTRATION_RULE in task.payload["question"], "the question says how handovers are read"
     assert any(f["kind"] == "plan" for f in facts.values()), "decoys that were never booked sit beside the facts"
     renamings = [f for f in facts.values() if f["kind"] == "alias" and f.get("date")]
     assert len(renamings) == 1 and len([f for f in facts.values() if f.get("name") == renamings[0]["name"]]) == 2

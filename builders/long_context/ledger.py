@@ -51,6 +51,10 @@ START = {"state_transition_depth": 16, "near_miss_strength": 2, "search_space": 
 START_AT_LENGTH = {65536: {"state_transition_depth": 32}, 131072: {"state_transition_depth": 48}}
 """Longer targets start deeper: a 64K root replays 32 bookings, a 128K root 48, so the facts to integrate grow
 with the context rather than the filler alone."""
+ADMINISTRATION_RULE = ("A person keeps administering every account handed to them until it is handed to someone "
+                       "else.")
+"""How the question reads handovers, as `derive_ledger` does: a second account does not end the first (a solver
+had read the newer account as replacing the older)."""
 AMENDMENTS_EVERY = 16
 """One round of amendments of the asked account (void, correction, reversal, rebooking) per about this many of
 its bookings: one up to 23 bookings, two at 32, three at 48."""
@@ -481,7 +485,7 @@ def compose(seed: int, axes: Axes, rng: random.Random) -> tuple[Composition, Wor
     rng.shuffle(statements)
     day = format_date(until, rng.randrange(4)).removeprefix("on ")
     question = (f"What was the balance, in credits, of {target.role} at the close of {day}? "
-                "Reply with a whole number on a final line of the form 'Answer: N'.")
+                f"{ADMINISTRATION_RULE} Reply with a whole number on a final line of the form 'Answer: N'.")
     return Composition(
         category=CATEGORY, statements=statements, question=question, query=query, answer_type="quantity",
         scorer="long_context.aggregate", format_answer=str, probes=[target.role],
