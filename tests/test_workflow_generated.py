@@ -1,5 +1,6 @@
 """The shipped workflow seeds generate their inputs at build time: small folders, large messy inputs, the same
-bytes from the same seed, capability labels from what the seed exercises, and accepted tasks (built small)."""
+bytes from the same seed, capability labels from what the seed exercises, accepted tasks (built small), and
+descendants whose inputs are their own (no answer of one task gives another's)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 from taskforge import sandbox
 from taskforge.builders.base import BuildContext
 from taskforge.builders.workflow import WorkflowBuilder
-from taskforge.builders.workflow.generation import generated
+from taskforge.builders.workflow.generation import REGENERATE, generated
 from taskforge.builders.workflow.prompting import user_message
 from taskforge.builders.workflow.seeds import GENERATOR_FILE, load_seeds
 from conftest import FIXTURE_SEEDS, SAMPLES
@@ -68,6 +69,11 @@ def test_every_build_holds_descendants_and_every_task_is_accepted(process_backen
     built = _build("general", 2 * len(shipped))
     assert not [t for t in built if isinstance(t, Quarantined)], built
     assert [t.payload["generation"] for t in built] == [0, 1] * len(shipped)
+    for parent, child in zip(built[::2], built[1::2]):
+        assert child.payload["evolution"]["operators"][0] == REGENERATE
+        inputs = parent.payload["inputs"]
+        shared = [p for p, text in inputs.items() if child.payload["inputs"].get(p) == text]
+        assert sum(len(inputs[p]) for p in shared) < 0.01 * sum(map(len, inputs.values())), shared
     for task in built:
         decided = validate(task)
         assert decided.status == "accepted", (task.payload["seed_id"], decided.reasons)

@@ -10,7 +10,9 @@ operators). A seed that cannot be varied is quarantined for that attempt.
 `start` is derived from the plan item's capability, so plan items of one cycle
 that ask for different capabilities begin at different seeds. A seed with a
 generator gets its inputs generated first (`generation`; the option `scale`
-sizes them, 1.0 by default). A task is labelled with the plan item's
+sizes them, 1.0 by default), and its descendants get inputs generated afresh
+with a data seed of their own (`generation.regenerator`), so no two tasks of a
+build share input files from which one answer gives another's. A task is labelled with the plan item's
 capability when its seed exercises it, else with the seed's first capability.
 Every reference deliverable comes from running the reference workflow inside
 the sandbox. Where an endpoint is configured, the builder agent leads the
@@ -30,7 +32,8 @@ from taskforge.builders.workflow.authoring import NAME as AUTHOR
 from taskforge.builders.workflow.authoring import RecordAuthor
 from taskforge.builders.workflow.evolve import NotEvolvableError, evolve
 from taskforge.builders.workflow.execute import run_reference
-from taskforge.builders.workflow.generation import generated
+from taskforge.builders.workflow.generation import generated, regenerator
+from taskforge.builders.workflow.operators import Operator
 from taskforge.builders.workflow.judging import judged
 from taskforge.builders.workflow.operators import OPERATORS
 from taskforge.builders.workflow.package import to_task
@@ -79,6 +82,7 @@ class WorkflowBuilder:
         start = derive_seed(item.family, item.capability)
         scale = float(context.options.get("scale", 1.0))
         parents: dict[Path, Task] = {}
+        regenerators = {f: regenerator(s, scale) for f, s in loaded.items() if isinstance(s, WorkflowSeed) and s.pending}
         for index in range(context.first_index, context.first_index + item.quota):
             position, attempt = slot(index, len(folders))
             folder = folders[(start + position) % len(folders)]
@@ -98,7 +102,8 @@ class WorkflowBuilder:
                 yield parent
                 continue
             rng_seed = derive_seed(context.cycle_id, context.seed, seed.package.seed_id, attempt)
-            yield self._descendant(seed, parent, item, context, rng_seed, f"{seed.package.seed_id}#{attempt}")
+            yield self._descendant(seed, parent, item, context, rng_seed, f"{seed.package.seed_id}#{attempt}",
+                                   regenerators.get(folder))
 
     def harder(self, task: Task, context: BuildContext) -> Task | Quarantined:
         """A descendant of a task the solver gate found too easy (its package varied along two or three
@@ -110,12 +115,14 @@ class WorkflowBuilder:
         return self._descendant(seed, task, item, context, rng_seed, f"{seed.package.seed_id}:harder")
 
     def _descendant(self, seed: WorkflowSeed, parent: Task, item: PlanItem, context: BuildContext, rng_seed: int,
-                    where: str) -> Task | Quarantined:
-        """A descendant of `parent` (built from `seed`), judged against it where a judge is configured."""
+                    where: str, fresh_inputs: Operator | None = None) -> Task | Quarantined:
+        """A descendant of `parent` (built from `seed`), judged against it where a judge is configured; a seed
+        with a generator passes `fresh_inputs`, which leads the operators with inputs of the descendant's own."""
         summary = summarize(seed.package, parent.reference["deliverables"])
         author = RecordAuthor(current_agents())
+        leads = (fresh_inputs,) if fresh_inputs else ()
         try:
-            child = evolve(seed, summary, parent.task_id, rng_seed, (author.operator(), *OPERATORS))
+            child = evolve(seed, summary, parent.task_id, rng_seed, (*leads, author.operator(), *OPERATORS))
         except NotEvolvableError as exc:
             return Quarantined.from_error(exc, "build", f"workflow-seed:{where}")
         task = self._task(child, item, context, parent_task_id=parent.task_id, rng_seed=rng_seed)

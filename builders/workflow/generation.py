@@ -7,22 +7,30 @@ a small scale builds the same task small, e.g. in tests). It writes every input
 file under `inputs/`; the same parameters always give the same bytes. A
 generator that fails, or writes files the seed does not declare, makes the seed
 unusable: an InputError naming it and the reason.
+
+A descendant of a generated seed gets inputs of its own: `regenerator` is an
+evolution operator (the data axis, leading the others) that runs the generator
+again with a new data seed, so no two tasks of a build share the inputs from
+which one task's answer would give another's.
 """
 
 from __future__ import annotations
 
 import json
+import random
 import tempfile
 from pathlib import Path
 
 from taskforge import sandbox
 from taskforge.builders.workflow.execute import WFIO_SOURCE
+from taskforge.builders.workflow.operators import Operator
 from taskforge.builders.workflow.seeds import GENERATOR_FILE, WorkflowSeed, check_package, check_size
 from taskforge.graders.workflow.deliverables import read_tree, write_tree
 from taskforge.schemas import InfrastructureError, InputError
-from taskforge.schemas.workflow import INPUTS
+from taskforge.schemas.workflow import INPUTS, WorkflowPackage
 
 GENERATOR_TIMEOUT_S = 120.0
+REGENERATE = "regenerate_inputs"
 HARNESS = """import runpy, sys
 pinned, found = sys.argv[1], "%d.%d" % sys.version_info[:2]
 if pinned and found != pinned:
@@ -57,3 +65,14 @@ def generated(seed: WorkflowSeed, data_seed: int, scale: float = 1.0) -> Workflo
     package = package.model_copy(update={"inputs": inputs})
     check_package(package, package.seed_id)
     return WorkflowSeed(package=package, workflow=seed.workflow)
+
+
+def regenerator(seed: WorkflowSeed, scale: float) -> Operator:
+    """The evolution operator that writes a descendant's inputs afresh with `seed`'s generator (still pending,
+    i.e. not yet generated) and a data seed drawn from the evolution's random generator."""
+    def apply(package: WorkflowPackage, rng: random.Random) -> WorkflowPackage:
+        fresh = WorkflowSeed(package=package.model_copy(update={"inputs": {}}), workflow=seed.workflow,
+                             generator=seed.generator, generator_params=seed.generator_params)
+        return generated(fresh, rng.randrange(2 ** 31), scale).package
+
+    return Operator(REGENERATE, "data", applies=lambda package: True, apply=apply, lead=True)
