@@ -71,9 +71,8 @@ def test_every_build_holds_descendants_and_every_task_is_accepted(process_backen
     assert [t.payload["generation"] for t in built] == [0, 1] * len(shipped)
     for parent, child in zip(built[::2], built[1::2]):
         assert child.payload["evolution"]["operators"][0] == REGENERATE
-        inputs = parent.payload["inputs"]
-        shared = [p for p, text in inputs.items() if child.payload["inputs"].get(p) == text]
-        assert sum(len(inputs[p]) for p in shared) < 0.01 * sum(map(len, inputs.values())), shared
+        shared = [p for p, text in parent.payload["inputs"].items() if child.payload["inputs"].get(p) == text]
+        assert not [p for p in shared if not p.endswith(".md")], "a data file is shared (a policy text may be)"
     for task in built:
         decided = validate(task)
         assert decided.status == "accepted", (task.payload["seed_id"], decided.reasons)
@@ -81,6 +80,6 @@ def test_every_build_holds_descendants_and_every_task_is_accepted(process_backen
 
 
 def test_a_capability_picks_the_seeds_that_exercise_it(process_backend):
-    tasks = _build("history_tracking", 2)
+    tasks = _build("objective_tracking", 2)
     assert {t.payload["root_seed_id"] for t in tasks} == {"subscription-mrr-bridge"}
-    assert {t.capability for t in tasks} == {"history_tracking"}
+    assert {t.capability for t in tasks} == {"objective_tracking"}

@@ -1,7 +1,8 @@
-"""The commission run's rules live in its documents: a solution that skips the plan's memos (or one kind of
-them), or reads the budget rates instead of the reference rates, scores below 1, and one that ignores every
-memo scores well below the solver gate's ceiling. Each shortcut is the reference itself run on inputs with
-that part of the rulebook taken out, graded against the true reference with the task's own grader."""
+"""The shipped seeds' rules live in their documents: a solution that skips one kind of the dated memos, notices
+or notes scores below 1, and one that ignores them all, or reads the policy's other rules wrongly (budget rates
+for reference rates, one rate set for the year, every customer in scope), scores below the solver gate's
+ceiling. Each shortcut is the seed's reference itself run on inputs with that part of the rulebook taken out or
+misread, graded against the true reference with the task's own grader."""
 
 from __future__ import annotations
 
@@ -16,65 +17,105 @@ from taskforge.builders.workflow.seeds import WorkflowSeed, load_seed
 from taskforge.graders.workflow.deliverables import grade
 from conftest import SAMPLES
 
-SEED = SAMPLES / "workflow_seeds" / "sales-commission-run"
-MEMOS, FX = "inputs/plan_memos.md", "inputs/fx_rates.csv"
-MEMO_KINDS = ("Void", "Territory handover", "Correction", "Rate change", "Withdrawal", "Account merger",
-              "Accelerator", "Quota adjustment")
+SEEDS = SAMPLES / "workflow_seeds"
+RULEBOOKS = {
+    "sales-commission-run": ("inputs/plan_memos.md", "Memo", ("Void", "Territory handover", "Correction", "Rate change",
+                                                             "Withdrawal", "Account merger", "Accelerator",
+                                                             "Quota adjustment")),
+    "ap-three-way-match": ("inputs/vendor_notices.md", "Notice", ("Void", "Tolerance", "Payment terms", "Payment hold",
+                                                                 "Hold released")),
+    "subscription-mrr-bridge": ("inputs/finance_notes.md", "Note", ("Reversal",)),
+}
+KEPT = ("Rename",)
+"""Notices a shortcut keeps even when it ignores the rest: without them a renamed supplier is unknown and the
+shortcut fails outright instead of scoring low."""
+FX, CUSTOMERS, POLICY = "inputs/fx_rates.csv", "inputs/customers.csv", "inputs/revenue_policy.md"
 CEILING = 0.75
 
 
 @pytest.fixture(scope="module")
-def task():
+def backend():
     with pytest.MonkeyPatch.context() as patch:
         chosen = sandbox.get_sandbox("process")
         patch.setattr(sandbox, "default_sandbox", lambda: chosen)
-        seed = generated(load_seed(SEED), data_seed=11, scale=0.5)
+        yield
+
+
+@pytest.fixture(scope="module")
+def built(backend):
+    tasks = {}
+    for name in RULEBOOKS:
+        seed = generated(load_seed(SEEDS / name), data_seed=11, scale=0.5)
         truth = run_reference(seed)
         assert truth.ok, truth.detail
-        yield seed, truth.outputs, chosen
+        tasks[name] = (seed, truth.outputs)
+    return tasks
 
 
-def without_memos(text: str, kind: str) -> str:
-    """The memo file with every memo of one kind (its text starting with `kind`) left out."""
-    head, *memos = re.split(r"\n(?=## Memo )", text)
-    return "\n".join([head, *(m for m in memos if not m.split("\n\n", 1)[1].startswith(kind))])
+def without(text: str, heading: str, kinds: tuple[str, ...], keep: bool = False) -> str:
+    """The rulebook with every entry whose text starts with one of `kinds` left out (or, with `keep`, every
+    other entry)."""
+    head, *entries = re.split(rf"\n(?=## {heading} )", text)
+    return "\n".join([head, *(e for e in entries if e.split("\n\n", 1)[1].startswith(kinds) == keep)])
 
 
-def budget_rates(text: str) -> str:
-    """The rate file as read by a solution that takes the budget rates for the reference rates."""
-    header, *rows = text.splitlines()
-    return "\n".join([header, *(r.replace("budget", "reference") for r in rows if ",budget," in r)]) + "\n"
+def budget_rates(inputs: dict[str, str]) -> dict[str, str]:
+    """The commission run as read by a solution that takes the budget rates for the reference rates."""
+    header, *rows = inputs[FX].splitlines()
+    return {FX: "\n".join([header, *(r.replace("budget", "reference") for r in rows if ",budget," in r)]) + "\n"}
 
 
-def shortcut_score(task, edited: dict[str, str]) -> float:
-    seed, truth, chosen = task
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(sandbox, "default_sandbox", lambda: chosen)
-        package = seed.package.model_copy(update={"inputs": {**seed.package.inputs, **edited}})
-        run = run_reference(WorkflowSeed(package=package, workflow=seed.workflow))
+def one_rate_set(inputs: dict[str, str]) -> dict[str, str]:
+    """The MRR bridge as read by a solution that converts every month at the first set of budget rates."""
+    header, *rows = inputs[FX].splitlines()
+    first = rows[0].split(",")[0]
+    return {FX: "\n".join([header, *(r for r in rows if r.startswith(first))]) + "\n"}
+
+
+def everyone_in_scope(inputs: dict[str, str]) -> dict[str, str]:
+    """The MRR bridge as read by a solution that keeps partner-channel customers and test tenants."""
+    return {CUSTOMERS: inputs[CUSTOMERS].replace(",partner", ",via-partner"),
+            POLICY: re.sub(r"as well: [^.]+\.", "as well: none.", inputs[POLICY])}
+
+
+MISREADINGS = {("sales-commission-run", budget_rates), ("subscription-mrr-bridge", one_rate_set),
+               ("subscription-mrr-bridge", everyone_in_scope)}
+
+
+def shortcut_score(built, name: str, edited: dict[str, str]) -> float:
+    seed, truth = built[name]
+    package = seed.package.model_copy(update={"inputs": {**seed.package.inputs, **edited}})
+    run = run_reference(WorkflowSeed(package=package, workflow=seed.workflow))
     assert run.ok, run.detail
-    specs = [d.model_dump(mode="json") for d in seed.package.deliverables]
-    return grade(run.outputs, truth, specs)["score"]
+    return grade(run.outputs, truth, [d.model_dump(mode="json") for d in seed.package.deliverables])["score"]
 
 
-def test_the_reference_scores_one_and_every_memo_kind_is_present(task):
-    seed, truth, _ = task
-    specs = [d.model_dump(mode="json") for d in seed.package.deliverables]
-    assert grade(truth, truth, specs)["score"] == 1.0
-    memos = seed.package.inputs[MEMOS]
-    assert all(f"\n\n{kind}" in memos for kind in MEMO_KINDS)
-    assert "rate change" not in seed.package.rendered_instructions().lower()
+@pytest.mark.parametrize("name", RULEBOOKS)
+def test_the_reference_scores_one_and_the_request_leaves_the_rules_to_the_documents(built, name):
+    seed, truth = built[name]
+    path, heading, kinds = RULEBOOKS[name]
+    assert grade(truth, truth, [d.model_dump(mode="json") for d in seed.package.deliverables])["score"] == 1.0
+    assert all(f"\n\n{kind}" in seed.package.inputs[path] for kind in kinds)
+    request = seed.package.rendered_instructions().lower()
+    assert not [kind for kind in kinds if kind.lower() in request]
 
 
-@pytest.mark.parametrize("kind", MEMO_KINDS)
-def test_skipping_one_kind_of_memo_scores_below_one(task, kind):
-    assert shortcut_score(task, {MEMOS: without_memos(task[0].package.inputs[MEMOS], kind)}) < 1.0
+@pytest.mark.parametrize("name,kind", [(n, k) for n, (_, _, kinds) in RULEBOOKS.items() for k in kinds])
+def test_skipping_one_kind_of_dated_rule_scores_below_one(built, name, kind):
+    path, heading, _ = RULEBOOKS[name]
+    assert shortcut_score(built, name, {path: without(built[name][0].package.inputs[path], heading, (kind,))}) < 1.0
 
 
-def test_ignoring_every_memo_scores_below_the_ceiling(task):
-    memos = task[0].package.inputs[MEMOS]
-    assert shortcut_score(task, {MEMOS: memos.split("\n## Memo ", 1)[0] + "\n"}) < CEILING
+@pytest.mark.parametrize("name", ["sales-commission-run", "ap-three-way-match"])
+def test_ignoring_the_dated_rules_scores_below_the_ceiling(built, name):
+    """(The MRR bridge's notes only reverse events: ignoring them costs about a quarter of the score; its
+    policy's scope and rates are what a shortcut misreads, below.)"""
+    path, heading, _ = RULEBOOKS[name]
+    kept = without(built[name][0].package.inputs[path], heading, KEPT, keep=True)
+    assert shortcut_score(built, name, {path: kept}) < CEILING
 
 
-def test_budget_rates_for_reference_rates_score_below_the_ceiling(task):
-    assert shortcut_score(task, {FX: budget_rates(task[0].package.inputs[FX])}) < CEILING
+@pytest.mark.parametrize("name,misread", sorted(MISREADINGS, key=lambda m: (m[0], m[1].__name__)),
+                         ids=lambda m: getattr(m, "__name__", m))
+def test_misreading_the_policy_scores_below_the_ceiling(built, name, misread):
+    assert shortcut_score(built, name, misread(built[name][0].package.inputs)) < CEILING

@@ -1,5 +1,11 @@
-"""Inputs of the accounts-payable three-way match: purchase orders, goods receipts, the supplier master and the
-AP inbox's invoice export.
+"""Inputs of the accounts-payable three-way match: purchase orders, goods receipts, the supplier master, the AP
+inbox's invoice export, the AP policy and the vendor notices that changed it during the year.
+
+The rules live in the policy and the notices, not in the request: the price tolerance (changed on a dated day,
+a larger change proposed and not adopted), payment terms of some suppliers changed for invoices from a day on,
+suppliers renamed (their invoices print the new name, the master keeps the old one), payment holds (one
+released), invoices voided by supplier and day only, and notices for another company code or about bank
+details that change nothing here.
 
 The invoice export is what an AP inbox produces after OCR and manual keying:
 supplier names as printed on the invoice (case, spacing, and text that went
@@ -21,6 +27,20 @@ NAMES = ["Müller Präzisionsteile GmbH", "Søren & Dahl ApS", "Café Lumière S
          "Berg & Söhne OHG", "Crème Chemicals SA", "Dvořák Elektro s.r.o.", "Fjäll Timber AB", "Gómez Plásticos SA",
          "Hütte Stahlbau GmbH", "Iberia Cables SL", "Jørgensen Marine A/S", "Kraków Tools sp. j.", "Lumen Glass BV"]
 suppliers = [(f"S{100 + k}", name, rng.choice([14, 30, 45, 60])) for k, name in enumerate(NAMES)]
+YEAR = int(params["year"])
+
+
+def some_day(low: dt.date, high: dt.date) -> dt.date:
+    return low + dt.timedelta(days=rng.randrange((high - low).days + 1))
+
+
+def long_date(value: dt.date) -> str:
+    return rng.choice([f"{value.day} {value:%B %Y}", f"{value:%B} {value.day}, {value.year}", value.isoformat()])
+
+
+renamed = {s[0]: (f"{s[1].split()[0]} {rng.choice(['Group', 'Holding', 'Industries'])} {s[1].split()[-1]}",
+                  some_day(dt.date(YEAR, 3, 1), dt.date(YEAR, 8, 31)))
+           for s in rng.sample([s for s in suppliers if not s[1].endswith(".")], 2)}
 ITEMS = [f"ITM-{k:04d}" for k in range(400)]
 BASE = dt.date(int(params["year"]), 1, 1)
 
@@ -91,22 +111,96 @@ for k in range(orders_n):
             number = f"INV-{supplier[0][1:]}-{serial['inv']:06d}"
             issued = day(opened + rng.randrange(5, 90))
             po_written = po if rng.random() > 0.01 else po.replace("PO-", "PO-9")
-            invoices.append([number, written_name(supplier[1]), written_date(issued), po_written, str(line), str(part),
-                             f"{unit:.2f}", money(part * unit), supplier[1]])
+            printed = renamed[supplier[0]][0] if supplier[0] in renamed and issued >= renamed[supplier[0]][1] else supplier[1]
+            invoices.append([number, written_name(printed), written_date(issued), po_written, str(line), str(part),
+                             f"{unit:.2f}", money(part * unit), printed, issued])
             invoiced += part
             if rng.random() < 0.03:
                 serial["inv"] += 1
                 back = rng.randrange(1, part + 1)
                 credit = day(opened + rng.randrange(60, 150))
-                invoices.append([f"CN-{supplier[0][1:]}-{serial['inv']:06d}", written_name(supplier[1]), written_date(credit),
-                                 po, str(line), str(-back), f"{unit:.2f}", money(-back * unit), supplier[1]])
+                printed = renamed[supplier[0]][0] if supplier[0] in renamed and credit >= renamed[supplier[0]][1] else supplier[1]
+                invoices.append([f"CN-{supplier[0][1:]}-{serial['inv']:06d}", written_name(printed), written_date(credit),
+                                 po, str(line), str(-back), f"{unit:.2f}", money(-back * unit), printed, credit])
 rng.shuffle(invoices)
 for index in rng.sample(range(len(invoices)), max(2, len(invoices) // 40)):
     copy = list(invoices[index])
     copy[0] = rng.choice([copy[0].lower(), f" {copy[0]}", copy[0]])
-    copy[1] = written_name(copy[-1])
+    copy[1] = written_name(copy[-2])
     invoices.insert(rng.randrange(index, len(invoices) + 1), copy)
+tolerance = rng.choice([2, 3])
+notices = []
+changed = some_day(dt.date(YEAR, 4, 1), dt.date(YEAR, 8, 31))
+notices.append((changed - dt.timedelta(days=rng.randrange(-10, 20)),
+                f"Tolerance. The price tolerance is 5% of the PO line's unit price for invoices dated on or after "
+                f"{long_date(changed)}."))
+notices.append((some_day(dt.date(YEAR, 2, 1), dt.date(YEAR, 10, 1)),
+                "Proposal (not adopted). Procurement proposed a price tolerance of 10%. The controller rejected it; "
+                "the tolerance stands."))
+for supplier in rng.sample(suppliers, 3):
+    when = some_day(dt.date(YEAR, 2, 1), dt.date(YEAR, 9, 30))
+    notices.append((when - dt.timedelta(days=rng.randrange(-10, 20)),
+                    f"Payment terms. {supplier[1]} is paid {rng.choice([d for d in (14, 30, 45, 60, 90) if d != supplier[2]])} "
+                    f"days after the invoice date for invoices dated on or after {long_date(when)}."))
+for sid, (new_name, when) in renamed.items():
+    old_name = next(s[1] for s in suppliers if s[0] == sid)
+    notices.append((when - dt.timedelta(days=rng.randrange(1, 20)),
+                    f"Rename. {old_name} trades as {new_name} from {long_date(when)}; its supplier ID, terms and "
+                    "open items are unchanged."))
+held = rng.sample([s for s in suppliers if s[0] not in renamed], 2)
+start, end = some_day(dt.date(YEAR, 3, 1), dt.date(YEAR, 6, 15)), some_day(dt.date(YEAR, 7, 1), dt.date(YEAR, 9, 15))
+notices.append((start, f"Payment hold. {held[0][1]} is on payment hold from {long_date(start)} (bank details under "
+                       "verification)."))
+notices.append((end, f"Hold released. The payment hold on {held[0][1]} is released from {long_date(end)}."))
+start = some_day(dt.date(YEAR, 7, 1), dt.date(YEAR, 7, 25))
+notices.append((start, f"Payment hold. {held[1][1]} is on payment hold from {long_date(start)} (disputed deliveries)."))
+per_day = {}
+for row in invoices:
+    per_day.setdefault((row[-2], row[-1]), set()).add(row[0].strip().upper())
+candidates = list({r[0].strip().upper(): r for r in invoices
+                    if not r[0].startswith("CN") and len(per_day[(r[-2], r[-1])]) == 1}.values())
+for row in rng.sample(candidates, min(len(candidates), max(3, len(invoices) // 800))):
+    notices.append((row[-1] + dt.timedelta(days=rng.randrange(2, 30)),
+                    f"Void. The invoice of {row[-2]} dated {long_date(row[-1])} was issued in error and is void."))
+notices.append((some_day(dt.date(YEAR, 1, 10), dt.date(YEAR, 11, 1)),
+                "Other ledger. Company code 2000 (Nordic subsidiary) pays all suppliers 60 days after the invoice "
+                "date from 1 April; this ledger (company code 1000) is unaffected."))
+bank = rng.choice(suppliers)
+notices.append((some_day(dt.date(YEAR, 1, 10), dt.date(YEAR, 11, 1)),
+                f"Bank details. {bank[1]} confirmed new bank details by phone call-back; payments continue as usual."))
+notices.sort(key=lambda n: n[0])
+policy = "\n".join([
+    f"# Accounts payable policy, company code 1000, {YEAR}", "",
+    "Vendor notices (vendor_notices.md) amend this policy from the day each names.", "",
+    "## 1. Documents", "",
+    "A document is an invoice or a credit note (negative quantity), identified by its supplier and its document "
+    "number (case and surrounding spaces are not significant); a document submitted twice counts once. The "
+    "supplier is found by the name printed on the document.", "",
+    "## 2. Three-way match", "",
+    "Match each document to its purchase-order line (po_number, po_line). Status of an invoice: void when a "
+    "vendor notice voids it; else unknown_po when its PO line does not exist; else price_variance when its unit "
+    f"price differs from the PO line's unit price by more than the price tolerance ({tolerance}% of the PO "
+    "price, for the invoice's date); else quantity_variance when the quantity invoiced on its PO line so far "
+    "exceeds the quantity received on that line (all receipts; returns are negative); else approved. 'So far' "
+    "means this invoice plus every invoice and credit note on the same PO line, void ones excepted, that comes "
+    "before it in invoice-date order (ties by document number). A credit note whose PO line exists has status "
+    "credit_note, otherwise unknown_po.", "",
+    "## 3. Due dates", "",
+    "A document is due its supplier's payment terms (days) after its invoice date: the terms in the supplier "
+    "master, or those a notice set for documents of that date.", "",
+    "## 4. Payment run", "",
+    "The payment run to a run date pays, per supplier, the approved invoices due on or before the run date, "
+    "net of the supplier's credit notes (status credit_note) dated on or before the run date. A supplier on "
+    "payment hold on the run date gets nothing in the run. Amounts as invoiced, 2 decimals.", "",
+    "## 5. Controls", "",
+    "Segregation of duties: whoever keys an invoice does not approve the run. Bank detail changes are "
+    "verified by call-back before the next run. Notices for other company codes do not apply to this ledger.", ""])
 os.makedirs("inputs", exist_ok=True)
+with open("inputs/ap_policy.md", "w", encoding="utf-8") as handle:
+    handle.write(policy)
+with open("inputs/vendor_notices.md", "w", encoding="utf-8") as handle:
+    handle.write(f"# Vendor notices, company code 1000, {YEAR}\n\n" + "".join(
+        f"## Notice {k}, {issued.isoformat()}\n\n{text}\n\n" for k, (issued, text) in enumerate(notices, start=1)))
 with open("inputs/purchase_orders.csv", "w", encoding="utf-8") as handle:
     handle.write("po_number,po_line,supplier_id,item,quantity,unit_price\n" + "".join(",".join(r) + "\n" for r in orders))
 with open("inputs/receipts.csv", "w", encoding="utf-8") as handle:
@@ -116,5 +210,5 @@ with open("inputs/suppliers.csv", "w", encoding="utf-8") as handle:
 with open("inputs/invoices.csv", "w", encoding="utf-8") as handle:
     handle.write("invoice_id,supplier_name,invoice_date,po_number,po_line,quantity,unit_price,amount\n")
     for row in invoices:
-        cells = [f'"{c}"' if ("," in c and not c.startswith('"')) else c for c in row[:-1]]
+        cells = [f'"{c}"' if ("," in c and not c.startswith('"')) else c for c in row[:-2]]
         handle.write(",".join(cells) + "\n")

@@ -1,15 +1,17 @@
-"""Three-way match of supplier invoices against purchase orders and goods receipts, and the payment run."""
+"""Three-way match of supplier invoices against purchase orders and goods receipts, and the payment run, under
+the AP policy as the vendor notices amended it (tolerance, terms, renames, holds and voids by dated day)."""
 import csv
 import datetime as dt
 import io
+import re
 from collections import Counter, defaultdict
 from decimal import Decimal
 
 import wfio
 
 P = wfio.params()
-TOLERANCE = Decimal(P["price_tolerance_pct"]) / 100
 PAY_BY = dt.date.fromisoformat(P["pay_by"])
+DATE = r"(\d{4}-\d\d-\d\d|\d{1,2} [A-Z][a-z]+ \d{4}|[A-Z][a-z]+ \d{1,2}, \d{4})"
 
 
 def repaired(text: str) -> str:
@@ -22,7 +24,7 @@ def repaired(text: str) -> str:
 
 def parse_date(text: str) -> dt.date:
     text = text.strip()
-    for pattern in ("%Y-%m-%d", "%d.%m.%Y", "%d %b %Y", "%Y%m%d"):
+    for pattern in ("%Y-%m-%d", "%d.%m.%Y", "%d %b %Y", "%Y%m%d", "%d %B %Y", "%B %d, %Y"):
         try:
             return dt.datetime.strptime(text, pattern).date()
         except ValueError:
@@ -36,6 +38,29 @@ def number(text: str) -> Decimal:
 
 suppliers = {r["supplier_id"]: r for r in wfio.table("suppliers")}
 by_name = {r["name"].casefold(): r["supplier_id"] for r in suppliers.values()}
+tolerances = [(dt.date.min, Decimal(re.search(r"price tolerance \(([\d.]+)% of the PO", wfio.text("ap_policy.md")).group(1)))]
+terms = {s: [(dt.date.min, int(r["payment_terms_days"]))] for s, r in suppliers.items()}
+holds, voided = defaultdict(list), set()
+for text in re.findall(r"## Notice \d+, \S+\n\n(.+)\n", wfio.text("vendor_notices.md")):
+    if found := re.match(rf"Tolerance\. The price tolerance is ([\d.]+)% .* on or after {DATE}\.", text):
+        tolerances.append((parse_date(found.group(2)), Decimal(found.group(1))))
+    elif found := re.match(rf"Payment terms\. (.+) is paid (\d+) days .* on or after {DATE}\.", text):
+        terms[by_name[found.group(1).casefold()]].append((parse_date(found.group(3)), int(found.group(2))))
+    elif found := re.match(rf"Rename\. (.+) trades as (.+) from {DATE};", text):
+        by_name[found.group(2).casefold()] = by_name[found.group(1).casefold()]
+    elif found := re.match(rf"Payment hold\. (.+) is on payment hold from {DATE}", text):
+        holds[by_name[found.group(1).casefold()]].append((parse_date(found.group(2)), True))
+    elif found := re.match(rf"Hold released\. The payment hold on (.+) is released from {DATE}\.", text):
+        holds[by_name[found.group(1).casefold()]].append((parse_date(found.group(2)), False))
+    elif found := re.match(rf"Void\. The invoice of (.+) dated {DATE} was issued in error", text):
+        voided.add((by_name[found.group(1).casefold()], parse_date(found.group(2))))
+
+
+def in_force(changes: list, when: dt.date):
+    return [value for since, value in sorted(changes) if since <= when][-1]
+
+
+on_hold = {s for s, changes in holds.items() if in_force([(dt.date.min, False), *changes], PAY_BY)}
 orders = {(r["po_number"], r["po_line"]): r for r in wfio.table("purchase_orders")}
 received = defaultdict(int)
 for r in wfio.table("receipts"):
@@ -55,6 +80,9 @@ cumulative = defaultdict(int)
 for doc in sorted(documents, key=lambda d: (d["date"], d["invoice_id"])):
     key = (doc["supplier_id"], doc["invoice_id"])
     order = orders.get(doc["line"])
+    if (doc["supplier_id"], doc["date"]) in voided and doc["quantity"] > 0:
+        status[key] = "void"
+        continue
     if doc["quantity"] < 0:
         status[key] = "credit_note" if order else "unknown_po"
         if order:
@@ -65,7 +93,7 @@ for doc in sorted(documents, key=lambda d: (d["date"], d["invoice_id"])):
         continue
     cumulative[doc["line"]] += doc["quantity"]
     price = Decimal(order["unit_price"])
-    if abs(doc["unit_price"] - price) > price * TOLERANCE:
+    if abs(doc["unit_price"] - price) > price * in_force(tolerances, doc["date"]) / 100:
         status[key] = "price_variance"
     elif cumulative[doc["line"]] > received[doc["line"]]:
         status[key] = "quantity_variance"
@@ -75,9 +103,11 @@ rows = []
 payable = defaultdict(lambda: [0, Decimal(0)])
 for doc in documents:
     key = (doc["supplier_id"], doc["invoice_id"])
-    due = doc["date"] + dt.timedelta(days=int(suppliers[doc["supplier_id"]]["payment_terms_days"]))
+    due = doc["date"] + dt.timedelta(days=in_force(terms[doc["supplier_id"]], doc["date"]))
     rows.append({"supplier_id": key[0], "invoice_id": key[1], "status": status[key], "due_date": due.isoformat(),
                  "amount": wfio.fmt(doc["amount"])})
+    if key[0] in on_hold:
+        continue
     if status[key] == "approved" and due <= PAY_BY:
         payable[key[0]][0] += 1
         payable[key[0]][1] += doc["amount"]
@@ -91,6 +121,7 @@ wfio.write_csv("payment_run.csv", ["supplier_id", "supplier_name", "invoices", "
 counts = Counter(status.values())
 wfio.write_json("summary.json", {
     "documents": len(documents),
-    **{name: counts.get(name, 0) for name in ("approved", "price_variance", "quantity_variance", "unknown_po", "credit_note")},
+    **{name: counts.get(name, 0) for name in ("approved", "price_variance", "quantity_variance", "unknown_po", "credit_note",
+                                               "void")},
     "payment_total": float(wfio.rounded(sum(t for _, t in payable.values()), 2)),
 })

@@ -127,7 +127,8 @@ moved = min(max(when + dt.timedelta(days=rng.choice([-1, 1]) * rng.randrange(10,
 memos.append((issued + dt.timedelta(days=rng.randrange(1, 4)),
               f"Correction. The handover of the {label} territory to {successor} takes effect on {long_date(moved)}, "
               f"not on {long_date(when)}."))
-for (code, label, _), whose in zip(rng.sample(TERRITORIES, 2), rng.sample(spare, 2)):
+steady = [t for t in TERRITORIES if t[1] not in {h[2] for h in handovers}]
+for (code, label, _), whose in zip(rng.sample(steady, 2), rng.sample(spare, 2)):
     memos.append((some_day(dt.date(YEAR, 2, 1), dt.date(YEAR, 10, 1)),
                   f"Planned handover (cancelled). A handover of the {label} territory to {whose[1]} was discussed "
                   f"and cancelled; {label} stays with its owner."))

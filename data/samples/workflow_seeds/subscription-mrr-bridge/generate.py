@@ -1,4 +1,10 @@
-"""Inputs of the MRR bridge: a billing system's subscription event export, its customer list and budget FX rates.
+"""Inputs of the MRR bridge: a billing system's subscription event export, its customer list, budget FX rates
+(re-forecast during the year), the revenue reporting policy and finance's notes.
+
+The scope and conversion rules live in the policy and the notes, not in the request: partner-channel
+customers and internal test tenants are out of the bridge, each month is converted at the budget rates valid
+on its first day (a re-forecast set takes over mid-year), and events billing reversed are named by customer,
+type and day only; decoy notes (a proposal not adopted, the partner bridge's own rules) change nothing.
 
 The export is what such systems really hand over: written by a Windows tool
 (byte-order mark, CRLF), timestamps from several services in several formats
@@ -77,11 +83,41 @@ for k in range(customers_n):
         serial += 1
         events.append({"id": f"EV{serial:07d}", "customer": cid, "when": when, "type": kind, "mrr": mrr})
         when = when + dt.timedelta(days=rng.randrange(12, 140), seconds=rng.randrange(86400))
+
+
+def long_date(value: dt.date) -> str:
+    return rng.choice([f"{value.day} {value:%B %Y}", f"{value:%B} {value.day}, {value.year}", value.isoformat()])
+
+
+reforecast = dt.date(YEAR, rng.choice([5, 6, 7, 8, 9]), 1)
+second = {c: (r if c == "EUR" else round(r * rng.uniform(0.94, 1.06), 4)) for c, r in RATES.items()}
+direct = [c for c in customers if c[2] != "partner"]
+tenants = rng.sample(direct, 4)
+notes = [(dt.date(YEAR, 1, 15), "Scope. The partner bridge keeps its own rules (list prices, no FX); nothing in it "
+                                "applies to this bridge."),
+         (reforecast - dt.timedelta(days=rng.randrange(3, 20)),
+          f"Re-forecast. Finance has re-set the budget rates; the new set in fx_rates.csv is valid from "
+          f"{long_date(reforecast)}."),
+         (dt.date(YEAR, rng.randrange(2, 11), rng.randrange(1, 28)),
+          "Proposal (not adopted). Sales asked to include partner-channel customers in this bridge. The CFO "
+          "declined; the policy stands.")]
 rows = []
 for event in events:
     rows.append([event["id"], event["customer"], stamp(event["when"]), event["type"],
                  "" if event["type"] == "cancel" and rng.random() < 0.5 else amount(event["mrr"]), ""])
 corrections = rng.sample([e for e in events if e["type"] != "cancel"], max(3, len(events) // 40))
+per_day = {}
+for event in events:
+    per_day.setdefault((event["customer"], event["type"], event["when"].date()), []).append(event)
+fixed_ids = {e["id"] for e in corrections}
+reversible = [e for e in events if e["type"] in ("upgrade", "downgrade") and e["id"] not in fixed_ids
+              and len(per_day[(e["customer"], e["type"], e["when"].date())]) == 1
+              and e["customer"] not in {t[0] for t in tenants}]
+for event in rng.sample(reversible, min(len(reversible), max(3, len(events) // 600))):
+    notes.append((event["when"].date() + dt.timedelta(days=rng.randrange(2, 30)),
+                  f"Reversal. Billing reversed the {event['type']} of customer {event['customer']} on "
+                  f"{long_date(event['when'].date())} (UTC) in full; it never took effect."))
+notes.sort(key=lambda n: n[0])
 for original in corrections:
     serial += 1
     fixed = round(original["mrr"] * rng.choice([0.9, 0.95, 1.1, 1.2]), 2)
@@ -103,4 +139,24 @@ with open("inputs/events.csv", "w", encoding="utf-8", newline="") as handle:
 with open("inputs/customers.csv", "w", encoding="utf-8", newline="") as handle:
     handle.write("\n".join(",".join(r) for r in [["customer_id", "currency", "channel"], *customers]) + "\n")
 with open("inputs/fx_rates.csv", "w", encoding="utf-8", newline="") as handle:
-    handle.write("currency,eur_per_unit\n" + "".join(f"{c},{r}\n" for c, r in RATES.items()))
+    handle.write("valid_from,currency,eur_per_unit\n" + "".join(f"{YEAR - 1}-01-01,{c},{r}\n" for c, r in RATES.items())
+                 + "".join(f"{reforecast.isoformat()},{c},{r}\n" for c, r in second.items()))
+with open("inputs/revenue_policy.md", "w", encoding="utf-8") as handle:
+    handle.write("\n".join([
+        f"# Recurring revenue reporting policy, {YEAR}", "",
+        "Finance's notes (finance_notes.md) amend this policy from the day each names.", "",
+        "## 1. Scope", "",
+        "The MRR bridge covers direct customers: customers of the partner channel (channel partner in the "
+        "customer list) are reported in the partner bridge and are left out of this one. Internal test tenants "
+        "are left out as well: " + ", ".join(t[0] for t in tenants) + ".", "",
+        "## 2. Currency", "",
+        "MRR is kept in the customer's billing currency and converted to EUR at budget rates (fx_rates.csv). "
+        "Each month is converted at the set of budget rates valid on its first day (the latest set whose "
+        "valid_from is on or before it), its opening and its closing alike; amounts at the end of the last "
+        "month are converted at that month's set.", "",
+        "## 3. Events", "",
+        "An event billing reversed in full never took effect: it is left out, and the customer's MRR stays "
+        "what it was before it. Corrections in the export replace the mrr of the event they name.", ""]))
+with open("inputs/finance_notes.md", "w", encoding="utf-8") as handle:
+    handle.write(f"# Finance notes on recurring revenue reporting, {YEAR}\n\n" + "".join(
+        f"## Note {k}, {issued.isoformat()}\n\n{text}\n\n" for k, (issued, text) in enumerate(notes, start=1)))
