@@ -141,7 +141,8 @@ for supplier in rng.sample(suppliers, 3):
     when = some_day(dt.date(YEAR, 2, 1), dt.date(YEAR, 9, 30))
     notices.append((when - dt.timedelta(days=rng.randrange(-10, 20)),
                     f"Payment terms. {supplier[1]} is paid {rng.choice([d for d in (14, 30, 45, 60, 90) if d != supplier[2]])} "
-                    f"days after the invoice date for invoices dated on or after {long_date(when)}."))
+                    f"days after the invoice date for documents (invoices and credit notes) dated on or after "
+                    f"{long_date(when)}."))
 for sid, (new_name, when) in renamed.items():
     old_name = next(s[1] for s in suppliers if s[0] == sid)
     notices.append((when - dt.timedelta(days=rng.randrange(1, 20)),
