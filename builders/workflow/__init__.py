@@ -33,9 +33,8 @@ from taskforge.builders.workflow.authoring import RecordAuthor
 from taskforge.builders.workflow.evolve import NotEvolvableError, evolve
 from taskforge.builders.workflow.execute import run_reference
 from taskforge.builders.workflow.generation import generated, regenerator
-from taskforge.builders.workflow.operators import Operator
 from taskforge.builders.workflow.judging import judged
-from taskforge.builders.workflow.operators import OPERATORS
+from taskforge.builders.workflow.operators import OPERATORS, Operator
 from taskforge.builders.workflow.package import to_task
 from taskforge.builders.workflow.seeds import WorkflowSeed, load_seed, seed_folders, seed_from_task
 from taskforge.schemas import InputError, Lineage, PlanItem, Quarantined, Task, content_id
