@@ -87,11 +87,15 @@ def _reference_shards(groups: list[list[Task]], max_rows: int) -> dict[str, byte
 def test_shards_and_catalog_rows_are_those_of_the_row_by_row_landing(tmp_path):
     tasks = _decided(5)
     batch = write_batch(tmp_path / "decided.parquet", tasks, Task)
+    halves = [write_batch(tmp_path / f"decided-{n}.parquet", part, Task) for n, part in enumerate((tasks[:3], tasks[3:]))]
     expected = {"objects": _reference_shards([tasks], 2),
-                "files": _reference_shards([tasks[0:2], tasks[2:4], tasks[4:]], 2)}
+                "files": _reference_shards([tasks[0:2], tasks[2:4], tasks[4:]], 2),
+                "two files": _reference_shards([tasks[0:4], tasks[4:]], 4)}
     for way, landing in (("objects", lambda c, root: land(tasks, c, root, "cycle-1", ShardWriter(root, max_rows=2))),
                          ("files", lambda c, root: land_files([batch], c, root, "cycle-1",
-                                                              ShardWriter(root, max_rows=2)))):
+                                                              ShardWriter(root, max_rows=2))),
+                         ("two files", lambda c, root: land_files(halves, c, root, "cycle-1",
+                                                                  ShardWriter(root, max_rows=4)))):
         with Catalog(tmp_path / f"{way}.duckdb") as catalog:
             result = landing(catalog, tmp_path / way)
             assert (result.accepted, result.rejected) == (4, 1)
