@@ -77,7 +77,7 @@ GIVE_UP = re.compile(r"\b(cannot|can't|could not|couldn't|unable to|give up|givi
 FINDING = led("raftmehvcp", r"\b(result|answer|found|total|mean|average|median|estimate[d]?|half-life|value|"
                             r"count|p-value|accuracy|rate|first)\b[\w -]{0,30}?\s*(?:\bis\b|\bwas\b|=|:)\s*"
                             r"([-+]?\d[\d.,]*(?:e[-+]?\d+)?|[A-Za-z]+-?\d[\w.-]*)",
-                  re.I)
+              re.I)
 """A stated result: a named quantity and a value that holds a digit (`total = 42`, `first drift: S-14`); a bare
 word after `is` (`value is used`) is not a finding."""
 FINDING_HINTS = ("result", "answer", "found", "total", "mean", "average", "median", "estimate", "half-life", "value",
