@@ -24,7 +24,7 @@ from conftest import SAMPLES
 from taskforge.graders import scorer_for
 from taskforge.graders.long_context.derive import DERIVATIONS, derive_rollup
 from taskforge.graders.long_context.solvers import (HARD_POOL_THRESHOLD, SHALLOW_SOLVERS, FirstMention, SentenceIndex,
-                                                   content_words, estimate_success)
+                                                   anchors, content_words, estimate_success)
 from taskforge.schemas import InputError, Message, PlanItem, Task
 from taskforge.schemas.tokens import count_tokens
 from taskforge.validators.runner import DEFAULT_CHECKS, validate
@@ -268,6 +268,13 @@ def test_first_mention_answers_with_the_first_hit_of_a_text_search():
     found = FirstMention().locate("the staff of Kavel Institute", index, lambda s: True)
     assert found.text == "Kavel Institute employs Ana Tor."
     assert "first_mention" in {solver.name for solver in SHALLOW_SOLVERS}
+
+
+def test_a_probe_without_names_is_searched_for_its_longest_word_the_same_in_every_process():
+    """Among content words of equal length the alphabetically first is searched for, never the first a set (in
+    the hash seed's order) yields: a build from documents was not reproducible across processes."""
+    assert anchors("when did the delta gamma alpha start") == ["alpha"]
+    assert anchors("which grants went to Kavel Institute") == ["Kavel Institute"]
 
 
 def test_budget_rollup_cannot_be_finished_by_one_text_search(tasks):

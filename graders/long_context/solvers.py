@@ -64,11 +64,12 @@ def names_in(text: str) -> list[str]:
 
 
 def anchors(probe: str) -> list[str]:
-    """What a reader would search the documents for: names, codes, library names and years of a probe."""
+    """What a reader would search the documents for: names, codes, library names and years of a probe; failing
+    those, its longest content word (the first in alphabetical order among equals, whatever the hash seed)."""
     found = [" ".join(w for w in m.split() if w not in _LEADING) or m for m in _ANCHOR.findall(probe)]
     found = [a for a in found if a]
     if not found:
-        words = sorted(content_words(probe), key=len, reverse=True)
+        words = sorted(content_words(probe), key=lambda word: (-len(word), word))
         found = words[:1]
     return found
 
