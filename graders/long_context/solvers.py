@@ -104,7 +104,9 @@ class Sentence:
 
 
 def _quantities(text: str) -> list[float]:
-    """Numbers that are not years."""
+    """Numbers that are not years. Read from a whole document set they are its sentences' quantities in order:
+    no date, number or version runs over the white space between two sentences, and what a sentence starts
+    or ends next to there reads as its start or end."""
     return [v for start, end, v in number_mentions(text) if not (1900 <= v <= 2100 and "," not in text[start:end])]
 
 
@@ -491,9 +493,10 @@ class ShallowSolver:
 
 
 def _most_common(values: list, fallback):
-    """The value occurring most often (the first seen among equals), or the fallback when there is none."""
+    """The value occurring most often (the first seen among equals: a Counter keeps the order values were first
+    seen in, and `max` keeps the first of equals), or the fallback when there is none."""
     counts = Counter(values)
-    return max(counts, key=lambda v: (counts[v], -values.index(v))) if counts else fallback
+    return max(counts, key=counts.__getitem__) if counts else fallback
 
 
 class MostFrequentAnswer:
@@ -506,11 +509,11 @@ class MostFrequentAnswer:
     def solve(self, task: Task) -> str:
         """The solver's submission for a task."""
         payload, grader = LongContextPayload.of(task), LongContextGrader.of(task)
-        text = "\n\n".join(d.text for d in payload.documents)
-        sentences = _indexed(tuple((d.doc_id, d.text) for d in payload.documents)).sentences
+        index = _indexed(tuple((d.doc_id, d.text) for d in payload.documents))
+        text = index.text
         kind, labels = payload.answer_type, grader.labels
         if kind in ("quantity", "days"):
-            return f"Answer: {int(_most_common([q for s in sentences for q in s.quantities], 0))}"
+            return f"Answer: {int(_most_common(_quantities(text), 0))}"
         if kind == "entity":
             asked = set(names_in(payload.question))
             return f"Answer: {_most_common([n for n in names_in(text) if n not in asked], 'unknown')}"
@@ -523,7 +526,7 @@ class MostFrequentAnswer:
         if kind == "ordered_labels":
             counts = {label: sum(text.count(a) for a in names) for label, names in zip(labels, anchors_of)}
             return "Answer: " + ", ".join(sorted(labels, key=lambda label: -counts[label]))
-        by_doc = Counter(s.doc_id for s in sentences for names in anchors_of if any(a in s.text for a in names))
+        by_doc = Counter(s.doc_id for s in index.sentences for names in anchors_of if any(a in s.text for a in names))
         return f"Answer: {by_doc.most_common(1)[0][0] if by_doc else payload.documents[0].doc_id}"
 
 
