@@ -76,13 +76,13 @@ def anchors(probe: str) -> list[str]:
 
 class Sentence:
     """A sentence of the documents: where it is, and (worked out when first asked) the dates and quantities it
-    states and its content words."""
+    states, its content words and the names it holds."""
 
-    __slots__ = ("doc_id", "position", "text", "_dates", "_quantities", "_words")
+    __slots__ = ("doc_id", "position", "text", "_dates", "_quantities", "_words", "_names")
 
     def __init__(self, doc_id: str, position: int, text: str):
         self.doc_id, self.position, self.text = doc_id, position, text
-        self._dates = self._quantities = self._words = None
+        self._dates = self._quantities = self._words = self._names = None
 
     @property
     def dates(self) -> tuple[dt.date, ...]:
@@ -101,6 +101,13 @@ class Sentence:
         if self._words is None:
             self._words = content_words(self.text)
         return self._words
+
+    @property
+    def names(self) -> list[str]:
+        """The capitalised multi-word names it holds (`names_in`)."""
+        if self._names is None:
+            self._names = names_in(self.text)
+        return self._names
 
 
 def _quantities(text: str) -> list[float]:
@@ -366,9 +373,9 @@ def _integration(payload: LongContextPayload, grader: LongContextGrader, how: St
         first, second = (_first_date(how.locate(p, index, _has_date)) for p in probes[:2])
         return f"Answer: {abs((second - first).days) if dt.date.max not in (first, second) else 0}"
     asked = set(names_in(payload.question))
-    fresh = lambda s: any(n not in asked for n in names_in(s.text))  # noqa: E731
+    fresh = lambda s: any(n not in asked for n in s.names)  # noqa: E731
     found = how.locate(probes[0], index, fresh)
-    names = [n for n in names_in(found.text) if n not in asked] if found else []
+    names = [n for n in found.names if n not in asked] if found else []
     return f"Answer: {names[0] if names else 'unknown'}"
 
 
@@ -448,9 +455,9 @@ def _rollup(payload: LongContextPayload, grader: LongContextGrader, how: Strateg
     def reached(names: list[str]) -> list[str]:
         found = []
         for name in names:
-            fresh = lambda s: any(n not in seen for n in names_in(s.text))  # noqa: E731
+            fresh = lambda s: any(n not in seen for n in s.names)  # noqa: E731
             for sentence in how.gather(name, index, fresh):
-                found += [n for n in names_in(sentence.text) if n not in seen and n not in found]
+                found += [n for n in sentence.names if n not in seen and n not in found]
         seen.update(found)
         return found
 
@@ -526,7 +533,8 @@ class MostFrequentAnswer:
         if kind == "ordered_labels":
             counts = {label: sum(text.count(a) for a in names) for label, names in zip(labels, anchors_of)}
             return "Answer: " + ", ".join(sorted(labels, key=lambda label: -counts[label]))
-        by_doc = Counter(s.doc_id for s in index.sentences for names in anchors_of if any(a in s.text for a in names))
+        hits = sorted(i for names in anchors_of for i in index.naming_any(names))
+        by_doc = Counter(index.sentence(i).doc_id for i in hits)
         return f"Answer: {by_doc.most_common(1)[0][0] if by_doc else payload.documents[0].doc_id}"
 
 
