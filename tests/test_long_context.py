@@ -293,6 +293,8 @@ def test_dates_are_read_whatever_the_case_and_the_characters_around_them():
     assert [(start, end) for start, end, _ in date_mentions("İ 3 MAY 2014, and on March 4, 2015.")] == [(2, 12),
                                                                                                        (21, 34)]
     assert dates_in("Sıgned 2014-05-03 and 3 may 2014") == {dt.date(2014, 5, 3)}
+    assert dates_in("On the twenty-first of May 2014, and July 2015, on the 2nd; not the bathe of June 2016") == {
+        dt.date(2014, 5, 21), dt.date(2015, 7, 2)}
     assert numbers_in("Paid 1,250 on 3 May 2014 (v2.1.0) to KA-12, and 7 more") == [1250.0, 7.0]
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from bisect import bisect_right
-from typing import Iterable
+from typing import Callable, Iterable
 
 _ANSWER_LINE = re.compile(r"answer\s*:\s*(.*)", re.IGNORECASE)
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -24,22 +24,26 @@ _MONTH_NUMBER = {m: i for i, m in enumerate(MONTHS, start=1)}
 _ORDINAL_NUMBER = {w: i for i, w in enumerate(ORDINAL_WORDS, start=1)}
 _MONTH = f"({'|'.join(MONTHS)})"
 _DATE_FORMS = (
-    (r"\b(\d{4})-(\d{2})-(\d{2})\b", lambda m: (int(m[1]), int(m[2]), int(m[3]))),
+    (r"\b(\d{4})-(\d{2})-(\d{2})\b", lambda m: (int(m[1]), int(m[2]), int(m[3])), None),
     (rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH},? (\d{{4}})\b",
-     lambda m: (int(m[3]), _MONTH_NUMBER[m[2].lower()], int(m[1]))),
+     lambda m: (int(m[3]), _MONTH_NUMBER[m[2].lower()], int(m[1])), (2, lambda text, at: range(at - 8, at - 1))),
     (rf"\b{_MONTH} (\d{{1,2}})(?:st|nd|rd|th)?, (\d{{4}})\b",
-     lambda m: (int(m[3]), _MONTH_NUMBER[m[1].lower()], int(m[2]))),
+     lambda m: (int(m[3]), _MONTH_NUMBER[m[1].lower()], int(m[2])), (1, lambda text, at: (at,))),
     (rf"\bthe ([a-z-]+) of {_MONTH} (\d{{4}})\b",
-     lambda m: (int(m[3]), _MONTH_NUMBER[m[2].lower()], _ORDINAL_NUMBER.get(m[1].lower(), 0))),
+     lambda m: (int(m[3]), _MONTH_NUMBER[m[2].lower()], _ORDINAL_NUMBER.get(m[1].lower(), 0)),
+     (2, lambda text, at: (text.rfind(" ", 0, at - 4) - 3,) if text.startswith(" of ", at - 4) else ())),
     (rf"\b{_MONTH} (\d{{4}}), on the (\d{{1,2}})(?:st|nd|rd|th)\b",
-     lambda m: (int(m[2]), _MONTH_NUMBER[m[1].lower()], int(m[3]))),
+     lambda m: (int(m[2]), _MONTH_NUMBER[m[1].lower()], int(m[3])), (1, lambda text, at: (at,))),
 )
-"""Date formats (lower-case) in the order they are tried: a later format's match inside an earlier one's is not
-a date of its own."""
-_DATE_PATTERNS = tuple((re.compile(form, re.IGNORECASE), parts) for form, parts in _DATE_FORMS)
-_LOWER_DATE_PATTERNS = tuple((re.compile(form), parts) for form, parts in _DATE_FORMS)
-"""The same formats matched case-sensitively on the text lower-cased: the same matches at the same positions
-(twice as fast), unless the text holds one of the characters `_UNLOWERABLE` finds."""
+"""Date formats (lower-case) in the order they are tried (a later format's match inside an earlier one's is not
+a date of its own): the pattern, the date of a match, and for a format naming a month, the group of the month
+and where a match may start given where its month starts (at most eight characters before it; a word after
+'the' is the one before ' of ')."""
+_DATE_PATTERNS = tuple((re.compile(form, re.IGNORECASE), parts, None) for form, parts, _ in _DATE_FORMS)
+_LOWER_DATE_PATTERNS = tuple((re.compile(form), parts, anchor) for form, parts, anchor in _DATE_FORMS)
+"""The same formats matched case-sensitively on the text lower-cased: the same matches at the same positions,
+unless the text holds one of the characters `_UNLOWERABLE` finds; a month format is only tried where a month is
+named."""
 _UNLOWERABLE = re.compile("[\u0130\u0131\u017f]")
 """The only characters whose lower case is longer (İ) or that ignoring case equates with an ASCII letter that
 their lower case is not (ı, ſ)."""
@@ -80,18 +84,19 @@ class _Spans:
 
 def date_mentions(text: str) -> list[tuple[int, int, dt.date]]:
     """Every calendar date written in `text` in a format documents use, with its character span, in order.
-    The text is matched lower-cased where that reads the same, and the formats that name a month only where a
-    month is named."""
+    The text is matched lower-cased where that reads the same, a format that names a month only where a month
+    is named."""
     if not _DIGIT.search(text):
         return []
-    patterns, searched = _DATE_PATTERNS, text
+    patterns, searched, months = _DATE_PATTERNS, text, []
     if text.isascii() or not _UNLOWERABLE.search(text):
-        searched = text.lower()
-        patterns = _LOWER_DATE_PATTERNS if _MONTH_NAME.search(searched) else _LOWER_DATE_PATTERNS[:1]
+        patterns, searched = _LOWER_DATE_PATTERNS, text.lower()
+        months = [match.start() for match in _MONTH_NAME.finditer(searched)]
     found: list[tuple[int, int, dt.date]] = []
-    for pattern, parts in patterns:
+    for pattern, parts, anchor in patterns:
         taken = _Spans((start, end) for start, end, _ in found)
-        for match in pattern.finditer(searched):
+        matches = pattern.finditer(searched) if anchor is None else _anchored(pattern, anchor, searched, months)
+        for match in matches:
             if match.start() in taken:
                 continue
             try:
@@ -99,6 +104,26 @@ def date_mentions(text: str) -> list[tuple[int, int, dt.date]]:
             except ValueError:
                 continue
     return sorted(found)
+
+
+def _anchored(pattern: re.Pattern[str], anchor: tuple[int, Callable[[str, int], Iterable[int]]], text: str,
+              months: list[int]) -> list[re.Match[str]]:
+    """What `pattern.finditer(text)` finds, for a format naming a month, tried only where a match may start
+    given where the months are: of the matches whose month is one of them, the first and then each next that
+    starts where the one before ends or later."""
+    group, starts = anchor
+    matches: dict[int, re.Match[str]] = {}
+    for month in months:
+        for start in starts(text, month):
+            match = pattern.match(text, start) if start >= 0 and start not in matches else None
+            if match and match.start(group) == month:
+                matches[start] = match
+    kept, end = [], 0
+    for start in sorted(matches):
+        if start >= end:
+            kept.append(matches[start])
+            end = matches[start].end()
+    return kept
 
 
 def dates_in(text: str) -> set[dt.date]:
