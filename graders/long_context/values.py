@@ -53,6 +53,8 @@ _NUMBER = re.compile(r"(?<![\w.\-/])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w.\-/]\d)
 _VERSION = re.compile(r"(?<![\w.])v?(\d+\.\d+(?:\.\d+)?(?:-[a-z0-9]+)?)(?![\w.]*\d)", re.I)
 _PUNCT = re.compile(r"[^\w\s-]")
 _DIGIT = re.compile(r"\d")
+_DIGIT_DOT_DIGIT = re.compile(r"\d\.\d")
+"""What every version holds: a text without it is not searched for versions."""
 
 
 def final_answer(submission: str) -> str:
@@ -136,8 +138,9 @@ def number_mentions(text: str) -> list[tuple[int, int, float]]:
     with their spans."""
     if not _DIGIT.search(text):
         return []
+    versions = _VERSION.finditer(text) if _DIGIT_DOT_DIGIT.search(text) else ()
     blocked = _Spans([(start, end) for start, end, _ in date_mentions(text)]
-                     + [m.span() for m in _VERSION.finditer(text) if m[1].count(".") > 1 or "-" in m[1]])
+                     + [m.span() for m in versions if m[1].count(".") > 1 or "-" in m[1]])
     return [(match.start(), match.end(), float(match[0].replace(",", ""))) for match in _NUMBER.finditer(text)
             if match.start() not in blocked]
 
