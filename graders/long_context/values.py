@@ -53,6 +53,7 @@ _NUMBER = re.compile(r"(?<![\w.\-/])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w.\-/]\d)
 _VERSION = re.compile(r"(?<![\w.])v?(\d+\.\d+(?:\.\d+)?(?:-[a-z0-9]+)?)(?![\w.]*\d)", re.I)
 _PUNCT = re.compile(r"[^\w\s-]")
 _DIGIT = re.compile(r"\d")
+_DIGITS = re.compile(r"\d+")
 _DIGIT_DOT_DIGIT = re.compile(r"\d\.\d")
 """What every version holds: a text without it is not searched for versions."""
 
@@ -141,8 +142,25 @@ def number_mentions(text: str) -> list[tuple[int, int, float]]:
     versions = _VERSION.finditer(text) if _DIGIT_DOT_DIGIT.search(text) else ()
     blocked = _Spans([(start, end) for start, end, _ in date_mentions(text)]
                      + [m.span() for m in versions if m[1].count(".") > 1 or "-" in m[1]])
-    return [(match.start(), match.end(), float(match[0].replace(",", ""))) for match in _NUMBER.finditer(text)
+    return [(match.start(), match.end(), float(match[0].replace(",", ""))) for match in _number_matches(text)
             if match.start() not in blocked]
+
+
+def _number_matches(text: str) -> list[re.Match[str]]:
+    """What `_NUMBER.finditer(text)` finds, tried only where a number may start: at a run of digits, or at the
+    minus sign just before it (anywhere else inside a run the character before is a digit, which no number
+    follows)."""
+    found: list[re.Match[str]] = []
+    end = 0
+    for run in _DIGITS.finditer(text):
+        start = run.start()
+        if start < end:
+            continue
+        match = _NUMBER.match(text, start - 1 if start and text[start - 1] == "-" else start)
+        if match:
+            found.append(match)
+            end = match.end()
+    return found
 
 
 def numbers_in(text: str) -> list[float]:
