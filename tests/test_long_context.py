@@ -8,6 +8,7 @@ does not state its fact (evidence).
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 from dataclasses import replace
 from pathlib import Path
@@ -24,7 +25,8 @@ from conftest import SAMPLES
 from taskforge.graders import scorer_for
 from taskforge.graders.long_context.derive import DERIVATIONS, derive_rollup
 from taskforge.graders.long_context.solvers import (HARD_POOL_THRESHOLD, SHALLOW_SOLVERS, FirstMention, SentenceIndex,
-                                                   content_words, estimate_success)
+                                                   _quantities, anchors, content_words, estimate_success)
+from taskforge.graders.long_context.values import date_mentions, dates_in, numbers_in
 from taskforge.schemas import InputError, Message, PlanItem, Task
 from taskforge.schemas.tokens import count_tokens
 from taskforge.validators.runner import DEFAULT_CHECKS, validate
@@ -268,6 +270,32 @@ def test_first_mention_answers_with_the_first_hit_of_a_text_search():
     found = FirstMention().locate("the staff of Kavel Institute", index, lambda s: True)
     assert found.text == "Kavel Institute employs Ana Tor."
     assert "first_mention" in {solver.name for solver in SHALLOW_SOLVERS}
+
+
+def test_a_probe_without_names_is_searched_for_its_longest_word_the_same_in_every_process():
+    """Among content words of equal length the alphabetically first is searched for, never the first a set (in
+    the hash seed's order) yields: a build from documents was not reproducible across processes."""
+    assert anchors("when did the delta gamma alpha start") == ["alpha"]
+    assert anchors("which grants went to Kavel Institute") == ["Kavel Institute"]
+
+
+@pytest.mark.parametrize("category", sorted(CATEGORIES))
+def test_a_whole_document_set_reads_the_quantities_its_sentences_read(tasks, category):
+    """The most-frequent-answer solver reads every quantity from the whole text at once; it must be what the
+    sentences read one by one, in order."""
+    index = SentenceIndex(tuple((d["doc_id"], d["text"]) for d in tasks[category].payload["documents"]))
+    assert _quantities(index.text) == [q for sentence in index.sentences for q in sentence.quantities]
+
+
+def test_dates_are_read_whatever_the_case_and_the_characters_around_them():
+    """Dates are matched on the lower-cased text where that keeps every position and match (İ lower-cases to two
+    characters; ı and ſ match i and s when case is ignored), and on the text itself elsewhere."""
+    assert [(start, end) for start, end, _ in date_mentions("İ 3 MAY 2014, and on March 4, 2015.")] == [(2, 12),
+                                                                                                       (21, 34)]
+    assert dates_in("Sıgned 2014-05-03 and 3 may 2014") == {dt.date(2014, 5, 3)}
+    assert dates_in("On the twenty-first of May 2014, and July 2015, on the 2nd; not the bathe of June 2016") == {
+        dt.date(2014, 5, 21), dt.date(2015, 7, 2)}
+    assert numbers_in("Paid 1,250 on 3 May 2014 (v2.1.0) to KA-12, and 7 more") == [1250.0, 7.0]
 
 
 def test_budget_rollup_cannot_be_finished_by_one_text_search(tasks):

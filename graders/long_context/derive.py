@@ -431,6 +431,7 @@ class Accounts:
                                                                alias["ref"]))
         self.handovers = sorted((f for f in world if f["kind"] == "steward"), key=_date)
         self._held: dict[dt.date, dict[str, list[str | None]]] = {}
+        self._handed: list[tuple[dt.date, str | None, str]] | None = None
 
     def account(self, ref: dict[str, str], on: dt.date | None, depth: int = 0) -> str | None:
         """The code of the account `ref` names on the day `on`."""
@@ -454,11 +455,15 @@ class Accounts:
         return in_force[-1] if in_force else None
 
     def _stewards(self, on: dt.date) -> dict[str, list[str | None]]:
-        """Per person, the accounts in their care at the end of a day."""
+        """Per person, the accounts in their care at the end of a day (each handover's account is resolved once,
+        on its own day)."""
         if on not in self._held:
+            if self._handed is None:
+                self._handed = [(_date(h), self.account(h["account"], _date(h)), h["person"]) for h in self.handovers]
             steward: dict[str | None, str] = {}
-            for handover in (h for h in self.handovers if _date(h) <= on):
-                steward[self.account(handover["account"], _date(handover))] = handover["person"]
+            for day, account, person in self._handed:
+                if day <= on:
+                    steward[account] = person
             held: dict[str, list[str | None]] = {}
             for account, person in steward.items():
                 held.setdefault(person, []).append(account)
@@ -476,9 +481,14 @@ def _ledger_key(fact: Fact) -> Any:
     kind = fact["kind"]
     if kind in AMENDMENTS:
         return ("amendment", canonical(fact["target"]))
-    return {"alias": lambda: canonical([fact["name"], fact.get("date")]), "landmark": lambda: fact["event"],
-            "entry": lambda: fact["entry"], "steward": lambda: canonical([fact["account"], fact["date"]]),
-            "opening": lambda: canonical(fact["account"])}[kind](), kind
+    return _LEDGER_KEYS[kind](fact), kind
+
+
+_LEDGER_KEYS: dict[str, Callable[[Fact], Any]] = {
+    "alias": lambda fact: canonical([fact["name"], fact.get("date")]), "landmark": lambda fact: fact["event"],
+    "entry": lambda fact: fact["entry"], "steward": lambda fact: canonical([fact["account"], fact["date"]]),
+    "opening": lambda fact: canonical(fact["account"])}
+"""The functional key of each kind of ledger statement but amendments."""
 
 
 def _ledger_value(fact: Fact) -> str:

@@ -64,24 +64,25 @@ def names_in(text: str) -> list[str]:
 
 
 def anchors(probe: str) -> list[str]:
-    """What a reader would search the documents for: names, codes, library names and years of a probe."""
+    """What a reader would search the documents for: names, codes, library names and years of a probe; failing
+    those, its longest content word (the first in alphabetical order among equals, whatever the hash seed)."""
     found = [" ".join(w for w in m.split() if w not in _LEADING) or m for m in _ANCHOR.findall(probe)]
     found = [a for a in found if a]
     if not found:
-        words = sorted(content_words(probe), key=len, reverse=True)
+        words = sorted(content_words(probe), key=lambda word: (-len(word), word))
         found = words[:1]
     return found
 
 
 class Sentence:
     """A sentence of the documents: where it is, and (worked out when first asked) the dates and quantities it
-    states and its content words."""
+    states, its content words and the names it holds."""
 
-    __slots__ = ("doc_id", "position", "text", "_dates", "_quantities", "_words")
+    __slots__ = ("doc_id", "position", "text", "_dates", "_quantities", "_words", "_names")
 
     def __init__(self, doc_id: str, position: int, text: str):
         self.doc_id, self.position, self.text = doc_id, position, text
-        self._dates = self._quantities = self._words = None
+        self._dates = self._quantities = self._words = self._names = None
 
     @property
     def dates(self) -> tuple[dt.date, ...]:
@@ -101,9 +102,18 @@ class Sentence:
             self._words = content_words(self.text)
         return self._words
 
+    @property
+    def names(self) -> list[str]:
+        """The capitalised multi-word names it holds (`names_in`)."""
+        if self._names is None:
+            self._names = names_in(self.text)
+        return self._names
+
 
 def _quantities(text: str) -> list[float]:
-    """Numbers that are not years."""
+    """Numbers that are not years. Read from a whole document set they are its sentences' quantities in order:
+    no date, number or version runs over the white space between two sentences, and what a sentence starts
+    or ends next to there reads as its start or end."""
     return [v for start, end, v in number_mentions(text) if not (1900 <= v <= 2100 and "," not in text[start:end])]
 
 
@@ -363,9 +373,9 @@ def _integration(payload: LongContextPayload, grader: LongContextGrader, how: St
         first, second = (_first_date(how.locate(p, index, _has_date)) for p in probes[:2])
         return f"Answer: {abs((second - first).days) if dt.date.max not in (first, second) else 0}"
     asked = set(names_in(payload.question))
-    fresh = lambda s: any(n not in asked for n in names_in(s.text))  # noqa: E731
+    fresh = lambda s: any(n not in asked for n in s.names)  # noqa: E731
     found = how.locate(probes[0], index, fresh)
-    names = [n for n in names_in(found.text) if n not in asked] if found else []
+    names = [n for n in found.names if n not in asked] if found else []
     return f"Answer: {names[0] if names else 'unknown'}"
 
 
@@ -445,9 +455,9 @@ def _rollup(payload: LongContextPayload, grader: LongContextGrader, how: Strateg
     def reached(names: list[str]) -> list[str]:
         found = []
         for name in names:
-            fresh = lambda s: any(n not in seen for n in names_in(s.text))  # noqa: E731
+            fresh = lambda s: any(n not in seen for n in s.names)  # noqa: E731
             for sentence in how.gather(name, index, fresh):
-                found += [n for n in names_in(sentence.text) if n not in seen and n not in found]
+                found += [n for n in sentence.names if n not in seen and n not in found]
         seen.update(found)
         return found
 
@@ -490,9 +500,10 @@ class ShallowSolver:
 
 
 def _most_common(values: list, fallback):
-    """The value occurring most often (the first seen among equals), or the fallback when there is none."""
+    """The value occurring most often (the first seen among equals: a Counter keeps the order values were first
+    seen in, and `max` keeps the first of equals), or the fallback when there is none."""
     counts = Counter(values)
-    return max(counts, key=lambda v: (counts[v], -values.index(v))) if counts else fallback
+    return max(counts, key=counts.__getitem__) if counts else fallback
 
 
 class MostFrequentAnswer:
@@ -505,11 +516,11 @@ class MostFrequentAnswer:
     def solve(self, task: Task) -> str:
         """The solver's submission for a task."""
         payload, grader = LongContextPayload.of(task), LongContextGrader.of(task)
-        text = "\n\n".join(d.text for d in payload.documents)
-        sentences = _indexed(tuple((d.doc_id, d.text) for d in payload.documents)).sentences
+        index = _indexed(tuple((d.doc_id, d.text) for d in payload.documents))
+        text = index.text
         kind, labels = payload.answer_type, grader.labels
         if kind in ("quantity", "days"):
-            return f"Answer: {int(_most_common([q for s in sentences for q in s.quantities], 0))}"
+            return f"Answer: {int(_most_common(_quantities(text), 0))}"
         if kind == "entity":
             asked = set(names_in(payload.question))
             return f"Answer: {_most_common([n for n in names_in(text) if n not in asked], 'unknown')}"
@@ -522,7 +533,8 @@ class MostFrequentAnswer:
         if kind == "ordered_labels":
             counts = {label: sum(text.count(a) for a in names) for label, names in zip(labels, anchors_of)}
             return "Answer: " + ", ".join(sorted(labels, key=lambda label: -counts[label]))
-        by_doc = Counter(s.doc_id for s in sentences for names in anchors_of if any(a in s.text for a in names))
+        hits = sorted(i for names in anchors_of for i in index.naming_any(names))
+        by_doc = Counter(index.sentence(i).doc_id for i in hits)
         return f"Answer: {by_doc.most_common(1)[0][0] if by_doc else payload.documents[0].doc_id}"
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from bisect import bisect_right
+from typing import Callable, Iterable
 
 _ANSWER_LINE = re.compile(r"answer\s*:\s*(.*)", re.IGNORECASE)
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -20,23 +22,40 @@ ORDINAL_WORDS = ("first", "second", "third", "fourth", "fifth", "sixth", "sevent
                  "twenty-ninth", "thirtieth", "thirty-first")
 _MONTH_NUMBER = {m: i for i, m in enumerate(MONTHS, start=1)}
 _ORDINAL_NUMBER = {w: i for i, w in enumerate(ORDINAL_WORDS, start=1)}
-_MONTH = r"(January|February|March|April|May|June|July|August|September|October|November|December)"
-_DATE_PATTERNS = (
-    (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"), lambda m: (int(m[1]), int(m[2]), int(m[3]))),
-    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH},? (\d{{4}})\b", re.I),
-     lambda m: (int(m[3]), _MONTH_NUMBER[m[2].lower()], int(m[1]))),
-    (re.compile(rf"\b{_MONTH} (\d{{1,2}})(?:st|nd|rd|th)?, (\d{{4}})\b", re.I),
-     lambda m: (int(m[3]), _MONTH_NUMBER[m[1].lower()], int(m[2]))),
-    (re.compile(rf"\bthe ([a-z-]+) of {_MONTH} (\d{{4}})\b", re.I),
-     lambda m: (int(m[3]), _MONTH_NUMBER[m[2].lower()], _ORDINAL_NUMBER.get(m[1].lower(), 0))),
-    (re.compile(rf"\b{_MONTH} (\d{{4}}), on the (\d{{1,2}})(?:st|nd|rd|th)\b", re.I),
-     lambda m: (int(m[2]), _MONTH_NUMBER[m[1].lower()], int(m[3]))),
+_MONTH = f"({'|'.join(MONTHS)})"
+_DATE_FORMS = (
+    (r"\b(\d{4})-(\d{2})-(\d{2})\b", lambda m: (int(m[1]), int(m[2]), int(m[3])), None),
+    (rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH},? (\d{{4}})\b",
+     lambda m: (int(m[3]), _MONTH_NUMBER[m[2].lower()], int(m[1])), (2, lambda text, at: range(at - 8, at - 1))),
+    (rf"\b{_MONTH} (\d{{1,2}})(?:st|nd|rd|th)?, (\d{{4}})\b",
+     lambda m: (int(m[3]), _MONTH_NUMBER[m[1].lower()], int(m[2])), (1, lambda text, at: (at,))),
+    (rf"\bthe ([a-z-]+) of {_MONTH} (\d{{4}})\b",
+     lambda m: (int(m[3]), _MONTH_NUMBER[m[2].lower()], _ORDINAL_NUMBER.get(m[1].lower(), 0)),
+     (2, lambda text, at: (text.rfind(" ", 0, at - 4) - 3,) if text.startswith(" of ", at - 4) else ())),
+    (rf"\b{_MONTH} (\d{{4}}), on the (\d{{1,2}})(?:st|nd|rd|th)\b",
+     lambda m: (int(m[2]), _MONTH_NUMBER[m[1].lower()], int(m[3])), (1, lambda text, at: (at,))),
 )
+"""Date formats (lower-case) in the order they are tried (a later format's match inside an earlier one's is not
+a date of its own): the pattern, the date of a match, and for a format naming a month, the group of the month
+and where a match may start given where its month starts (at most eight characters before it; a word after
+'the' is the one before ' of ')."""
+_DATE_PATTERNS = tuple((re.compile(form, re.IGNORECASE), parts, None) for form, parts, _ in _DATE_FORMS)
+_LOWER_DATE_PATTERNS = tuple((re.compile(form), parts, anchor) for form, parts, anchor in _DATE_FORMS)
+"""The same formats matched case-sensitively on the text lower-cased: the same matches at the same positions,
+unless the text holds one of the characters `_UNLOWERABLE` finds; a month format is only tried where a month is
+named."""
+_UNLOWERABLE = re.compile("[\u0130\u0131\u017f]")
+"""The only characters whose lower case is longer (İ) or that ignoring case equates with an ASCII letter that
+their lower case is not (ı, ſ)."""
+_MONTH_NAME = re.compile(_MONTH)
 _NUMBER = re.compile(r"(?<![\w.\-/])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w.\-/]\d)"
                      r"|(?<![\w.\-/])-?\d+(?:\.\d+)?(?![\w\-/]|\.\d)")
 _VERSION = re.compile(r"(?<![\w.])v?(\d+\.\d+(?:\.\d+)?(?:-[a-z0-9]+)?)(?![\w.]*\d)", re.I)
 _PUNCT = re.compile(r"[^\w\s-]")
 _DIGIT = re.compile(r"\d")
+_DIGITS = re.compile(r"\d+")
+_DIGIT_DOT_DIGIT = re.compile(r"\d\.\d")
+"""What every version holds: a text without it is not searched for versions."""
 
 
 def final_answer(submission: str) -> str:
@@ -48,20 +67,66 @@ def final_answer(submission: str) -> str:
     return lines[-1] if lines else ""
 
 
+class _Spans:
+    """Character spans, merged, asked whether a position falls inside one of them (in logarithmic time)."""
+
+    def __init__(self, spans: Iterable[tuple[int, int]]):
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        for start, end in sorted(spans):
+            if self.ends and start <= self.ends[-1]:
+                self.ends[-1] = max(self.ends[-1], end)
+            else:
+                self.starts.append(start)
+                self.ends.append(end)
+
+    def __contains__(self, position: int) -> bool:
+        at = bisect_right(self.starts, position) - 1
+        return at >= 0 and position < self.ends[at]
+
+
 def date_mentions(text: str) -> list[tuple[int, int, dt.date]]:
-    """Every calendar date written in `text` in a format documents use, with its character span, in order."""
+    """Every calendar date written in `text` in a format documents use, with its character span, in order.
+    The text is matched lower-cased where that reads the same, a format that names a month only where a month
+    is named."""
     if not _DIGIT.search(text):
         return []
-    found: dict[int, tuple[int, int, dt.date]] = {}
-    for pattern, parts in _DATE_PATTERNS:
-        for match in pattern.finditer(text):
+    patterns, searched, months = _DATE_PATTERNS, text, []
+    if text.isascii() or not _UNLOWERABLE.search(text):
+        patterns, searched = _LOWER_DATE_PATTERNS, text.lower()
+        months = [match.start() for match in _MONTH_NAME.finditer(searched)]
+    found: list[tuple[int, int, dt.date]] = []
+    for pattern, parts, anchor in patterns:
+        taken = _Spans((start, end) for start, end, _ in found)
+        matches = pattern.finditer(searched) if anchor is None else _anchored(pattern, anchor, searched, months)
+        for match in matches:
+            if match.start() in taken:
+                continue
             try:
-                date = dt.date(*parts(match))
+                found.append((match.start(), match.end(), dt.date(*parts(match))))
             except ValueError:
                 continue
-            if not any(s <= match.start() < e for s, e, _ in found.values()):
-                found[match.start()] = (match.start(), match.end(), date)
-    return sorted(found.values())
+    return sorted(found)
+
+
+def _anchored(pattern: re.Pattern[str], anchor: tuple[int, Callable[[str, int], Iterable[int]]], text: str,
+              months: list[int]) -> list[re.Match[str]]:
+    """What `pattern.finditer(text)` finds, for a format naming a month, tried only where a match may start
+    given where the months are: of the matches whose month is one of them, the first and then each next that
+    starts where the one before ends or later."""
+    group, starts = anchor
+    matches: dict[int, re.Match[str]] = {}
+    for month in months:
+        for start in starts(text, month):
+            match = pattern.match(text, start) if start >= 0 and start not in matches else None
+            if match and match.start(group) == month:
+                matches[start] = match
+    kept, end = [], 0
+    for start in sorted(matches):
+        if start >= end:
+            kept.append(matches[start])
+            end = matches[start].end()
+    return kept
 
 
 def dates_in(text: str) -> set[dt.date]:
@@ -74,13 +139,27 @@ def number_mentions(text: str) -> list[tuple[int, int, float]]:
     with their spans."""
     if not _DIGIT.search(text):
         return []
-    blocked = [(s, e) for s, e, _ in date_mentions(text)]
-    blocked += [m.span() for m in _VERSION.finditer(text) if m[1].count(".") > 1 or "-" in m[1]]
-    found = []
-    for match in _NUMBER.finditer(text):
-        if any(s <= match.start() < e for s, e in blocked):
+    versions = _VERSION.finditer(text) if _DIGIT_DOT_DIGIT.search(text) else ()
+    blocked = _Spans([(start, end) for start, end, _ in date_mentions(text)]
+                     + [m.span() for m in versions if m[1].count(".") > 1 or "-" in m[1]])
+    return [(match.start(), match.end(), float(match[0].replace(",", ""))) for match in _number_matches(text)
+            if match.start() not in blocked]
+
+
+def _number_matches(text: str) -> list[re.Match[str]]:
+    """What `_NUMBER.finditer(text)` finds, tried only where a number may start: at a run of digits, or at the
+    minus sign just before it (anywhere else inside a run the character before is a digit, which no number
+    follows)."""
+    found: list[re.Match[str]] = []
+    end = 0
+    for run in _DIGITS.finditer(text):
+        start = run.start()
+        if start < end:
             continue
-        found.append((match.start(), match.end(), float(match[0].replace(",", ""))))
+        match = _NUMBER.match(text, start - 1 if start and text[start - 1] == "-" else start)
+        if match:
+            found.append(match)
+            end = match.end()
     return found
 
 
