@@ -296,6 +296,8 @@ def test_dates_are_read_whatever_the_case_and_the_characters_around_them():
     assert dates_in("On the twenty-first of May 2014, and July 2015, on the 2nd; not the bathe of June 2016") == {
         dt.date(2014, 5, 21), dt.date(2015, 7, 2)}
     assert numbers_in("Paid 1,250 on 3 May 2014 (v2.1.0) to KA-12, and 7 more") == [1250.0, 7.0]
+    assert dates_in("Paid on 1 Auguſt 2014, Auguſt 3, 2015 and the fifth of Auguſt 2016") == {
+        dt.date(2014, 8, 1), dt.date(2015, 8, 3), dt.date(2016, 8, 5)}
 
 
 def test_budget_rollup_cannot_be_finished_by_one_text_search(tasks):

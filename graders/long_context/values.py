@@ -21,19 +21,21 @@ ORDINAL_WORDS = ("first", "second", "third", "fourth", "fifth", "sixth", "sevent
                  "twenty-fourth", "twenty-fifth", "twenty-sixth", "twenty-seventh", "twenty-eighth",
                  "twenty-ninth", "thirtieth", "thirty-first")
 _MONTH_NUMBER = {m: i for i, m in enumerate(MONTHS, start=1)}
+_LONG_S = str.maketrans("\u017f", "s")
+"""Ignoring case, the regex engine reads the long s (ſ) as s: a month written with it ('Auguſt') is that month."""
 _ORDINAL_NUMBER = {w: i for i, w in enumerate(ORDINAL_WORDS, start=1)}
 _MONTH = f"({'|'.join(MONTHS)})"
 _DATE_FORMS = (
     (r"\b(\d{4})-(\d{2})-(\d{2})\b", lambda m: (int(m[1]), int(m[2]), int(m[3])), None),
     (rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH},? (\d{{4}})\b",
-     lambda m: (int(m[3]), _MONTH_NUMBER[m[2].lower()], int(m[1])), (2, lambda text, at: range(at - 8, at - 1))),
+     lambda m: (int(m[3]), _month_number(m[2]), int(m[1])), (2, lambda text, at: range(at - 8, at - 1))),
     (rf"\b{_MONTH} (\d{{1,2}})(?:st|nd|rd|th)?, (\d{{4}})\b",
-     lambda m: (int(m[3]), _MONTH_NUMBER[m[1].lower()], int(m[2])), (1, lambda text, at: (at,))),
+     lambda m: (int(m[3]), _month_number(m[1]), int(m[2])), (1, lambda text, at: (at,))),
     (rf"\bthe ([a-z-]+) of {_MONTH} (\d{{4}})\b",
-     lambda m: (int(m[3]), _MONTH_NUMBER[m[2].lower()], _ORDINAL_NUMBER.get(m[1].lower(), 0)),
+     lambda m: (int(m[3]), _month_number(m[2]), _ORDINAL_NUMBER.get(m[1].lower(), 0)),
      (2, lambda text, at: (text.rfind(" ", 0, at - 4) - 3,) if text.startswith(" of ", at - 4) else ())),
     (rf"\b{_MONTH} (\d{{4}}), on the (\d{{1,2}})(?:st|nd|rd|th)\b",
-     lambda m: (int(m[2]), _MONTH_NUMBER[m[1].lower()], int(m[3])), (1, lambda text, at: (at,))),
+     lambda m: (int(m[2]), _month_number(m[1]), int(m[3])), (1, lambda text, at: (at,))),
 )
 """Date formats (lower-case) in the order they are tried (a later format's match inside an earlier one's is not
 a date of its own): the pattern, the date of a match, and for a format naming a month, the group of the month
@@ -56,6 +58,11 @@ _DIGIT = re.compile(r"\d")
 _DIGITS = re.compile(r"\d+")
 _DIGIT_DOT_DIGIT = re.compile(r"\d\.\d")
 """What every version holds: a text without it is not searched for versions."""
+
+
+def _month_number(name: str) -> int:
+    """The number of a month matched by name (any case, a long s read as s)."""
+    return _MONTH_NUMBER[name.lower().translate(_LONG_S)]
 
 
 def final_answer(submission: str) -> str:
