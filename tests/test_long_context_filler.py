@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from dataclasses import replace
 
 import pytest
@@ -28,7 +29,7 @@ from taskforge.builders.long_context.world import generate_world
 from taskforge.graders.long_context.answerability import answerability_problems
 from taskforge.graders.long_context.derive import hypotheses, rule_space
 from taskforge.graders.long_context.solvers import sentences_of
-from taskforge.graders.long_context.values import date_mentions
+from taskforge.graders.long_context.values import date_mentions, dates_in
 from taskforge.schemas import PlanItem, Task
 from taskforge.schemas.tokens import count_tokens
 
@@ -119,6 +120,20 @@ def test_ledger_sentences_carry_the_ledgers_words_and_the_cue_drawn(cue):
         sentences = FillerWriter(world, random.Random(5), profile).sentences(200)
         assert all(has_ledger_words(s) and cue in cues_in(s) for s in sentences), cue
         assert _rate(sentences, has_digit) == (1.0 if digit else 0.0)
+
+
+def test_filler_dates_no_sentence_on_a_quiet_day():
+    """Days a task's facts name as their only link (a ledger amendment's day) are kept out of the filler's
+    dates; every other day stays in use."""
+    world = generate_world(5, 0)
+    profile = CueProfile(digit=1.0, date=1.0, relation=0.5, cues=(("lead", 1.0),), ledger=1.0)
+    loud = FillerWriter(world, random.Random(5), profile).sentences(3000)
+    busiest = Counter(day for sentence in loud for day in dates_in(sentence)).most_common(40)
+    quiet = frozenset(day.toordinal() for day, _ in busiest)
+    hushed = FillerWriter(world, random.Random(5), profile, quiet_days=quiet).sentences(3000)
+    assert sum(count for _, count in busiest) >= 80
+    assert [s for s in hushed if {day.toordinal() for day in dates_in(s)} & quiet] == []
+    assert len({day for sentence in hushed for day in dates_in(sentence)}) >= 2000
 
 
 def test_background_cast_shares_no_word_with_the_task():

@@ -9,6 +9,7 @@ text search finds.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 
 import pytest
@@ -19,10 +20,11 @@ from taskforge.builders.long_context import ledger
 from taskforge.builders.long_context.axes import root_start
 from taskforge.builders.long_context.ledger import MIN_TOKENS
 from taskforge.builders.long_context.render import in_words
-from taskforge.graders.long_context.derive import derive_ledger
+from taskforge.graders.long_context.derive import AMENDMENTS, day_of, derive_ledger
 from taskforge.graders.long_context.prompting import rendered_messages
 from taskforge.builders.long_context.filler import has_ledger_words
 from taskforge.graders.long_context.solvers import estimate_success, sentences_of
+from taskforge.graders.long_context.values import dates_in
 from taskforge.schemas import Message, PlanItem, Task
 from taskforge.validators.runner import DEFAULT_CHECKS, validate
 
@@ -232,6 +234,30 @@ def test_filler_speaks_the_ledgers_language_without_naming_what_the_derivation_r
     planted = f"{filler[0][:-1]}, as account {sorted(codes)[0]} shows."
     assert _naming([planted], names) == [planted], "a filler sentence naming an asked account is caught"
     assert _failed(long_task) == {}
+
+
+def test_no_filler_sentence_falls_on_a_day_an_amendment_names(long_task):
+    """An amendment names its booking only by the day ("the entry of 3 May 2014 is void"): no filler sentence is
+    dated on such a day, so the one booking of that day stays the only one a reader can match."""
+    facts = long_task.reference["facts"]
+    landmarks = {f["event"]: dt.date.fromisoformat(f["date"]) for f in facts if f["kind"] == "landmark"}
+    amended = {day_of(f["target"], landmarks) for f in facts if f["kind"] in AMENDMENTS}
+    filler, _ = _filler_and_facts(long_task)
+    assert len(amended) >= 4 and sum(1 for sentence in filler if dates_in(sentence)) > 100
+    assert [sentence for sentence in filler if dates_in(sentence) & amended] == []
+
+
+def test_a_renamed_name_says_when_it_stops_naming_its_first_account(task):
+    """The name a renaming later moves is introduced with the day it stops naming its first account, never in
+    the present tense; references by administrator say the administrator of that time."""
+    text = " ".join(d["text"] for d in task.payload["documents"])
+    moved = next(f for f in task.reference["facts"] if f["kind"] == "alias" and f.get("date"))
+    first = next(f for f in task.reference["facts"] if f["kind"] == "alias" and f["name"] == moved["name"]
+                 and not f.get("date"))
+    texts = {d["doc_id"]: d["text"] for d in task.payload["documents"]}
+    assert dt.date.fromisoformat(moved["date"]) in dates_in(texts[first["doc_id"]][first["start"]:first["end"]])
+    assert re.search(r"administered at the time|then in \w+ \w+'s care", text)
+    assert not re.findall(r"administered(?! at the time)|(?<!then )in \w+ \w+'s care", text)
 
 
 def test_longer_targets_start_deeper_with_more_amendments(task):

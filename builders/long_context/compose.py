@@ -56,7 +56,8 @@ class Statement:
 @dataclass
 class Composition:
     """What a category generator decides: the statements, the question and how the answer is written;
-    `withheld`, world names the filler must not use even as settings (what the derivation resolves)."""
+    `withheld`, world names the filler must not use even as settings (what the derivation resolves);
+    `quiet_days`, days (ordinals) the filler must not date a sentence on (days a fact names as its only link)."""
 
     category: str
     statements: list[Statement]
@@ -72,6 +73,7 @@ class Composition:
     doc_values: bool = False
     n_docs: int | None = None
     withheld: tuple[str, ...] = ()
+    quiet_days: frozenset[int] = frozenset()
 
 
 @dataclass
@@ -187,7 +189,7 @@ def assemble_world(comp: Composition, world: World, target: LengthTarget, rng: r
     is written to the profile of the composition's own fact sentences."""
     profile = CueProfile.of([s.sentence for s in comp.statements])
     writer = FillerWriter(world, rng, profile, " ".join([comp.question, *(s.sentence for s in comp.statements)]),
-                          comp.withheld)
+                          comp.withheld, comp.quiet_days)
     make_filler = filler_blocks(writer)
     n_docs = comp.n_docs or min(24, max(4, round(target.tokens / 5000)))
     core = (prompt_tokens([], comp.question) + HEADING_TOKENS * n_docs

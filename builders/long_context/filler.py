@@ -577,8 +577,10 @@ class FillerWriter:
     block's token count is the sum of its pieces' counts (exact, and each distinct piece is encoded once)."""
 
     def __init__(self, world: World, rng: random.Random, profile: CueProfile, reserved: str = "",
-                 withheld: tuple[str, ...] = ()):
+                 withheld: tuple[str, ...] = (), quiet_days: frozenset[int] = frozenset()):
         self.random, self.rng, self.profile = rng.random, rng, profile
+        self.quiet_days = quiet_days
+        """Days (ordinals) no filler sentence is dated: the days the facts' amendments name only by the day."""
         self.cast = background_cast(world, reserved, withheld)
         known = [(cue, weight) for cue, weight in profile.cues if cue in _BY_CUE]
         self.cue_pools = [(_BY_CUE[cue], _LEDGER_BY_CUE.get(cue, _BY_CUE[cue])) for cue, _ in known]
@@ -635,7 +637,10 @@ class FillerWriter:
         frame = self._pick(pools[numbered, dated])
         self._fill(frame, pieces)
         if dated:
-            before, after = _written_date(_FIRST_DAY + int(draw() * _DAYS), int(draw() * 5), frame.stative)
+            day = _FIRST_DAY + int(draw() * _DAYS)
+            while day in self.quiet_days:
+                day = _FIRST_DAY + int(draw() * _DAYS)
+            before, after = _written_date(day, int(draw() * 5), frame.stative)
             if frame.stative or draw() < 0.5:
                 first = pieces[start]
                 pieces[start] = " " + (first[0].lower() + first[1:] if frame.common_start else first)

@@ -6,10 +6,12 @@ Built so that a shell cannot reduce it to a few text searches:
   sentence somewhere in the documents, plus voids, corrections and reversals of some of them;
 - one account, many names: the question's phrase is an alias of a nickname, itself an alias of an account code,
   and bookings name the account by any of them or by the person administering it that day ("the account then
-  run by Imara Voss"); administrators hand accounts over on dated days, so one person names different accounts
-  at different times and only the handovers tell which; one more nickname moves: it names one account (the
-  asked one or another) until a dated renaming and another from then on ("From 3 May 2019 on, the Tarn fund
-  meant account KA-4821"), so bookings naming it count for whichever it meant on their day;
+  run by Imara Voss", "the account Imara Voss administered at the time"); administrators hand accounts over on
+  dated days, so one person names different accounts at different times and only the handovers tell which;
+  one more nickname moves: it names one account (the asked one or another) until a dated renaming and another
+  from then on ("From 3 May 2019 on, the Tarn fund meant account KA-4821"; its first account is said with the
+  day it stops: "Until 3 May 2019, the Tarn fund was the name everyone used for account KB-1180"), so bookings
+  naming it count for whichever it meant on their day;
 - amendments name no booking: "the entry booked the day before the Tarn shipment is void" strikes the one
   booking of that day, found only by dating the landmark event and looking through every booking (a booking
   written from a landmark is amended with its date written out, and the other way round); days of bookings are
@@ -21,7 +23,8 @@ Built so that a shell cannot reduce it to a few text searches:
   same organisation, bookings after the date, reversals dated after it (they do not count yet), amendments of
   other accounts' bookings, and plans, proposals and hypotheticals that were never booked.
 - filler in the same language: the task's filler speaks of other organisations' accounts, bookings, voids and
-  audits at the facts' rate (`filler.py`), never naming what the derivation resolves (`withheld`).
+  audits at the facts' rate (`filler.py`), never naming what the derivation resolves (`withheld`) nor dated on
+  a day an amendment names (`quiet_days`), so the one booking of that day stays the only one to match.
 
 The answer is derived from the statements' facts (`graders/long_context/derive.py: derive_ledger`); which
 statements are evidence is what that derivation needs (a minimal support), never decided by the generator.
@@ -108,11 +111,16 @@ ALIAS = ("{X} is the name everyone uses for {y}.", "{Y} is known around the offi
          "In the books, {x} appears as {y}.", "{X} and {y} are one and the same account.",
          "People call {y} simply {x}.")
 RENAMING = ("{D}, the name {x} passed to {y}.", "From {dn} on, {x} meant {y}.",
-            "{D}, the clerks began to call {y} {x} instead.", "{X} has stood for {y} since {dn}.")
+            "{D}, the clerks took the name {x} off its old account and gave it to {y}.",
+            "{X} has stood for {y} since {dn}.")
+RENAMED_FROM = ("Until {dn}, {x} was the name everyone used for {y}.", "Up to {dn}, {y} was known as {x}.",
+                "{X} was the name of {y} until {dn}.")
+"""The first holder of a name that a dated renaming later moves: said with the day it stops."""
 STEWARD = ("{D}, {p} took over the administration of {a}.", "{p} became the administrator of {a} {d}.",
            "{A} was handed to {p} to administer {d}.", "From {dn} on, {a} was in the care of {p}.",
            "{D}, responsibility for {a} passed to {p}.")
-STEWARD_REFS = ("the account then run by {p}", "the fund in {p}'s care", "the account {p} administered")
+STEWARD_REFS = ("the account then run by {p}", "the fund then in {p}'s care",
+                "the account {p} administered at the time")
 OPENING = ("{A} opened its books {d} with {n}.", "{D}, {a} started with a balance of {n}.",
            "The opening balance of {a}, struck {d}, was {n}.")
 _NAMING_KINDS = ("alias", "steward", "landmark")
@@ -135,6 +143,7 @@ class _Writer:
         self.statements: list[Statement] = []
         self.handovers: list[dict[str, Any]] = []
         self.handover_days: set[dt.date] = set()
+        self.amended_days: set[dt.date] = set()
         self.renamed: tuple[str, _Account, dt.date, _Account] | None = None
 
     def _add(self, record: dict[str, Any], sentence: str, texts: list[str], numbers: list[int],
@@ -210,10 +219,11 @@ class _Writer:
 
     def rename(self, name: str, before: _Account, day: dt.date, after: _Account) -> None:
         """A name that stands for one account and, from a dated renaming on, for another."""
-        ref, phrase, _ = self.naming(before, None)
-        self.alias(name, ref, phrase)
-        ref, phrase, _ = self.naming(after, None)
         written, bare, _, dates = self.day(day)
+        ref, phrase, _ = self.naming(before, None)
+        text = self.rng.choice(RENAMED_FROM).format(x=name, X=capitalised(name), y=phrase, dn=bare)
+        self._add({"kind": "alias", "name": name, "ref": ref}, text, [name, phrase], [], dates)
+        ref, phrase, _ = self.naming(after, None)
         text = self.rng.choice(RENAMING).format(x=name, X=capitalised(name), y=phrase, d=written,
                                                 D=capitalised(written), dn=bare)
         self._add({"kind": "alias", "name": name, "ref": ref, "date": day.isoformat()}, text, [name, phrase], [],
@@ -266,6 +276,7 @@ class _Writer:
         """A void, correction, reversal or rebooking (one side of it moved to another account) of the one
         booking on the day `spec` gives."""
         t, tn, texts, dates = self.when(spec)
+        self.amended_days.add(day_of(spec, self.landmarks))
         slots = {"t": t, "tn": tn, "T": capitalised(t)}
         record: dict[str, Any] = {"kind": kind, "target": spec}
         numbers: list[int] = []
@@ -490,6 +501,7 @@ def compose(seed: int, axes: Axes, rng: random.Random) -> tuple[Composition, Wor
         category=CATEGORY, statements=statements, question=question, query=query, answer_type="quantity",
         scorer="long_context.aggregate", format_answer=str, probes=[target.role],
         withheld=tuple(sorted({a.owner for a in accounts} | set(places) | set(people))),
+        quiet_days=frozenset(day.toordinal() for day in writer.amended_days),
         axes=replace(axes, answer_scope=1, predicate_composition=2,
                      computational_depth=axes.state_transition_depth, derivation_depth=len(evidence)),
     ), world
