@@ -15,7 +15,6 @@ import shutil
 import subprocess
 import sys
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 
 import docker
@@ -28,9 +27,8 @@ from taskforge.builders.literature.kinds import KINDS
 from taskforge.builders.mle import MleBuilder
 from taskforge.builders.swe.image import build_instance_image
 from taskforge.flows.screening import release_screen
-from taskforge.sandbox.images.base import DEFAULT_MIRROR, build_with_debootstrap
 from taskforge.sandbox.images.build import image_present
-from taskforge.sandbox.images.recipe import BaseRecipe
+from taskforge.sandbox.images.pythons import INTERPRETERS, Interpreter, build_interpreter_image
 from taskforge.schemas import PlanItem, Task
 from taskforge.schemas.base import content_id
 from taskforge.store.layout import DataDir
@@ -45,26 +43,10 @@ PROJECT = tomllib.loads((REWARD / "pyproject.toml").read_text())["project"]
 WHOLE_PROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
 
 
-@dataclass(frozen=True)
-class Interpreter:
-    """A CPython newer than this machine's, in an image debootstrapped from a distribution's signed archive."""
-
-    recipe: BaseRecipe
-    command: str
-    version: str
-    mirror: str = DEFAULT_MIRROR
-    options: tuple[str, ...] = ()
-    script: str | None = None
-
-
-PYTHON_3_13 = Interpreter(BaseRecipe(suite="trixie"), "python3", "3.13")
+PYTHON_3_13 = INTERPRETERS["3.13"]
 """Debian 13, bootstrapped with the sandbox base image's recipe."""
-UBUNTU_KEY = REPO / "tests" / "fixtures" / "ubuntu" / "archive-key-2018.gpg"
-PYTHON_3_12 = Interpreter(
-    BaseRecipe(suite="noble", packages=("python3.12", "python3.12-venv", "git", "ca-certificates")), "python3.12",
-    "3.12", mirror="http://archive.ubuntu.com/ubuntu",
-    options=("--components=main,universe", f"--keyring={UBUNTU_KEY}"), script="/usr/share/debootstrap/scripts/gutsy")
-"""Ubuntu 24.04, whose archive (signed with Ubuntu's 2018 key: tests/fixtures/ubuntu/README.md) carries 3.12."""
+PYTHON_3_12 = INTERPRETERS["3.12"]
+"""Ubuntu 24.04, whose archive (signed with Ubuntu's 2018 key: sandbox/images/keys/README.md) carries 3.12."""
 IMAGE_REPOSITORY = "taskforge/reward-python"
 COMMIT_TIMEOUT_S = 900
 """Committing the whole package's dependencies (1.5 GB) outlasts a client's default minute on a busy engine."""
@@ -138,10 +120,7 @@ def test_the_small_install_parses_as_python_3_10_and_imports_only_its_dependenci
 
 def _base_image(client: docker.DockerClient, python: Interpreter) -> str:
     """The interpreter's image (built once with debootstrap, cached by its recipe's hash)."""
-    tag = python.recipe.tag()
-    if not image_present(client, tag):
-        build_with_debootstrap(client, python.recipe, python.mirror, None, python.options, python.script)
-    return tag
+    return build_interpreter_image(client, python).tag
 
 
 def _run(client: docker.DockerClient, image: str, script: str, mounts: dict[Path, str],

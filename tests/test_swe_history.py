@@ -241,6 +241,12 @@ def test_repairs_read_the_failure_log():
     assert repair(recipe, "install_project", no_pip, TASK_RULES).install == "pythonpath", "a task can only run from source"
     assert repair(cov, "smoke", "pytest: error: unrecognized arguments: --cov") is None, "nothing left to try"
     assert repair(recipe, "smoke", "Segmentation fault") is None
+    setuptools = recipe.revised(build_requires=("setuptools>=61", "wheel"))
+    older = repair(setuptools, "download", "ERROR: Packages require a different Python. 3.6.0 not in:\n'>=3.10' "
+                                           "(required by setuptools 84.0.0 (from /x/setuptools-84.0.0.whl))")
+    assert older.build_requires == ("setuptools", "wheel") and older.packages == recipe.packages
+    assert repair(older, "download", "ERROR: Packages require a different Python. 3.6.0 not in:\n'>=3.10' "
+                                     "(required by setuptools 84.0.0 (from /x/setuptools-84.0.0.whl))") is None
 
 
 def test_snapshot_holds_only_the_base_commit_and_passes_the_audit(history, tmp_path):

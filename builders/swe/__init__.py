@@ -28,6 +28,7 @@ from taskforge.builders.base import BuildContext
 from taskforge.sandbox.filelock import locked
 from taskforge.builders.swe.assemble import KIND, TIME_BUDGET_S, instance_id, payload_for, prompt_for
 from taskforge.builders.swe.environment import EnvironmentRecord, build_environment
+from taskforge.builders.swe.interpreter import declared_at
 from taskforge.builders.swe.mining import Candidate, Limits, MiningReport, mine, select
 from taskforge.builders.swe.problem import Issue, Symptom, load_issues, problem_statement
 from taskforge.builders.swe.recipe import Recipe, dependency_files_id, detect_recipe
@@ -145,7 +146,8 @@ class SweBuilder:
             try:
                 if recipe not in records:
                     records[recipe] = build_environment(source.name, setup[recipe], recipe,
-                                                        ensure_snapshot(source, setup[recipe]))
+                                                        ensure_snapshot(source, setup[recipe]),
+                                                        declared_at(source.repo, setup[recipe], recipe.python))
                 yield self._task(source, candidate, records[recipe], issues, item, context)
             except (GitError, git.GitCommandError) as exc:
                 yield _quarantined(where, f"git could not read this change: {exc}", {})
@@ -169,6 +171,7 @@ class SweBuilder:
             "snapshot": snapshot_path(source.name, candidate.base_commit), "env": record.env_path,
             "python": record.python, "network": False, "time_budget_s": TIME_BUDGET_S,
             "env_ready": record.ready, "build": {"key": record.key, "attempts": record.attempts},
+            **({"image": record.image} if record.image else {}),
         }
         try:
             recipe, outcomes = _harvest_runs(record.recipe, grader, environment, candidate, repeats)

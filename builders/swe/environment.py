@@ -27,13 +27,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import docker
+
 from taskforge import sandbox
 from taskforge.sandbox.filelock import locked
+from taskforge.builders.swe.interpreter import Declared, retry_python
 from taskforge.builders.swe.recipe import Recipe
 from taskforge.builders.swe.repair import repair
+from taskforge.builders.swe.wheels import MAX_ROUNDS, missing_requirements
 from taskforge.graders.swe.harness import (ENV_DIR, SANDBOX_PYTHON, BedError, TaskBed, cache_root, grading_session,
                                  python_env, scrub, tail)
 from taskforge.sandbox import Job
+from taskforge.sandbox.images.pythons import INTERPRETERS, Interpreter, build_interpreter_image
 from taskforge.schemas import InfrastructureError, TaskforgeError, content_id
 
 MAX_ATTEMPTS = 4
@@ -58,6 +63,8 @@ class EnvironmentRecord:
     """Task sessions need install nothing: the project is installed in the environment, or runs from its source."""
     uncollected: list[str] = field(default_factory=list)
     """Test modules that did not collect at the setup commit (tasks running them fail their checks)."""
+    image: str = ""
+    """The interpreter image its sessions run in ("": the sandbox's own, with the sandbox's Python)."""
 
     @property
     def ok(self) -> bool:
@@ -93,13 +100,27 @@ def sandbox_python_version() -> str:
     return result.stdout.strip()
 
 
-def download_wheels(recipe: Recipe, python: str, wheelhouse: Path) -> None:
-    """Download wheels (never sdists: nothing is built or run on the host) for the recipe's packages."""
+def download_wheels(recipe: Recipe, python: str, wheelhouse: Path, own_pip: bool = False) -> None:
+    """Download wheels (never sdists: nothing is built or run on the host) for the recipe's packages (and pip,
+    for an environment with its `own_pip`); for another Python than the host's, then what its markers need
+    too (`wheels.missing_requirements`)."""
     wheelhouse.mkdir(parents=True, exist_ok=True)
+    requested = [*recipe.packages, *recipe.build_requires, *(["pip"] if own_pip else [])]
+    _pip_download(requested, python, wheelhouse)
+    if python == "%d.%d" % sys.version_info[:2]:
+        return
+    for _ in range(MAX_ROUNDS):
+        missing = missing_requirements(requested, wheelhouse, python)
+        if not missing:
+            return
+        _pip_download(missing, python, wheelhouse)
+
+
+def _pip_download(requirements: list[str], python: str, wheelhouse: Path) -> None:
     try:
         done = subprocess.run(
             [sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "--python-version", python,
-             "--dest", str(wheelhouse), *recipe.packages, *recipe.build_requires],
+             "--dest", str(wheelhouse), *requirements],
             capture_output=True, text=True, timeout=DOWNLOAD_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         raise InfrastructureError(f"downloading wheels took over {DOWNLOAD_TIMEOUT_S} s (is the index reachable?)")
@@ -107,22 +128,27 @@ def download_wheels(recipe: Recipe, python: str, wheelhouse: Path) -> None:
         raise StageFailed("download", done.stdout + done.stderr)
 
 
-def install_script(recipe: Recipe, env: str, wheelhouse: str) -> str:
+def install_script(recipe: Recipe, env: str, wheelhouse: str, interpreter: Interpreter | None = None) -> str:
     """The shell command that makes the virtual environment `env` and installs the recipe's packages into it
-    from the wheels in `wheelhouse`, offline."""
+    from the wheels in `wheelhouse`, offline: with the sandbox's own pip, or, in an interpreter image (whose
+    distribution's pip may predate `--python`), with pip run from its wheel, pip itself installed too."""
     requirements = " ".join(f"'{r}'" for r in (*recipe.packages, *recipe.build_requires))
-    return (f"{SANDBOX_PYTHON} -m venv --without-pip --copies {env} && {SANDBOX_PYTHON} -m pip --python "
-            f"{env}/bin/python install -q --no-index --find-links {wheelhouse} {' '.join(recipe.pip_flags)} "
-            f"{requirements}")
+    if interpreter is None:
+        return (f"{SANDBOX_PYTHON} -m venv --without-pip --copies {env} && {SANDBOX_PYTHON} -m pip --python "
+                f"{env}/bin/python install -q --no-index --find-links {wheelhouse} {' '.join(recipe.pip_flags)} "
+                f"{requirements}")
+    return (f"{interpreter.command} -m venv --without-pip --copies {env} && set -- {wheelhouse}/pip-*.whl && "
+            f"{env}/bin/python \"$1/pip\" install -q --no-index --find-links {wheelhouse} "
+            f"{' '.join(recipe.pip_flags)} pip {requirements}")
 
 
-def install_environment(recipe: Recipe, wheelhouse: Path, out: Path) -> None:
-    """Build `out/env` from the wheelhouse inside the sandbox, network off."""
-    script = install_script(recipe, ENV_DIR, "wheelhouse")
+def install_environment(recipe: Recipe, wheelhouse: Path, out: Path, interpreter: Interpreter | None = None) -> None:
+    """Build `out/env` from the wheelhouse inside the sandbox (in the interpreter's image, if any), network off."""
+    script = install_script(recipe, ENV_DIR, "wheelhouse", interpreter)
     with tempfile.TemporaryDirectory(prefix="swe-envbuild-") as tmp:
         shutil.copytree(wheelhouse, Path(tmp) / "wheelhouse")
         result = sandbox.run(Job(command=("sh", "-c", script), workspace=Path(tmp), network=False,
-                                 env=python_env(recipe.to_dict()),
+                                 env=python_env(recipe.to_dict()), **image_of(interpreter),
                                  timeout_s=INSTALL_TIMEOUT_S, memory_mb=2048, pids=512, collect=(ENV_DIR,),
                                  label="swe-env-install"), collect_to=out)
         if result.infrastructure_error:
@@ -141,11 +167,13 @@ def collection_usable(recipe: Recipe, exit_code: int | None, log: str) -> bool:
     return bool(collected and int(collected[1]) > 0) and repair(recipe, "smoke", log) is None
 
 
-def smoke_test(recipe: Recipe, snapshot: Path, folder: Path) -> tuple[bool, list[str]]:
+def smoke_test(recipe: Recipe, snapshot: Path, folder: Path, interpreter: Interpreter | None = None
+               ) -> tuple[bool, list[str]]:
     """Install the project into `folder/env` in a session over the snapshot, collect the whole test suite, and
     bring the environment back with the project installed; returns whether task sessions can use it as it is
     (the project is installed in it, or runs from its source), and the test modules that did not collect."""
-    bed = TaskBed(snapshot=snapshot, env=folder / ENV_DIR, recipe=recipe.to_dict(), test_files=())
+    bed = TaskBed(snapshot=snapshot, env=folder / ENV_DIR, recipe=recipe.to_dict(), test_files=(),
+                  image=interpreter.tag() if interpreter else "")
     returned = folder / "installed"
     shutil.rmtree(returned, ignore_errors=True)
     try:
@@ -168,22 +196,48 @@ def smoke_test(recipe: Recipe, snapshot: Path, folder: Path) -> tuple[bool, list
     return True, broken
 
 
-def _attempt(recipe: Recipe, python: str, snapshot: Path, folder: Path) -> tuple[bool, list[str]]:
+def image_of(interpreter: Interpreter | None) -> dict[str, str]:
+    """The `Job` arguments running a job in the interpreter's image (none: the sandbox's own)."""
+    return {"image": interpreter.tag()} if interpreter else {}
+
+
+def _attempt(recipe: Recipe, python: str, snapshot: Path, folder: Path,
+             interpreter: Interpreter | None) -> tuple[bool, list[str]]:
     shutil.rmtree(folder / ENV_DIR, ignore_errors=True)
-    download_wheels(recipe, python, folder / "wheelhouse")
-    install_environment(recipe, folder / "wheelhouse", folder)
-    return smoke_test(recipe, snapshot, folder)
+    download_wheels(recipe, python, folder / "wheelhouse", own_pip=interpreter is not None)
+    install_environment(recipe, folder / "wheelhouse", folder, interpreter)
+    return smoke_test(recipe, snapshot, folder, interpreter)
 
 
-def environment_key(repo: str, recipe: Recipe) -> str:
-    """The cache key of one recipe's environment (the repair rules, the backend and its image included)."""
+def environment_key(repo: str, recipe: Recipe, interpreter: Interpreter | None = None) -> str:
+    """The cache key of one recipe's environment (the repair rules, the backend and its image included: the
+    interpreter's image where it has one)."""
     return content_id({"repo": repo, "recipe": recipe.to_dict(), "rules": RULES_VERSION,
-                       "backend": sandbox.default_sandbox().backend, "image": sandbox.BASE_IMAGE}, prefix="env-")
+                       "backend": sandbox.default_sandbox().backend,
+                       "image": interpreter.tag() if interpreter else sandbox.BASE_IMAGE}, prefix="env-")
 
 
-def build_environment(repo: str, setup_commit: str, detected: Recipe, snapshot: Path) -> EnvironmentRecord:
-    """The environment of a recipe: from the cache, or built (with repairs) at `setup_commit` and recorded."""
-    key = environment_key(repo, detected)
+def build_environment(repo: str, setup_commit: str, detected: Recipe, snapshot: Path,
+                      declared: Declared | None = None) -> EnvironmentRecord:
+    """The environment of a recipe, from the cache or built at `setup_commit`: on the sandbox's own Python first
+    (what every environment was built on before interpreters were chosen, so those stay as they were), then,
+    when that fails and the sandbox runs containers, on the Python the commit `declared` (`retry_python`), in
+    its interpreter image."""
+    record = _environment(repo, setup_commit, detected, snapshot, None)
+    if record.ok or declared is None or sandbox.default_sandbox().backend != "docker":
+        return record
+    chosen = retry_python(declared, INTERPRETERS, record.python)
+    if chosen is None:
+        return record
+    interpreter = INTERPRETERS[chosen]
+    build_interpreter_image(docker.from_env(), interpreter)
+    return _environment(repo, setup_commit, detected, snapshot, interpreter)
+
+
+def _environment(repo: str, setup_commit: str, detected: Recipe, snapshot: Path,
+                 interpreter: Interpreter | None) -> EnvironmentRecord:
+    """One interpreter's environment of a recipe: from the cache, or built (with repairs) and recorded."""
+    key = environment_key(repo, detected, interpreter)
     folder = cache_root() / "envs" / key
     record_file = folder / "record.json"
     with locked(folder):
@@ -191,11 +245,11 @@ def build_environment(repo: str, setup_commit: str, detected: Recipe, snapshot: 
             return EnvironmentRecord(**json.loads(record_file.read_text()))
         folder.mkdir(parents=True, exist_ok=True)
         recipe, attempts, failure, tried, installed, broken = detected, 0, None, {detected}, False, []
-        python = sandbox_python_version()
+        python = interpreter.version if interpreter else sandbox_python_version()
         while attempts < MAX_ATTEMPTS:
             attempts += 1
             try:
-                installed, broken = _attempt(recipe, python, snapshot, folder)
+                installed, broken = _attempt(recipe, python, snapshot, folder, interpreter)
                 failure = None
                 break
             except StageFailed as exc:
@@ -209,7 +263,7 @@ def build_environment(repo: str, setup_commit: str, detected: Recipe, snapshot: 
             key=key, status="ok" if failure is None else "failed", recipe=recipe.to_dict(), attempts=attempts,
             python=python, failed_stage=failure.stage if failure else None,
             log_tail=tail(scrub(failure.log)) if failure else "", setup_commit=setup_commit,
-            ready=installed and failure is None, uncollected=broken)
+            ready=installed and failure is None, uncollected=broken, image=interpreter.tag() if interpreter else "")
         shutil.rmtree(folder / "wheelhouse", ignore_errors=True)
         record_file.write_text(json.dumps(record.to_dict(), indent=1))
         return record

@@ -2,7 +2,7 @@
 
 Two layers, as SWE-bench builds them:
 - the **environment image** of a recipe, `taskforge/swe-env:<content id>`: the sandbox base
-  image with the recipe's packages installed into `/workspace/env` from wheels downloaded
+  image (or the task's interpreter image) with the recipe's packages installed into `/workspace/env` from wheels downloaded
   on the host (installed offline in the container), first on PATH (login shells too), built
   once per recipe and Python;
 - the **instance image** of a task (`graders/swe/eval_script.py` names it and says what it
@@ -10,7 +10,8 @@ Two layers, as SWE-bench builds them:
   commit, nothing after it) in `/workspace/repo`, `/testbed` linking to it, and the project
   installed into the environment as the recipe says.
 
-The base image's Python must be the one the task was validated on (`environment.python`).
+The base image's Python must be the one the task was validated on (`environment.python`): the sandbox base
+image's, or the interpreter image its environment was built in (`environment.image`).
 Both are skipped when their tag exists.
 """
 
@@ -32,6 +33,7 @@ from taskforge.sandbox import BASE_IMAGE, Job
 from taskforge.sandbox.api import WORKSPACE
 from taskforge.sandbox.container import DockerSandbox
 from taskforge.sandbox.images.build import ImageBuild, ImageBuildError, image_present
+from taskforge.sandbox.images.pythons import interpreter_of
 from taskforge.sandbox.images.recipe import CONTAINER_PATH
 from taskforge.schemas import Task, content_id
 
@@ -58,29 +60,32 @@ def _run(session: Any, script: str, what: str, env: tuple[tuple[str, str], ...] 
     return result.stdout
 
 
-def _base_python(session: Any) -> str:
-    return _run(session, f"{SANDBOX_PYTHON} -c \"import sys; print('%d.%d' % sys.version_info[:2])\"",
+def _base_python(session: Any, command: str) -> str:
+    return _run(session, f"{command} -c \"import sys; print('%d.%d' % sys.version_info[:2])\"",
                 "reading the base image's Python").strip()
 
 
-def build_env_image(client: docker.DockerClient, recipe: Recipe, python: str) -> str:
-    """The environment image of a recipe (built once); returns its tag."""
-    base_id = client.images.get(BASE_IMAGE).id
+def build_env_image(client: docker.DockerClient, recipe: Recipe, python: str, image: str = "") -> str:
+    """The environment image of a recipe (built once) on the sandbox base image, or on the interpreter `image`
+    the task's environment was built in; returns its tag."""
+    interpreter = interpreter_of(image)
+    base = image or BASE_IMAGE
+    base_id = client.images.get(base).id
     tag = f"{ENV_REPOSITORY}:{content_id({'format': IMAGE_FORMAT, 'recipe': recipe.to_dict(), 'python': python, 'base': base_id})}"
     if image_present(client, tag):
         return tag
-    job = Job(command=(), image=BASE_IMAGE, timeout_s=BUILD_TIMEOUT_S, memory_mb=4096, pids=1024,
+    job = Job(command=(), image=base, timeout_s=BUILD_TIMEOUT_S, memory_mb=4096, pids=1024,
               label="swe-env-image")
     with tempfile.TemporaryDirectory(prefix="swe-env-image-") as work:
         wheelhouse = Path(work) / "wheels"
-        download_wheels(recipe, python, wheelhouse)
+        download_wheels(recipe, python, wheelhouse, own_pip=interpreter is not None)
         with DockerSandbox(client=client, reason="building a SWE environment image").session(job) as session:
-            found = _base_python(session)
+            found = _base_python(session, interpreter.command if interpreter else SANDBOX_PYTHON)
             if found != python:
-                raise ImageBuildError(f"the base image {BASE_IMAGE} has Python {found}; the recipe was validated on "
+                raise ImageBuildError(f"the base image {base} has Python {found}; the recipe was validated on "
                                       f"Python {python}")
             session.put(wheelhouse, WHEELHOUSE)
-            _run(session, f"{install_script(recipe, ENV_PATH, WHEELHOUSE)} && rm -rf {WHEELHOUSE} && "
+            _run(session, f"{install_script(recipe, ENV_PATH, WHEELHOUSE, interpreter)} && rm -rf {WHEELHOUSE} && "
                           f"echo 'export PATH={ENV_PATH}/bin:$PATH' > {LOGIN_PATH}",
                  "installing the recipe's packages", python_env(recipe.to_dict()))
             repository, version = tag.rsplit(":", 1)
@@ -101,13 +106,14 @@ def build_instance_image(task: Task, client: docker.DockerClient | None = None) 
     if not snapshot.is_dir():
         raise ImageBuildError(f"{task.payload['instance_id']}: its snapshot is missing from the SWE cache "
                               f"({task.environment['snapshot']}); build the task on this machine first")
-    env_image = build_env_image(client, Recipe.from_dict(recipe), task.environment["python"])
+    image_of_env = task.environment.get("image", "")
+    env_image = build_env_image(client, Recipe.from_dict(recipe), task.environment["python"], image_of_env)
     job = Job(command=(), image=env_image, timeout_s=BUILD_TIMEOUT_S, memory_mb=2048, pids=512,
               label="swe-instance-image")
     with DockerSandbox(client=client, reason="building a SWE instance image").session(job) as session:
         session.put(snapshot, REPO_PATH)
         _run(session, f"ln -s {REPO_PATH} {TESTBED}", "linking the repository")
-        install = install_command(recipe)
+        install = install_command(recipe, own_pip=bool(image_of_env))
         if install:
             _run(session, install, "installing the project", python_env(recipe))
         repository, version = image.rsplit(":", 1)

@@ -62,6 +62,25 @@ def unpin_unavailable(recipe: Recipe, stage: str, log: str) -> Recipe | None:
     return None
 
 
+def unpin_for_older_python(recipe: Recipe, stage: str, log: str) -> Recipe | None:
+    """A version bound (such as the default `setuptools>=61`) that only releases for newer Pythons satisfy (pip:
+    `Packages require a different Python … required by setuptools 84.0.0`): drop the bound, so the newest release
+    for this Python is taken."""
+    if stage != "download" or "Packages require a different Python" not in log:
+        return None
+    named = {canonicalize_name(name) for name in re.findall(r"required by ([A-Za-z0-9_.\-]+) \d", log)}
+
+    def unpinned(requirements: tuple[str, ...]) -> tuple[str, ...]:
+        parsed = [Requirement(r) for r in requirements]
+        return tuple(p.name if canonicalize_name(p.name) in named and p.specifier else str(p) for p in parsed)
+
+    packages, build = unpinned(recipe.packages), unpinned(recipe.build_requires)
+    if (packages, build) == (recipe.packages, recipe.build_requires):
+        return None
+    return recipe.revised(packages=packages, build_requires=build,
+                          notes=recipe.notes + (f"unpinned {', '.join(sorted(named))} for this Python",))
+
+
 def add_missing_module(recipe: Recipe, stage: str, log: str) -> Recipe | None:
     """Tests or the project import a module nothing installed: add its distribution."""
     match = re.search(r"No module named '?([A-Za-z0-9_.]+)'?", log)
@@ -98,7 +117,7 @@ def run_from_source(recipe: Recipe, stage: str, log: str) -> Recipe | None:
     return recipe.revised(install="pythonpath", notes=recipe.notes + ("project not installable; tests run from source",))
 
 
-RULES: tuple[Rule, ...] = (unpin_unavailable, ignore_python_requirement, add_pytest_plugin, add_missing_module,
+RULES: tuple[Rule, ...] = (unpin_unavailable, unpin_for_older_python, ignore_python_requirement, add_pytest_plugin, add_missing_module,
                            run_from_source)
 TASK_RULES: tuple[Rule, ...] = (ignore_python_requirement, run_from_source)
 """The repairs that need no new environment: what a single task may still change about installing the project."""

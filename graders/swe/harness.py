@@ -107,6 +107,9 @@ class TaskBed:
     ready: bool = False
     """Sessions install nothing (the project was installed when the environment was built, or runs from its
     source): the environment is bound read-only instead of copied."""
+    image: str = ""
+    """The interpreter image the environment was built in ("": the sandbox's own); its sessions run there and
+    install with the environment's own pip."""
 
     @classmethod
     def of(cls, payload: dict[str, Any], grader: dict[str, Any], environment: dict[str, Any],
@@ -118,7 +121,7 @@ class TaskBed:
                    recipe=payload["environment_recipe"],
                    test_files=tuple(grader["test_files"]) if test_files is None else test_files,
                    timeout_s=float(grader.get("timeout_s", 300.0)),
-                   ready=bool(environment.get("env_ready", False)))
+                   ready=bool(environment.get("env_ready", False)), image=environment.get("image", ""))
 
 
 @dataclass(frozen=True)
@@ -164,13 +167,14 @@ def _sh(script: str) -> tuple[str, ...]:
     return ("sh", "-c", script)
 
 
-def install_command(recipe: dict[str, Any]) -> str | None:
-    """The in-session command installing the project itself into `env/` (None when it runs from its source)."""
+def install_command(recipe: dict[str, Any], own_pip: bool = False) -> str | None:
+    """The in-session command installing the project itself into `env/` (None when it runs from its source),
+    with the sandbox's pip, or the environment's `own_pip` (an interpreter image's environment)."""
     if recipe["install"] != "editable":
         return None
     flags = "".join(f" {flag}" for flag in recipe.get("pip_flags", []))
-    return (f"cd {REPO_DIR} && {SANDBOX_PYTHON} -m pip --python ../{ENV_DIR}/bin/python install -q --no-index "
-            f"--no-deps --no-build-isolation{flags} -e .")
+    pip = f"../{ENV_DIR}/bin/python -m pip" if own_pip else f"{SANDBOX_PYTHON} -m pip --python ../{ENV_DIR}/bin/python"
+    return f"cd {REPO_DIR} && {pip} install -q --no-index --no-deps --no-build-isolation{flags} -e ."
 
 
 def suite_command(recipe: dict[str, Any], test_files: tuple[str, ...], tracebacks: bool = False) -> str:
@@ -213,7 +217,7 @@ class GradingSession:
 
     def install(self) -> Result | None:
         """Install the project into the environment (once per session), when the recipe says so."""
-        command = install_command(self.bed.recipe)
+        command = install_command(self.bed.recipe, own_pip=bool(self.bed.image))
         if command is None:
             return None
         result = self._exec(command, INSTALL_TIMEOUT_S)
@@ -311,7 +315,8 @@ def grading_session(bed: TaskBed, patches: dict[str, str], label: str = "swe-tes
     with tempfile.TemporaryDirectory(prefix="swe-ws-") as tmp:
         workspace = stage_workspace(bed, patches, Path(tmp))
         shared = ((str(shared_env(bed.env)), f"{WORKSPACE}/{ENV_DIR}"),) if bed.ready else ()
-        job = Job(command=(), workspace=workspace, network=False, mounts=shared,
+        image = {"image": bed.image} if bed.image else {}
+        job = Job(command=(), workspace=workspace, network=False, mounts=shared, **image,
                   timeout_s=bed.timeout_s * 12 + INSTALL_TIMEOUT_S, memory_mb=2048, pids=512, label=label)
         with sandbox.session(job) as session:
             live = GradingSession(session, bed, workspace)
