@@ -14,6 +14,7 @@ from taskforge.sandbox.images import BaseRecipe, PythonEnvRecipe, build_base_ima
 from taskforge.sandbox.images.__main__ import main
 from taskforge.sandbox.images.build import image_present
 from taskforge.sandbox.images.host_env import COMPLETE_MARK, ensure_host_env
+from taskforge.sandbox.images.pythons import INTERPRETERS
 from taskforge.sandbox.images.recipe import PYTHON_ENVS
 
 
@@ -53,6 +54,15 @@ def test_base_image_build_is_skipped_when_its_recipe_is_built(docker_engine, cap
     assert docker_engine.images.get(BASE_IMAGE).id == docker_engine.images.get(outcome.tag).id
     assert main(["base"]) == 0
     assert capsys.readouterr().out == f"{outcome.tag}: present, build skipped\n"
+
+
+@pytest.mark.docker
+def test_an_interpreter_image_ci_built_is_skipped_and_an_unknown_version_refused(docker_engine, capsys):
+    """`.ci/run` bootstraps the older CPython old commits need; asked again, the command skips the build."""
+    assert main(["python", "3.6"]) == 0
+    assert capsys.readouterr().out == f"{INTERPRETERS['3.6'].tag()}: present, build skipped\n"
+    with pytest.raises(SystemExit):
+        main(["python", "2.7"])
 
 
 @pytest.mark.docker

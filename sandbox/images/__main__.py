@@ -1,4 +1,5 @@
-"""`python -m taskforge.sandbox.images base|env …`: build the sandbox images on this machine (skipped when cached)."""
+"""`python -m taskforge.sandbox.images base|env|python …`: build the sandbox images on this machine (skipped when
+cached)."""
 
 from __future__ import annotations
 
@@ -13,12 +14,14 @@ from taskforge.sandbox.api import BASE_IMAGE
 from taskforge.sandbox.images.base import DEFAULT_MIRROR, build_base_image
 from taskforge.sandbox.images.build import ImageBuild
 from taskforge.sandbox.images.env import build_python_env_image
+from taskforge.sandbox.images.pythons import INTERPRETERS, build_interpreter_image
 from taskforge.sandbox.images.recipe import PYTHON_ENVS, PythonEnvRecipe
 from taskforge.schemas.errors import InfrastructureError
 
 
 def parser() -> argparse.ArgumentParser:
-    """The command line: `base` for the Debian base image, `env` for a derived Python environment."""
+    """The command line: `base` for the Debian base image, `env` for a derived Python environment, `python` for
+    the image of an older or newer CPython that old commits of a repository need."""
     cli = argparse.ArgumentParser(prog="python -m taskforge.sandbox.images", description=__doc__)
     commands = cli.add_subparsers(dest="command", required=True)
     base = commands.add_parser("base", help=f"build {BASE_IMAGE} (pull where a registry answers, else debootstrap)")
@@ -29,6 +32,8 @@ def parser() -> argparse.ArgumentParser:
     env.add_argument("requirements", nargs="*", help="pip requirements (pinned versions keep the cache honest)")
     env.add_argument("--base", default=BASE_IMAGE, help="image to derive from")
     env.add_argument("--force", action="store_true", help="rebuild even when the recipe's image is present")
+    python = commands.add_parser("python", help="bootstrap the image of one CPython from its distribution's archive")
+    python.add_argument("version", choices=sorted(INTERPRETERS, key=lambda v: tuple(map(int, v.split(".")))))
     return cli
 
 
@@ -57,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
         client = docker.from_env()
         if args.command == "base":
             outcome = build_base_image(client, mirror=args.mirror, force=args.force)
+        elif args.command == "python":
+            outcome = build_interpreter_image(client, INTERPRETERS[args.version])
         else:
             outcome = build_python_env_image(client, env_recipe(args.name, args.requirements, args.base),
                                              force=args.force)
