@@ -4,6 +4,7 @@ environment built on the host from the same recipe as the docker image."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import polars as pl
 
@@ -55,9 +56,9 @@ def test_thresholds_put_a_default_linear_model_at_or_below_the_median_on_real_da
 
 
 def test_the_shipped_flights_become_a_task_that_passes_the_noop_reference_and_leakage_checks(tmp_path):
-    """The nycflights13 sample (CC0, shipped in the repository): the latest 3,000 flights, split by their date, with
+    """The nycflights13 fixture (CC0, shipped in the repository): the latest 3,000 flights, split by their date, with
     the dataset's own settings; the sample submission earns nothing, the best reference reaches gold, no leak."""
-    flights = SAMPLES / "mle" / "nyc_flights_air_time.parquet"
+    flights = Path(__file__).parent / "fixtures" / "mle" / "nyc_flights_air_time.parquet"
     latest = pl.read_parquet(flights).tail(3000)
     settings = json.loads(flights.with_suffix(".json").read_text(encoding="utf-8"))
     write_dataset(latest, tmp_path / "flights", "nyc_flights_air_time", settings)
