@@ -129,6 +129,14 @@ def grade(statuses: StatusMap, fail_to_pass: list[str], pass_to_pass: list[str])
     )
 
 
+def fails_a_listed_test(statuses: StatusMap, fail_to_pass: list[str], pass_to_pass: list[str]) -> bool:
+    """Whether a listed test the run reached fails it: a FAIL_TO_PASS test that ran and did not pass, or a
+    PASS_TO_PASS test that ran and was not kept. A run stopped at its first failure grades 0 exactly when this
+    holds (the tests it reached ran as in the whole run; the others are unknown)."""
+    return (any(t in statuses and not is_passing(t, statuses) for t in fail_to_pass)
+            or any(t in statuses and not is_kept(t, statuses) for t in pass_to_pass))
+
+
 def unapplied(fail_to_pass: list[str], pass_to_pass: list[str]) -> Verdict:
     """The verdict on a submission whose patch does not apply: nothing succeeded."""
     return Verdict(f2p_success=[], f2p_failure=list(fail_to_pass), p2p_success=[],

@@ -18,6 +18,14 @@ builder's harvest and the validators' re-derivation of FAIL_TO_PASS /
 PASS_TO_PASS and of the shortcut scores share one sandbox session, and a later
 cycle or `taskforge validate` on the same machine reads the runs instead of
 repeating them. A changed patch or test patch is a new key, so it is run again.
+
+A shortcut patch's run only has to say whether the patch resolves the task, so
+under pytest it stops at its first failure (`-x`): the tests before it ran as
+in the whole run, and when the failing test is one of the lists the runs give,
+the patch resolves nothing whatever the other tests do. Otherwise (the first
+failure is a test in neither list) the shortcut runs again whole. Such a run is
+named in `Outcomes.shortcuts_stopped`; a check grading it against other lists
+reruns it whole when what it reached does not decide (`whole_shortcut_run`).
 """
 
 from __future__ import annotations
@@ -28,15 +36,16 @@ import re
 import shlex
 import shutil
 import tempfile
+import threading
 import time
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
 from taskforge import sandbox
 from taskforge.graders.swe.eval_script import python_env
-from taskforge.graders.swe.grading import LOG_PARSERS, StatusMap
+from taskforge.graders.swe.grading import LOG_PARSERS, Harvest, StatusMap, fails_a_listed_test, harvest
 from taskforge.graders.swe.safe_git import git_in
 from taskforge.graders.swe.patch import split_files
 from taskforge.graders.swe.shortcuts import shortcut_patches
@@ -55,8 +64,10 @@ LOG_TAIL_CHARS = 2000
 SHARED_ENVS = "taskforge-swe-envs"
 SUBMISSION_REFUSED, TEST_PATCH_REFUSED = 90, 91
 """Exit codes of the submit command: the submission, or the held-out test patch, did not apply."""
+STAGED = "/staged"
+"""Where a session sees its staged workspace, bound read-only, to copy it into /workspace."""
 FAILURE_CHARS = 1500
-RUNS_VERSION = "3"
+RUNS_VERSION = "4"
 """Bumped when what a cached run records changes."""
 _FAILURE_HEADER = re.compile(r"^_{3,} (\S.*?) _{3,}$")
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
@@ -177,10 +188,17 @@ def install_command(recipe: dict[str, Any], own_pip: bool = False) -> str | None
     return f"cd {REPO_DIR} && {pip} install -q --no-index --no-deps --no-build-isolation{flags} -e ."
 
 
-def suite_command(recipe: dict[str, Any], test_files: tuple[str, ...], tracebacks: bool = False) -> str:
+def stops_at_first_failure(recipe: dict[str, Any]) -> bool:
+    """Whether the recipe's runner is pytest, which `-x` stops at its first failing test."""
+    return recipe["test_cmd"].startswith("python -m pytest ") and recipe["log_parser"] == "pytest"
+
+
+def suite_command(recipe: dict[str, Any], test_files: tuple[str, ...], tracebacks: bool = False,
+                  first_failure: bool = False) -> str:
     """The command running only the given test files with the recipe's runner, from inside `repo/` (with short
-    tracebacks of the failures when asked)."""
-    runner = recipe["test_cmd"].removeprefix("python ") + (" --tb=short" if tracebacks else "")
+    tracebacks of the failures when asked; stopping at the first failure when asked, pytest only)."""
+    runner = (recipe["test_cmd"].removeprefix("python ") + (" --tb=short" if tracebacks else "")
+              + (" -x" if first_failure else ""))
     return f"cd {REPO_DIR} && ../{ENV_DIR}/bin/python {runner} {' '.join(map(shlex.quote, test_files))}"
 
 
@@ -215,6 +233,12 @@ class GradingSession:
             raise InfrastructureError(f"sandbox failed while running tests: {result.infrastructure_error}")
         return result
 
+    def copy_in(self) -> None:
+        """Copy the staged workspace (bound read-only at `STAGED`) into /workspace (`copy_in_command`)."""
+        result = self._exec(copy_in_command(self.bed), INSTALL_TIMEOUT_S)
+        if result.exit_code != 0:
+            raise InfrastructureError(f"sandbox could not copy the staged workspace in: {tail(result.stderr, 500)}")
+
     def install(self) -> Result | None:
         """Install the project into the environment (once per session), when the recipe says so."""
         command = install_command(self.bed.recipe, own_pip=bool(self.bed.image))
@@ -230,13 +254,8 @@ class GradingSession:
             return None
         return f"{{ git apply --whitespace=nowarn ../{PATCH_DIR}/{name}.diff || exit {code}; }}"
 
-    def submit(self, test_patch_name: str, test_patch: str, submission: str | None, fresh: bool = False) -> bool:
-        """Apply a submission (a patch name; None for the empty patch), put the files the test patch touches back
-        as they are at the base commit, then apply the held-out test patch — in one sandbox command. `fresh`
-        first resets the repository to the base commit (tracked files restored, untracked ones removed, install
-        metadata kept).
-
-        Returns whether the submission applied; the test patch must apply, or the task itself is broken."""
+    def _submit_script(self, test_patch_name: str, test_patch: str, submission: str | None, fresh: bool) -> str:
+        """The shell command of `submit`: exits `SUBMISSION_REFUSED` or `TEST_PATCH_REFUSED` (or git's code)."""
         existing, added = reset_paths(test_patch)
         steps = [f"cd {REPO_DIR}"]
         if fresh:
@@ -247,7 +266,16 @@ class GradingSession:
         if added:
             steps.append(f"rm -f {' '.join(map(shlex.quote, added))}")
         steps.append(self._apply_step(test_patch_name, TEST_PATCH_REFUSED))
-        result = self._exec(" && ".join(step for step in steps if step), 60.0)
+        return " && ".join(step for step in steps if step)
+
+    def submit(self, test_patch_name: str, test_patch: str, submission: str | None, fresh: bool = False) -> bool:
+        """Apply a submission (a patch name; None for the empty patch), put the files the test patch touches back
+        as they are at the base commit, then apply the held-out test patch — in one sandbox command. `fresh`
+        first resets the repository to the base commit (tracked files restored, untracked ones removed, install
+        metadata kept).
+
+        Returns whether the submission applied; the test patch must apply, or the task itself is broken."""
+        result = self._exec(self._submit_script(test_patch_name, test_patch, submission, fresh), 60.0)
         if result.exit_code == SUBMISSION_REFUSED:
             return False
         if result.exit_code != 0:
@@ -260,15 +288,26 @@ class GradingSession:
         return self._exec(f"cd {REPO_DIR} && ../{ENV_DIR}/bin/python {runner} --collect-only -q --tb=short",
                           self.bed.timeout_s)
 
-    def run_tests(self, tracebacks: bool = False) -> SuiteRun:
+    def run_tests(self, tracebacks: bool = False, first_failure: bool = False, first: str = "") -> SuiteRun:
         """Run the test files of the test patch once and parse the log with the recipe's parser (keeping each
-        failure's short traceback when asked)."""
+        failure's short traceback when asked; stopping at the first failure when asked); `first` is a shell
+        command run before, in the same sandbox command, that ends it when it fails."""
         started = time.perf_counter()
-        result = self._exec(suite_command(self.bed.recipe, self.bed.test_files, tracebacks), self.bed.timeout_s)
+        suite = suite_command(self.bed.recipe, self.bed.test_files, tracebacks, first_failure)
+        result = self._exec(f"{first}; {suite}" if first else suite, self.bed.timeout_s)
         log = scrub(result.stdout + "\n" + result.stderr, self.workspace)
         statuses = LOG_PARSERS[self.bed.recipe["log_parser"]](log) if not result.timed_out else {}
         return SuiteRun(statuses=statuses, exit_code=result.exit_code, seconds=time.perf_counter() - started,
                         log_tail=tail(log), failures=failure_sections(log, statuses) if tracebacks else {})
+
+    def try_submission(self, test_patch_name: str, test_patch: str, submission: str,
+                       first_failure: bool = False) -> SuiteRun | None:
+        """`submit` over a fresh repository, then the held-out tests (stopping at the first failure when asked), in
+        one sandbox command; None when the submission does not apply or the test patch no longer applies over
+        it (pytest itself never exits `SUBMISSION_REFUSED`)."""
+        script = self._submit_script(test_patch_name, test_patch, submission, fresh=True)
+        run = self.run_tests(first_failure=first_failure, first=f"( {script} ) || exit {SUBMISSION_REFUSED}")
+        return None if run.exit_code == SUBMISSION_REFUSED else run
 
 
 def _link_or_copy(source: str, dest: str) -> None:
@@ -279,9 +318,19 @@ def _link_or_copy(source: str, dest: str) -> None:
         shutil.copy2(source, dest)
 
 
+def copy_in_command(bed: TaskBed) -> str:
+    """The in-session command copying the staged `repo/`, `patches/` (and an environment that is not ready)
+    from `STAGED` into /workspace, as a copy into the sandbox would: links kept, modes and times preserved,
+    owned by the session's user."""
+    folders = " ".join(f"{STAGED}/{name}" for name in (REPO_DIR, PATCH_DIR, *(() if bed.ready else (ENV_DIR,))))
+    return f"cp -R -P --preserve=mode,timestamps,links {folders} {WORKSPACE}/"
+
+
 def stage_workspace(bed: TaskBed, patches: dict[str, str], into: Path) -> Path:
-    """Lay out `repo/`, `env/` and `patches/` for a session in a host folder the sandbox copies in; an
-    ready environment is bound read-only instead of copied (see `grading_session`)."""
+    """Lay out `repo/`, `env/` and `patches/` for a session in a host folder the sandbox binds read-only at
+    `STAGED` (readable by every sandbox user) and copies in first (`GradingSession.copy_in`); a ready environment is
+    bound read-only instead of copied (see `grading_session`)."""
+    into.chmod(0o755)
     shutil.copytree(bed.snapshot, into / REPO_DIR, symlinks=True, copy_function=_link_or_copy)
     if not bed.ready:
         shutil.copytree(bed.env, into / ENV_DIR, symlinks=True, copy_function=_link_or_copy)
@@ -307,23 +356,41 @@ def shared_env(env: Path) -> Path:
     return target
 
 
+_RELEASING: list[threading.Thread] = []
+"""The thread closing the last finished session, if it is still at it."""
+
+
+def release_in_background(stack: ExitStack) -> None:
+    """Close a finished session (container removed, staged workspace deleted) in a thread, so the next task does
+    not wait for it; the one before is waited for first, and the interpreter waits for the last at exit."""
+    while _RELEASING:
+        _RELEASING.pop().join()
+    thread = threading.Thread(target=stack.close, name="swe-session-release")
+    thread.start()
+    _RELEASING.append(thread)
+
+
 @contextmanager
 def grading_session(bed: TaskBed, patches: dict[str, str], label: str = "swe-tests") -> Iterator[GradingSession]:
-    """A sandbox session (network off) over a staged test bed, with the project installed."""
+    """A sandbox session (network off) over a staged test bed, with the project installed; a session left
+    without an error is released in the background (`release_in_background`)."""
     if not bed.snapshot.is_dir() or not bed.env.is_dir():
         raise BedError("the task's snapshot or environment is missing from the SWE cache; rebuild it")
-    with tempfile.TemporaryDirectory(prefix="swe-ws-") as tmp:
-        workspace = stage_workspace(bed, patches, Path(tmp))
+    with ExitStack() as stack:
+        staged = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="swe-ws-")))
+        workspace = stage_workspace(bed, patches, staged)
         shared = ((str(shared_env(bed.env)), f"{WORKSPACE}/{ENV_DIR}"),) if bed.ready else ()
         image = {"image": bed.image} if bed.image else {}
-        job = Job(command=(), workspace=workspace, network=False, mounts=shared, **image,
+        job = Job(command=(), network=False, mounts=((str(workspace), STAGED), *shared), **image,
                   timeout_s=bed.timeout_s * 12 + INSTALL_TIMEOUT_S, memory_mb=2048, pids=512, label=label)
-        with sandbox.session(job) as session:
-            live = GradingSession(session, bed, workspace)
-            installed = None if bed.ready else live.install()
-            if installed is not None and installed.exit_code != 0:
-                raise InstallFailed(live.setup_log)
-            yield live
+        session = stack.enter_context(sandbox.session(job))
+        live = GradingSession(session, bed, workspace)
+        live.copy_in()
+        installed = None if bed.ready else live.install()
+        if installed is not None and installed.exit_code != 0:
+            raise InstallFailed(live.setup_log)
+        yield live
+        release_in_background(stack.pop_all())
 
 
 @dataclass(frozen=True)
@@ -338,6 +405,9 @@ class Outcomes:
     session_s: float
     shortcuts: dict[str, StatusMap | None] = field(default_factory=dict)
     """Each shortcut patch's test statuses by name (None: the patch did not apply); not part of `summary`."""
+    shortcuts_stopped: list[str] = field(default_factory=list)
+    """The shortcut runs that stopped at their first failure, a test of the lists the runs give: their statuses
+    are those of the tests up to it."""
     cached: bool = False
     """Read from the run cache (no session ran for it in this process)."""
 
@@ -350,7 +420,8 @@ class Outcomes:
         """Everything but `cached`, for the run cache."""
         return json.dumps({"empty": self.empty.to_dict(), "solution": [run.to_dict() for run in self.solution],
                            "solution_applied": self.solution_applied, "setup_s": self.setup_s,
-                           "session_s": self.session_s, "shortcuts": self.shortcuts})
+                           "session_s": self.session_s, "shortcuts": self.shortcuts,
+                           "shortcuts_stopped": self.shortcuts_stopped})
 
     @classmethod
     def from_json(cls, text: str) -> "Outcomes":
@@ -358,7 +429,7 @@ class Outcomes:
         data = json.loads(text)
         return cls(empty=SuiteRun(**data["empty"]), solution=[SuiteRun(**run) for run in data["solution"]],
                    solution_applied=data["solution_applied"], setup_s=data["setup_s"], session_s=data["session_s"],
-                   shortcuts=data["shortcuts"], cached=True)
+                   shortcuts=data["shortcuts"], shortcuts_stopped=data["shortcuts_stopped"], cached=True)
 
 
 def run_empty_and_solution(bed: TaskBed, patch: str, test_patch: str, repeats: int,
@@ -373,26 +444,42 @@ def run_empty_and_solution(bed: TaskBed, patch: str, test_patch: str, repeats: i
         empty = live.run_tests(tracebacks=True)
         applied = live.submit("test", test_patch, "solution", fresh=True)
         runs = [live.run_tests() for _ in range(repeats)] if applied else []
-        found = shortcut_runs(live, test_patch, empty, shortcuts)
+        lists = harvest(empty.statuses, [run.statuses for run in runs]) if runs else None
+        found, stopped = shortcut_runs(live, test_patch, empty, shortcuts, lists)
     return Outcomes(empty=empty, solution=runs, solution_applied=applied, setup_s=setup_s,
-                    session_s=time.perf_counter() - started, shortcuts=found)
+                    session_s=time.perf_counter() - started, shortcuts=found, shortcuts_stopped=stopped)
 
 
-def shortcut_runs(live: GradingSession, test_patch: str, empty: SuiteRun,
-                  shortcuts: dict[str, str]) -> dict[str, StatusMap | None]:
+def shortcut_runs(live: GradingSession, test_patch: str, empty: SuiteRun, shortcuts: dict[str, str],
+                  lists: Harvest | None) -> tuple[dict[str, StatusMap | None], list[str]]:
     """Each shortcut patch's test statuses (None: it did not apply, or the test patch no longer applies over it,
-    as over a renamed test file); a patch `submit` puts back whole has the empty run's."""
+    as over a renamed test file), and the names of the runs that stopped at their first failure; a patch
+    `submit` puts back whole has the empty run's. A run stops at its first failure when that decides it
+    against the `lists` the runs give (FAIL_TO_PASS / PASS_TO_PASS); otherwise it runs whole."""
     found: dict[str, StatusMap | None] = {}
+    stopped: list[str] = []
+    early = stops_at_first_failure(live.bed.recipe) and lists is not None
     for name, shortcut in shortcuts.items():
         if resets_whole(test_patch, shortcut):
             found[name] = empty.statuses
             continue
-        try:
-            applied = live.submit("test", test_patch, name, fresh=True)
-        except BedError:
-            applied = False
-        found[name] = live.run_tests().statuses if applied else None
-    return found
+        run = live.try_submission("test", test_patch, name, first_failure=early)
+        if lists is not None and early and run is not None and run.exit_code != 0:
+            if fails_a_listed_test(run.statuses, lists.fail_to_pass, lists.pass_to_pass):
+                stopped.append(name)
+            else:
+                run = live.try_submission("test", test_patch, name)
+        found[name] = None if run is None else run.statuses
+    return found, stopped
+
+
+def whole_shortcut_run(bed: TaskBed, test_patch: str, name: str, label: str = "swe-validate") -> StatusMap | None:
+    """A shortcut patch's test statuses from a whole run in a session of its own (None: it did not apply), for a
+    check whose lists the stopped run does not decide."""
+    shortcut = shortcut_patches(bed.snapshot, test_patch)[name]
+    with grading_session(bed, {"test": test_patch, name: shortcut}, label=label) as live:
+        run = live.try_submission("test", test_patch, name)
+    return None if run is None else run.statuses
 
 
 def runs_key(bed: TaskBed, patch: str, test_patch: str, repeats: int) -> str:
