@@ -26,13 +26,16 @@ from conftest import SAMPLES
 from taskforge.flows.cli import main
 from reward_checks import assert_reward_contract
 from taskforge.graders.reward import compute_score, reward_entry
-from taskforge.graders.swe.harness import CACHE_ENV, TaskBed, cache_root, grading_session
+from taskforge.graders.swe.grading import grade
+from taskforge.graders.swe.harness import (CACHE_ENV, TaskBed, cache_root, grading_session,
+                                          whole_shortcut_run)
 from taskforge.schemas import Message, PlanItem, Quarantined, Task
 from taskforge.store.batches import write_batch
 from taskforge.store.rl_view import rl_row
 from taskforge.store.swebench import to_instance
 from taskforge.validators.questions import QUESTIONS, parts_of
 from taskforge.validators.runner import validate
+from taskforge.validators.swe import shortcuts as swe_shortcuts
 from taskforge.validators.swe.execution import outcomes_for
 
 SAMPLE = SAMPLES / "swe" / "calc_history.py"
@@ -134,6 +137,30 @@ def test_the_shortcut_patches_run_in_the_task_session_and_stay_out_of_the_task(b
     assert shortcut.detail["scores"] == {"empty_patch": 0.0, "test_patch_alone": 0.0, "revert_last_touched": 0.0}
     assert set(task.environment["harvest"]) == {"empty", "solution", "solution_applied", "flaky", "FAIL_TO_FAIL",
                                                 "PASS_TO_FAIL"}, "the shortcut runs are not part of the task"
+
+
+def test_a_stopped_shortcut_run_is_run_again_whole_for_lists_it_does_not_decide(built, monkeypatch):
+    _, tasks = built
+    task = tasks["mul_fix_flaky"]
+    outcomes = outcomes_for(task)
+    assert outcomes.shortcuts_stopped == ["revert_last_touched"], "the run stops at its failing FAIL_TO_PASS test"
+    reached = outcomes.shortcuts["revert_last_touched"]
+    assert grade(reached, task.payload["FAIL_TO_PASS"], task.payload["PASS_TO_PASS"]).score == 0.0
+    passed = sorted(test for test, status in reached.items() if status == "PASSED" and test != FLAKY)
+    other_lists = task.model_copy(update={"payload": {**task.payload, "FAIL_TO_PASS": [], "PASS_TO_PASS": passed}})
+    whole_runs = []
+
+    def whole(*args):
+        whole_runs.append(whole_shortcut_run(*args))
+        return whole_runs[-1]
+
+    monkeypatch.setattr(swe_shortcuts, "whole_shortcut_run", whole)
+    with sandbox_kind("process"):
+        scores = swe_shortcuts.swe_shortcut_scores(other_lists)
+    assert len(whole_runs) == 1, "what the stopped run reached does not decide these lists"
+    steady = {test: status for test, status in reached.items() if test != FLAKY}
+    assert {test: whole_runs[0].get(test) for test in steady} == steady, "the tests it reached ran as in the whole run"
+    assert scores["revert_last_touched"] == grade(whole_runs[0], [], passed).score == 1.0
 
 
 def test_snapshots_pass_the_leakage_audit_and_hold_nothing_after_the_base(built, swe_cache):
