@@ -274,8 +274,8 @@ def test_task_sessions_bind_the_prepared_environment_read_only(built):
     bed = TaskBed.of(task.payload, task.grader, task.environment)
     assert bed.ready, "the environment is ready: sessions install nothing"
     with sandbox_kind("process"), grading_session(bed, {}) as live:
-        wrote = live.session.exec(("sh", "-c", "touch env/planted"))
-        imported = live.session.exec(("sh", "-c", "cd repo && ../env/bin/python -c 'import calc.ops'"))
+        wrote = live.exec("touch env/planted", 60.0)
+        imported = live.exec("cd repo && ../env/bin/python -c 'import calc.ops'", 60.0)
     assert wrote.exit_code != 0 and not (bed.env / "planted").exists()
     assert imported.exit_code == 0, imported.stderr
 

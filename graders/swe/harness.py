@@ -66,6 +66,8 @@ SUBMISSION_REFUSED, TEST_PATCH_REFUSED = 90, 91
 """Exit codes of the submit command: the submission, or the held-out test patch, did not apply."""
 STAGED = "/staged"
 """Where a session sees its staged workspace, bound read-only, to copy it into /workspace."""
+COPY_IN_FAILED = 92
+"""Exit code of a session's first command when the staged workspace could not be copied in."""
 FAILURE_CHARS = 1500
 RUNS_VERSION = "4"
 """Bumped when what a cached run records changes."""
@@ -226,25 +228,26 @@ class GradingSession:
         self.workspace = workspace
         self.base = git_in(bed.snapshot, "rev-parse", "HEAD").strip()
         self.setup_log = ""
+        self._copy_in = copy_in_command(bed)
 
-    def _exec(self, script: str, timeout_s: float) -> Result:
-        result = self.session.exec(_sh(script), timeout_s=timeout_s, env=python_env(self.bed.recipe))
+    def exec(self, script: str, timeout_s: float) -> Result:
+        """Run a shell script in /workspace; the first one copies the staged workspace in before it (one sandbox
+        command fewer than a copy of its own)."""
+        copy, self._copy_in = self._copy_in, ""
+        command = f"{copy} || exit {COPY_IN_FAILED}\n{script}" if copy else script
+        result = self.session.exec(_sh(command), timeout_s=timeout_s, env=python_env(self.bed.recipe))
         if result.infrastructure_error:
             raise InfrastructureError(f"sandbox failed while running tests: {result.infrastructure_error}")
-        return result
-
-    def copy_in(self) -> None:
-        """Copy the staged workspace (bound read-only at `STAGED`) into /workspace (`copy_in_command`)."""
-        result = self._exec(copy_in_command(self.bed), INSTALL_TIMEOUT_S)
-        if result.exit_code != 0:
+        if copy and result.exit_code == COPY_IN_FAILED:
             raise InfrastructureError(f"sandbox could not copy the staged workspace in: {tail(result.stderr, 500)}")
+        return result
 
     def install(self) -> Result | None:
         """Install the project into the environment (once per session), when the recipe says so."""
         command = install_command(self.bed.recipe, own_pip=bool(self.bed.image))
         if command is None:
             return None
-        result = self._exec(command, INSTALL_TIMEOUT_S)
+        result = self.exec(command, INSTALL_TIMEOUT_S)
         self.setup_log = scrub(result.stdout + result.stderr, self.workspace)
         return result
 
@@ -275,7 +278,7 @@ class GradingSession:
         metadata kept).
 
         Returns whether the submission applied; the test patch must apply, or the task itself is broken."""
-        result = self._exec(self._submit_script(test_patch_name, test_patch, submission, fresh), 60.0)
+        result = self.exec(self._submit_script(test_patch_name, test_patch, submission, fresh), 60.0)
         if result.exit_code == SUBMISSION_REFUSED:
             return False
         if result.exit_code != 0:
@@ -285,7 +288,7 @@ class GradingSession:
     def collect_tests(self) -> Result:
         """Collect (not run) the whole test suite with the recipe's runner, with the errors' tracebacks."""
         runner = self.bed.recipe["test_cmd"].removeprefix("python ")
-        return self._exec(f"cd {REPO_DIR} && ../{ENV_DIR}/bin/python {runner} --collect-only -q --tb=short",
+        return self.exec(f"cd {REPO_DIR} && ../{ENV_DIR}/bin/python {runner} --collect-only -q --tb=short",
                           self.bed.timeout_s)
 
     def run_tests(self, tracebacks: bool = False, first_failure: bool = False, first: str = "") -> SuiteRun:
@@ -294,7 +297,7 @@ class GradingSession:
         command run before, in the same sandbox command, that ends it when it fails."""
         started = time.perf_counter()
         suite = suite_command(self.bed.recipe, self.bed.test_files, tracebacks, first_failure)
-        result = self._exec(f"{first}; {suite}" if first else suite, self.bed.timeout_s)
+        result = self.exec(f"{first}; {suite}" if first else suite, self.bed.timeout_s)
         log = scrub(result.stdout + "\n" + result.stderr, self.workspace)
         statuses = LOG_PARSERS[self.bed.recipe["log_parser"]](log) if not result.timed_out else {}
         return SuiteRun(statuses=statuses, exit_code=result.exit_code, seconds=time.perf_counter() - started,
@@ -328,8 +331,8 @@ def copy_in_command(bed: TaskBed) -> str:
 
 def stage_workspace(bed: TaskBed, patches: dict[str, str], into: Path) -> Path:
     """Lay out `repo/`, `env/` and `patches/` for a session in a host folder the sandbox binds read-only at
-    `STAGED` (readable by every sandbox user) and copies in first (`GradingSession.copy_in`); a ready environment is
-    bound read-only instead of copied (see `grading_session`)."""
+    `STAGED` (readable by every sandbox user) and copies in with its first command (`GradingSession.exec`); a ready
+    environment is bound read-only instead of copied (see `grading_session`)."""
     into.chmod(0o755)
     shutil.copytree(bed.snapshot, into / REPO_DIR, symlinks=True, copy_function=_link_or_copy)
     if not bed.ready:
@@ -385,7 +388,6 @@ def grading_session(bed: TaskBed, patches: dict[str, str], label: str = "swe-tes
                   timeout_s=bed.timeout_s * 12 + INSTALL_TIMEOUT_S, memory_mb=2048, pids=512, label=label)
         session = stack.enter_context(sandbox.session(job))
         live = GradingSession(session, bed, workspace)
-        live.copy_in()
         installed = None if bed.ready else live.install()
         if installed is not None and installed.exit_code != 0:
             raise InstallFailed(live.setup_log)

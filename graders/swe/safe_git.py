@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+from functools import lru_cache
 from pathlib import Path
 
 from taskforge.schemas import TaskforgeError
@@ -31,8 +32,16 @@ def names_in_tree(work_tree: Path, names: set[str]) -> set[str]:
     found: set[str] = set()
     for path in work_tree.rglob("*.py"):
         if ".git" not in path.relative_to(work_tree).parts:
-            found |= names & set(re.findall(r"\w+", path.read_text(encoding="utf-8", errors="replace")))
+            stat = path.stat()
+            found |= names & words_in(str(path), stat.st_mtime_ns, stat.st_size)
     return found
+
+
+@lru_cache(maxsize=4096)
+def words_in(path: str, mtime_ns: int, size: int) -> frozenset[str]:
+    """The whole words of a file, read once while its modification time and size stay the same (a task's build and
+    its checks look up names in the same snapshot several times)."""
+    return frozenset(re.findall(r"\w+", Path(path).read_text(encoding="utf-8", errors="replace")))
 
 
 def line_counts(work_tree: Path, paths: list[str]) -> dict[str, int]:
