@@ -457,7 +457,8 @@ def shortcut_runs(live: GradingSession, test_patch: str, empty: SuiteRun, shortc
     """Each shortcut patch's test statuses (None: it did not apply, or the test patch no longer applies over it,
     as over a renamed test file), and the names of the runs that stopped at their first failure; a patch
     `submit` puts back whole has the empty run's. A run stops at its first failure when that decides it
-    against the `lists` the runs give (FAIL_TO_PASS / PASS_TO_PASS); otherwise it runs whole."""
+    against the `lists` the runs give (FAIL_TO_PASS / PASS_TO_PASS); otherwise it runs whole (a run that timed
+    out keeps no statuses, as the whole run, which runs the same tests first, would keep none)."""
     found: dict[str, StatusMap | None] = {}
     stopped: list[str] = []
     early = stops_at_first_failure(live.bed.recipe) and lists is not None
@@ -466,7 +467,7 @@ def shortcut_runs(live: GradingSession, test_patch: str, empty: SuiteRun, shortc
             found[name] = empty.statuses
             continue
         run = live.try_submission("test", test_patch, name, first_failure=early)
-        if lists is not None and early and run is not None and run.exit_code != 0:
+        if lists is not None and early and run is not None and run.exit_code not in (0, None):
             if fails_a_listed_test(run.statuses, lists.fail_to_pass, lists.pass_to_pass):
                 stopped.append(name)
             else:
