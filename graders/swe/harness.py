@@ -361,16 +361,19 @@ def shared_env(env: Path) -> Path:
 
 _RELEASING: list[threading.Thread] = []
 """The thread closing the last finished session, if it is still at it."""
+_RELEASING_LOCK = threading.Lock()
 
 
 def release_in_background(stack: ExitStack) -> None:
     """Close a finished session (container removed, staged workspace deleted) in a thread, so the next task does
-    not wait for it; the one before is waited for first, and the interpreter waits for the last at exit."""
-    while _RELEASING:
-        _RELEASING.pop().join()
+    not wait for it; the releases started before it are then waited for (so they never pile up), and the
+    interpreter waits for the last at exit. Safe from several threads."""
     thread = threading.Thread(target=stack.close, name="swe-session-release")
-    thread.start()
-    _RELEASING.append(thread)
+    with _RELEASING_LOCK:
+        earlier, _RELEASING[:] = list(_RELEASING), [thread]
+        thread.start()
+    for done in earlier:
+        done.join()
 
 
 @contextmanager
