@@ -1,6 +1,7 @@
-"""The features the tuned reference solutions derive (`graders/mle/baselines.py`): a time column parsed into a
-trend and calendar fields, each moment's context from the public features only, and searches validated forward in
-time. Real data (the shipped bike-sharing hours), no sandbox: seconds."""
+"""The features the tuned reference solutions derive (`graders/mle/baselines.py`): a time column parsed into
+calendar fields (features) and a trend (ordering the searches' folds, never a feature), each moment's context from
+the public features only, and searches validated forward in time. Real data (the shipped bike-sharing hours), no
+sandbox: seconds."""
 
 from __future__ import annotations
 
@@ -26,10 +27,11 @@ def hours() -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     return frame[~late].reset_index(drop=True), frame[late].drop(columns="count").reset_index(drop=True), plan
 
 
-def test_the_time_column_becomes_a_trend_and_calendar_fields(hours):
+def test_the_time_column_becomes_calendar_fields_and_a_trend_that_orders_folds(hours):
     train, test, plan = hours
     new_train, new_test, features = baselines.engineered(train, test, plan)
-    assert "dteday" not in features and {"dteday_trend", "dteday_month", "dteday_weekday"} <= set(features)
+    assert "dteday" not in features and {"dteday_month", "dteday_weekday"} <= set(features)
+    assert "dteday_trend" not in features, "no tree can extend a trend past the training period"
     assert "dteday_hour" not in features, "a column of whole days has no hour to derive"
     assert new_train["dteday_trend"].min() == 0.0
     assert new_test["dteday_trend"].min() == new_train["dteday_trend"].max() + 1.0

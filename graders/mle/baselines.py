@@ -14,9 +14,10 @@ default linear and neighbours models, default tree ensembles, a linear model on 
 regularisation, a tuned k-nearest-neighbours model, gradient-boosted trees and a
 random forest tuned by a randomised cross-validated search, and a stack of the
 tuned models. The default entries read the columns as they are; the others (`ENGINEERED`) read them with the
-features a competent team derives first (`engineered`): a time column parsed into calendar fields and a trend,
-and each moment's context (the mean of every numeric feature that varies within a moment over the rows of that moment and of the moment
-before, and the number of rows of the moment), from the public features of train and test together, never from
+features a competent team derives first (`engineered`): a time column parsed into calendar fields (its trend
+orders the searches' folds but is no feature: no tree can extend it past the training period), and each moment's
+context (the mean of every numeric feature that varies within a moment over the rows of that moment and of the
+moment before, and the number of rows of the moment), from the public features of train and test together, never from
 a label. Searches are seeded and their size comes from the plan
 (`search_iterations`, `cv_folds`, `search_rows`: a search runs on a seeded
 subsample of at most that many rows, the chosen model is refitted on all of
@@ -63,8 +64,8 @@ plan's stack runs after every other entry, whatever the order the plan lists the
 
 
 ENGINEERED = frozenset({"linear_tuned", "extra_trees", "random_forest_tuned", "gradient_boosting_tuned", "stacking"})
-"""The entries that read the engineered features (a stack's members all do; neighbours do not: a trend that runs
-past the training period would put every test row far from the training rows)."""
+"""The entries that read the engineered features (a stack's members all do; neighbours do not: a test
+period's calendar fields, a later year, would put every test row far from the training rows)."""
 
 
 def _moments(values: pd.Series) -> tuple[pd.Series, dict[str, pd.Series]]:
@@ -84,8 +85,10 @@ def _moments(values: pd.Series) -> tuple[pd.Series, dict[str, pd.Series]]:
 
 def engineered(train: pd.DataFrame, test: pd.DataFrame, plan: dict) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
     """Train and test with the derived features, and the feature list: the time column replaced by its calendar
-    fields and trend, and each moment's context (per numeric feature that varies within a moment, its mean over the
-    moment's rows and over the previous moment's; the moment's row count). Reads the public features of both files, never a label; a plan
+    fields (its trend is kept in the frames to order the searches' folds, not listed as a feature: a tree cannot
+    extend it past the training period, and the tuned forests and boosting did worse with it), and each moment's
+    context (per numeric feature that varies within a moment, its mean over the moment's rows and over the previous
+    moment's; the moment's row count). Reads the public features of both files, never a label; a plan
     without a time column keeps its features."""
     column = plan.get("time_column")
     if not column or column not in plan["features"]:
@@ -102,7 +105,7 @@ def engineered(train: pd.DataFrame, test: pd.DataFrame, plan: dict) -> tuple[pd.
         derived[f"{name}_previous_moment_mean"] = moments.map(previous).map(means[name])
     derived["moment_rows"] = moments.map(moments.value_counts())
     extra = pd.DataFrame({f"{column}_{k}": v.to_numpy(dtype=float) for k, v in derived.items()})
-    features = [c for c in plan["features"] if c != column] + list(extra.columns)
+    features = [c for c in plan["features"] if c != column] + [c for c in extra.columns if c != f"{column}_trend"]
     combined = pd.concat([both.drop(columns=[column]), extra], axis=1)
     split = len(train)
     return (pd.concat([train.drop(columns=plan["features"]).reset_index(drop=True), combined.iloc[:split]], axis=1),
@@ -146,8 +149,8 @@ def _time_folds(moments: np.ndarray, folds: int) -> list[tuple[np.ndarray, np.nd
 
 
 def _search_folds(plan: dict, classify: bool, x: pd.DataFrame):
-    """The folds of a search: forward-chaining in time when the rows carry the trend of a time column, else the
-    seeded folds."""
+    """The folds of a search: forward-chaining in time when the rows (`x`, the training frame with its derived
+    columns) carry the trend of a time column, else the seeded folds."""
     trend = f"{plan.get('time_column')}_trend"
     return _time_folds(x[trend].to_numpy(), plan["cv_folds"]) if trend in x.columns else _folds(plan, classify)
 
@@ -211,10 +214,12 @@ def _space(name: str, plan: dict, classify: bool, y: pd.Series) -> dict:
     return space
 
 
-def _searched(name: str, pipeline: Pipeline, plan: dict, classify: bool, x: pd.DataFrame, y: pd.Series) -> tuple[Pipeline, dict]:
-    """The pipeline refit with the hyperparameters a seeded cross-validated search chose, and those choices."""
+def _searched(name: str, pipeline: Pipeline, plan: dict, classify: bool, x: pd.DataFrame, y: pd.Series,
+              ordering: pd.DataFrame) -> tuple[Pipeline, dict]:
+    """The pipeline refit with the hyperparameters a seeded cross-validated search chose, and those choices; the
+    folds come from `ordering`, the training frame with its derived columns, indexed as `x`."""
     rows = x.sample(n=plan["search_rows"], random_state=plan["seed"]).index if len(x) > plan["search_rows"] else x.index
-    folds = _search_folds(plan, classify, x.loc[rows])
+    folds = _search_folds(plan, classify, ordering.loc[rows])
     if name in REGULARISATION:
         key = "model__C" if classify else "model__alpha"
         grid = [1.0 / a for a in REGULARISATION[name]] if classify else REGULARISATION[name]
@@ -257,7 +262,7 @@ def fitted(name: str, train: pd.DataFrame, plan: dict, models: dict[str, Pipelin
         return model.fit(x, y), {"members": [n for n in STACKED if n in models]}
     pipeline = _pipeline(name, numeric, categorical, classify, plan["seed"])
     if name in SEARCH_SPACES or name in REGULARISATION:
-        model, chosen = _searched(name, pipeline, plan, classify, x, y)
+        model, chosen = _searched(name, pipeline, plan, classify, x, y, train)
     else:
         model, chosen = pipeline.fit(x, y), {}
     models[name] = model
