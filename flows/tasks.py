@@ -30,13 +30,14 @@ from taskforge.flows.evolution import validate_evolving
 from taskforge.flows.gc_pause import gc_paused
 from taskforge.schemas import Diagnosis, Episode, InfrastructureError, LLMCall, PlanItem, Quarantined, Task
 from taskforge.schemas.locations import Location, exists, join, name_of
-from taskforge.store.batches import iter_batch, write_batch
+from taskforge.store.batches import iter_batch, without_batch_suffix, write_batch
 from taskforge.validators.runner import default_checks
 
 
 def beside(batch: Location, kind: str) -> str:
-    """The location of a file kept beside a batch file: `<batch stem>.<kind>.parquet`."""
-    return str(batch).removesuffix(".parquet") + f".{kind}.parquet"
+    """The location of a file kept beside a batch file: `<batch stem>.<kind>.parquet` (whatever the batch's own
+    format)."""
+    return without_batch_suffix(batch) + f".{kind}.parquet"
 
 
 def calls_path(batch: Location) -> str:
@@ -112,7 +113,7 @@ def diagnose_batch(sources: list[tuple[str, str]], out_dir: str, batch_id: str, 
 
 def batch_name(location: Location) -> str:
     """A batch file's name without its suffix, as infrastructure events name it."""
-    return name_of(location).removesuffix(".parquet")
+    return name_of(without_batch_suffix(location))
 
 
 def infrastructure_attempts() -> tuple[int, float]:
