@@ -8,8 +8,9 @@ the two apart by the file's first bytes, so either is read wherever a batch file
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import islice
-from typing import Iterable, Iterator, TypeVar
+from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 import pyarrow as pa
 import pyarrow.ipc as ipc
@@ -48,16 +49,26 @@ def without_batch_suffix(location: Location) -> str:
     return text
 
 
+@dataclass(frozen=True)
+class ExtraColumn:
+    """A column a batch file carries after its model's columns: its field, and its values for a list of records."""
+
+    field: pa.Field
+    values: Callable[[list[Any]], pa.Array]
+
+
 def write_batch(path: Location, records: Iterable[BaseModel], model: type[BaseModel],
-                crash_at: str | None = None) -> Location:
+                crash_at: str | None = None, extra: Sequence[ExtraColumn] = ()) -> Location:
     """Write records to `path`, local or an fsspec URL (tmp name, then rename), and return the path: Arrow IPC
-    when the name ends with `ARROW_SUFFIX`, lz4 Parquet otherwise.
+    when the name ends with `ARROW_SUFFIX`, lz4 Parquet otherwise; `extra` columns follow the model's.
 
     Records are consumed and written one group of `ROWS_PER_GROUP` rows at a time (a row group, or a record
     batch), so a generator of records is never held in memory whole.
     """
     rows = iter(records)
     schema = arrow_schema(model)
+    for column in extra:
+        schema = schema.append(column.field)
     with atomic_open(path, crash_at) as handle:
         if str(path).endswith(ARROW_SUFFIX):
             writer = ipc.new_file(handle, schema)
@@ -65,7 +76,10 @@ def write_batch(path: Location, records: Iterable[BaseModel], model: type[BaseMo
             writer = pq.ParquetWriter(handle, schema, compression=BATCH_COMPRESSION)
         with writer:
             while chunk := list(islice(rows, ROWS_PER_GROUP)):
-                writer.write_table(to_table(chunk, model))
+                table = to_table(chunk, model)
+                for column in extra:
+                    table = table.append_column(column.field, column.values(chunk))
+                writer.write_table(table)
     return path
 
 
