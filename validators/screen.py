@@ -82,7 +82,8 @@ class Screen:
         for row, signed in zip(clean, _signed(table, rows[clean])):
             started = time.perf_counter()
             result = self.near_duplicates.judge(ids[row], families[row], parents[row], signed)
-            results[row].append(result.model_copy(update={"duration_s": round(time.perf_counter() - started, 6)}))
+            result.duration_s = round(time.perf_counter() - started, 6)
+            results[row].append(result)
         return results
 
     def decontaminate_all(self, tasks: Sequence[Task]) -> list[ValidationResult]:
