@@ -4,14 +4,16 @@
 
 Tasks are decided long-context envelopes whose documents are random words from a
 20,000-word vocabulary (no two are near-duplicates), written as decided batch files
-as the build stage leaves them (one plan item: `build_batch_size` tasks a file).
+as the validate stage leaves them (`write_decided`: Arrow IPC, with the signature of
+each accepted task's asked text; one plan item: `build_batch_size` tasks a file).
 Figures (best of `--rounds`; CPU seconds of this process, its threads included,
 since wall time on a shared machine measures its scheduler; wall figures are
 printed beside them):
 - landing, rows per second: `land_files` over the batch files (shards, catalog
   rows in one transaction, manifest), without and with the landing screen (the
-  tasks already carry their decontamination result, so the screen signs them and
-  looks each up among the landed ones), against one bare `pyarrow.parquet.write_table`
+  tasks already carry their decontamination result and signature, so the screen
+  looks each up among the landed ones; the CPU the validate stage spends writing
+  the files, signing included, is printed beside), against one bare `pyarrow.parquet.write_table`
   of the same rows as one Arrow table, already in memory (reading the batch files
   and one `write_table` is printed beside it: what landing from files cannot skip);
 - decontamination, MB of task text per CPU second: the `decontamination` check
@@ -19,8 +21,8 @@ printed beside them):
   canaries, 13-grams, paraphrases), tasks matched together as the landing screen
   does (`run_all`; one task a call is printed beside it), against a whitespace
   split and a lookup of each 13-gram in a Python set;
-- near-duplicates, MB of asked text per CPU second: MinHash signing as a landing
-  does it, against hashing the same text once with sha1.
+- near-duplicates, MB of asked text per CPU second: MinHash signing as the validate
+  stage does it, against hashing the same text once with sha1.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -40,10 +44,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from figures import emit  # noqa: E402
 from taskforge.flows.screening import landing_screen  # noqa: E402
 from taskforge.flows.stages import build_batch_size  # noqa: E402
+from taskforge.flows.tasks import write_decided  # noqa: E402
 from taskforge.schemas import Lineage, Message, Task, ValidationResult, task_id_for  # noqa: E402
-from taskforge.store.batches import write_batch  # noqa: E402
+from taskforge.store.batches import iter_record_batches, task_batch_name  # noqa: E402
 from taskforge.store.files import write_text_atomic  # noqa: E402
-from taskforge.store.landing import land_files  # noqa: E402
+from taskforge.store.landing import BATCH_ROWS, land_files  # noqa: E402
 from taskforge.store.layout import DataDir  # noqa: E402
 from taskforge.validators.decontamination import DecontaminationCheck, task_fields  # noqa: E402
 from taskforge.validators.evalsets import EvalItem, EvalSet, registry_dir  # noqa: E402
@@ -96,7 +101,7 @@ def land_seconds(batches: list[Path], root: Path, screened: bool) -> tuple[float
         screen = landing_screen(catalog, data) if screened else None
         result = land_files(batches, catalog, data.shards, "bench", screen=screen.land_rows if screen else None)
         seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
-    assert result.accepted == sum(pq.read_metadata(b).num_rows for b in batches), "every bench task lands"
+    assert result.accepted == sum(b.num_rows for path in batches for b in iter_record_batches(path)), "all land"
     return seconds, cpu
 
 
@@ -109,10 +114,20 @@ def write_seconds(table, path: Path) -> tuple[float, float]:
 
 def read_write_seconds(batches: list[Path], path: Path) -> tuple[float, float]:
     """Wall and CPU seconds of reading the batch files as one table and writing it with one `write_table`: the
-    least a landing from files does (it cannot skip decoding what it lands)."""
+    least a landing from files does (it cannot skip reading what it lands)."""
     started, cpu = time.perf_counter(), time.process_time()
-    pq.write_table(pq.ParquetDataset(batches).read(use_threads=False), path, compression="zstd")
+    pq.write_table(read_batches(batches), path, compression="zstd")
     return time.perf_counter() - started, time.process_time() - cpu
+
+
+def read_batches(batches: list[Path]) -> pa.Table:
+    """The rows of the batch files as one table (one chunk a record batch), as a landing reads them."""
+    return pa.Table.from_batches([batch for path in batches for batch in iter_record_batches(path, BATCH_ROWS)])
+
+
+def in_memory(batches: list[Path]) -> pa.Table:
+    """The rows of the batch files as one table held in memory (a copy of the files, one chunk a record batch)."""
+    return pa.concat_tables(ipc.open_file(pa.OSFile(str(path))).read_all() for path in batches)
 
 
 def bare_ngram_scan(texts: list[str], grams: set[tuple[str, ...]]) -> int:
@@ -139,9 +154,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="taskforge-bench-") as tmp:
         root = Path(tmp)
         per_file = build_batch_size(len(tasks))
-        batches = [write_batch(root / "decided" / f"b-{n:05d}.parquet", tasks[n:n + per_file], Task)
+        decided = [(root / "decided" / task_batch_name(f"b-{n:05d}"), tasks[n:n + per_file])
                    for n in range(0, len(tasks), per_file)]
-        table = pq.ParquetDataset(batches).read()
+        signing = time.process_time()
+        batches = [write_decided(path, part) for path, part in decided]
+        signing = time.process_time() - signing
+        table = in_memory(batches)
         rates = {}
         for name, measure in (("bare", lambda r: write_seconds(table, root / f"bare-{r}.parquet")),
                               ("read", lambda r: read_write_seconds(batches, root / f"read-{r}.parquet")),
@@ -153,6 +171,8 @@ def main() -> None:
         for name, label in (("plain", "landing without the screen"), ("screened", "landing with the screen"),
                             ("bare", "one write_table (the floor)"), ("read", "read the files + one write_table")):
             print(f"  {label:<31} {rates[name][0]:10.0f} {rates[name][1]:9.0f}")
+        print(f"  (writing the decided files, accepted tasks signed, as the validate stage does: "
+              f"{len(tasks) / signing:.0f} rows/s CPU, outside the landing)")
         emit("landing, no screen (bench/landing.py)", rates["plain"][1], rates["bare"][1], "rows/s", ">= 0.8x",
              f"one write_table of the same rows; per CPU second (wall: {rates['plain'][0]:.0f} vs "
              f"{rates['bare'][0]:.0f}; reading the files + write_table: {rates['read'][1]:.0f})")

@@ -28,7 +28,7 @@ from taskforge.flows.tasks import (BatchInfrastructureFailure, build_batch, diag
 from taskforge.schemas import (BuildPlan, Diagnosis, Episode, Gap, InfrastructureError, LLMCall, PlanItem, Quarantined,
                      content_id)
 from taskforge.schemas.locations import join
-from taskforge.store.batches import iter_batch, read_batch
+from taskforge.store.batches import iter_batch, read_batch, task_batch_name
 from taskforge.store.catalog import Catalog
 from taskforge.store.files import sha256_file
 from taskforge.store.landing import LandingResult, land_files
@@ -194,8 +194,8 @@ def build_stage(build_plan: BuildPlan, data: DataDir, context: dict[str, Any],
             batch_context = {**context, "options": options, "first_index": start}
             name = content_id({"item": part.model_dump(), "context": batch_context}, prefix=f"{item.family}-")
             built = build_batch.submit(part.model_dump(), {**batch_context, "data_dir": str(data.root)},
-                                       str(join(candidates_dir, f"{name}.parquet")), str(data.llm))
-            futures.append((built, validate_batch.submit(built, str(join(decided_dir, f"{name}.parquet")),
+                                       str(join(candidates_dir, task_batch_name(name))), str(data.llm))
+            futures.append((built, validate_batch.submit(built, str(join(decided_dir, task_batch_name(name))),
                                                          str(data.root), str(data.llm), cycle_id)))
     results = []
     for done, (built, decided) in enumerate(futures, start=1):

@@ -14,7 +14,7 @@ import os
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from prefect import task
 
@@ -30,13 +30,16 @@ from taskforge.flows.evolution import validate_evolving
 from taskforge.flows.gc_pause import gc_paused
 from taskforge.schemas import Diagnosis, Episode, InfrastructureError, LLMCall, PlanItem, Quarantined, Task
 from taskforge.schemas.locations import Location, exists, join, name_of
-from taskforge.store.batches import iter_batch, write_batch
+from taskforge.store.batches import ExtraColumn, iter_batch, without_batch_suffix, write_batch
+from taskforge.store.landing import SIGNATURE
+from taskforge.validators.near_duplicates import accepted_signatures
 from taskforge.validators.runner import default_checks
 
 
 def beside(batch: Location, kind: str) -> str:
-    """The location of a file kept beside a batch file: `<batch stem>.<kind>.parquet`."""
-    return str(batch).removesuffix(".parquet") + f".{kind}.parquet"
+    """The location of a file kept beside a batch file: `<batch stem>.<kind>.parquet` (whatever the batch's own
+    format)."""
+    return without_batch_suffix(batch) + f".{kind}.parquet"
 
 
 def calls_path(batch: Location) -> str:
@@ -112,7 +115,7 @@ def diagnose_batch(sources: list[tuple[str, str]], out_dir: str, batch_id: str, 
 
 def batch_name(location: Location) -> str:
     """A batch file's name without its suffix, as infrastructure events name it."""
-    return name_of(location).removesuffix(".parquet")
+    return name_of(without_batch_suffix(location))
 
 
 def infrastructure_attempts() -> tuple[int, float]:
@@ -209,7 +212,7 @@ def validate_batch(built: dict[str, Any], out_path: str, data_dir: str, llm_dir:
             decided = list(validate_evolving(iter_batch(candidates, Task), default_checks(data_dir, agents),
                                              BuildContext(cycle_id=cycle_id, data_dir=data_dir)))
             write_batch(calls_path(out_path), agents.take_calls(), LLMCall)
-        write_batch(out_path, decided, Task, crash_at="validate")
+        write_decided(out_path, decided, crash_at="validate")
 
     events: list[dict[str, Any]] = []
     if not exists(out_path):
@@ -217,6 +220,12 @@ def validate_batch(built: dict[str, Any], out_path: str, data_dir: str, llm_dir:
     calls = [p for p in (calls_path(candidates), calls_path(out_path)) if exists(p)]
     return {"path": out_path, "counts": batch_counts(out_path), "quarantine": built["quarantine"], "llm_calls": calls,
             "infrastructure": built["infrastructure"] + events}
+
+
+def write_decided(path: Location, tasks: Iterable[Task], crash_at: str | None = None) -> Location:
+    """Write a decided batch file: the tasks, and the signature of each accepted one's asked text, made here in the
+    worker so that the landing, which runs alone, need not make it (`taskforge.store.landing.SIGNATURE`)."""
+    return write_batch(path, tasks, Task, crash_at, extra=[ExtraColumn(SIGNATURE, accepted_signatures)])
 
 
 def batch_counts(path: Location) -> dict[str, dict[str, Any]]:

@@ -52,17 +52,15 @@ class Catalog:
 
     def _insert_table(self, table: str, incoming: pa.Table) -> int:
         """Insert an Arrow table's rows in one statement, skipping those whose key is already present; returns
-        rows added."""
+        rows added (the count the statement itself returns: counting the table before and after scanned it)."""
         if not incoming.num_rows:
             return 0
-        before = self._scalar(f"SELECT count(*) FROM {table}")
         self.con.register("incoming", incoming)
         try:
             quoted = ", ".join(f'"{c}"' for c in incoming.column_names)
-            self.con.execute(f"INSERT INTO {table} ({quoted}) SELECT {quoted} FROM incoming ON CONFLICT DO NOTHING")
+            return self._scalar(f"INSERT INTO {table} ({quoted}) SELECT {quoted} FROM incoming ON CONFLICT DO NOTHING")
         finally:
             self.con.unregister("incoming")
-        return self._scalar(f"SELECT count(*) FROM {table}") - before
 
     def _scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
         """The first value of a query's first row (None when it has no rows), with the result consumed."""

@@ -47,9 +47,17 @@ DECISION_COLUMNS = ("status", "reasons", "validation")
 """What the screen may change in a task row."""
 BATCH_ROWS = 1024
 """Rows read from a batch file at a time."""
+SIGNATURE = pa.field("asked_signature", pa.binary())
+"""A column decided batch files carry after the Task columns: the MinHash signature of each accepted task's asked
+text, made by the validate stage where tasks are decided in parallel (null where none was made), which the
+landing screen then need not make itself (`taskforge.validators.near_duplicates.accepted_signatures`)."""
+TASK_COLUMNS = arrow_schema(Task).names
+DECIDED_SCHEMA = arrow_schema(Task).append(SIGNATURE)
+"""The rows a landing reads from decided batch files: Task rows, and their signatures (`SIGNATURE`)."""
 Screen = Callable[[pa.Table, np.ndarray], list[list[ValidationResult]]]
 """Checks validated tasks once more as they land (e.g. near-duplicate removal): sees the new accepted tasks (their
-positions in a table of Task rows, in id order) and returns the check results it adds to each."""
+positions in a table of Task rows, with `SIGNATURE` when they were read from decided batch files, in id order) and
+returns the check results it adds to each."""
 
 
 def land(tasks: Iterable[Task], catalog: Catalog, shard_root: Location, cycle_id: str,
@@ -60,8 +68,8 @@ def land(tasks: Iterable[Task], catalog: Catalog, shard_root: Location, cycle_id
 
 def land_table(table: pa.Table, catalog: Catalog, shard_root: Location, cycle_id: str,
                writer: ShardWriter | None = None, screen: Screen | None = None) -> LandingResult:
-    """Land a table of validated task rows once: rows whose task is already in the catalog are skipped, and of
-    rows sharing a task id the last one counts.
+    """Land a table of validated task rows (Task columns, and `SIGNATURE` where known) once: rows whose task is
+    already in the catalog are skipped, and of rows sharing a task id the last one counts.
 
     Shards are written first (atomically, under content-derived names), then the
     catalog rows in one transaction, then the manifest from the catalog. A crash
@@ -102,7 +110,7 @@ def _rows(table: pa.Table, decided: pa.Table, order: list[int], rows: list[int])
     """Full task rows `rows` of the decided ones (positions in `decided`, whose row `i` is `table`'s row
     `order[i]`), with the decision columns as decided."""
     picked = pa.array(rows, type=pa.int64())
-    full = gathered(table, np.asarray(order, dtype=np.int64)[rows])
+    full = gathered(table.select(TASK_COLUMNS), np.asarray(order, dtype=np.int64)[rows])
     for name in DECISION_COLUMNS:
         index = full.schema.get_field_index(name)
         full = full.set_column(index, full.schema.field(index), decided.column(name).take(picked))
@@ -192,14 +200,14 @@ def land_files(paths: Iterable[Location], catalog: Catalog, shard_root: Location
 
 
 def _groups(paths: Iterable[Location], rows: int) -> Iterator[pa.Table]:
-    """The rows of the batch files, in file order, as tables of `rows` rows (the last may hold fewer): at most
-    one group's worth of rows is held at a time."""
-    schema = arrow_schema(Task)
+    """The rows of the batch files, in file order, as tables of `rows` rows (the last may hold fewer) in the
+    decided schema: at most one group's worth of rows is held at a time."""
+    schema = DECIDED_SCHEMA
     pending: list[pa.RecordBatch] = []
     held = 0
     for path in sorted(paths, key=str):
         for batch in iter_record_batches(path, BATCH_ROWS):
-            pending.append(batch)
+            pending.append(_decided(batch))
             held += batch.num_rows
             while held >= rows:
                 table = pa.Table.from_batches(pending, schema=schema)
@@ -208,3 +216,12 @@ def _groups(paths: Iterable[Location], rows: int) -> Iterator[pa.Table]:
                 pending, held = rest.to_batches(), rest.num_rows
     if held:
         yield pa.Table.from_batches(pending, schema=schema)
+
+
+def _decided(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """A record batch of a decided batch file in the decided schema: a file of Task rows alone (written before
+    the validate stage signed tasks, or by hand) gets a null signature column."""
+    if SIGNATURE.name in batch.schema.names:
+        return batch
+    return pa.RecordBatch.from_arrays([*batch.columns, pa.nulls(batch.num_rows, SIGNATURE.type)],
+                                      schema=DECIDED_SCHEMA)

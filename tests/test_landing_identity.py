@@ -23,15 +23,16 @@ from datasketch import MinHash
 
 from factories import long_context_tasks
 from taskforge.schemas import Message, Task, ValidationResult, arrow_schema, canonical_json, to_row
-from taskforge.store.batches import write_batch
+from taskforge.flows.tasks import write_decided
+from taskforge.store.batches import iter_record_batches, task_batch_name, write_batch
 from taskforge.store.catalog import Catalog
-from taskforge.store.landing import land, land_files
+from taskforge.store.landing import SIGNATURE, land, land_files
 from taskforge.store.manifest import verify_manifest
 from taskforge.store.shards import ShardWriter
 from taskforge.validators.evalsets import EvalItem, EvalSet, Registry
 from taskforge.validators import decontamination, near_duplicates
 from taskforge.validators.decontamination import DecontaminationCheck
-from taskforge.validators.near_duplicates import NUM_PERM, SCHEME, SEED, signatures
+from taskforge.validators.near_duplicates import NUM_PERM, SCHEME, SEED, asked_text, signature, signatures
 from taskforge.validators.runner import validate
 
 
@@ -62,6 +63,10 @@ def _reference_shard(tasks: list[Task]) -> bytes:
     return sink.getvalue()
 
 
+def read_batches(paths) -> pa.Table:
+    return pa.Table.from_batches([batch for path in paths for batch in iter_record_batches(path)])
+
+
 def _decided(count: int) -> list[Task]:
     tasks = [validate(t) for t in long_context_tasks(count, target_tokens=2048)]
     tasks[1] = tasks[1].model_copy(update={"status": "rejected", "reasons": ["leakage: planted"]})
@@ -87,7 +92,8 @@ def _reference_shards(groups: list[list[Task]], max_rows: int) -> dict[str, byte
 def test_shards_and_catalog_rows_are_those_of_the_row_by_row_landing(tmp_path):
     tasks = _decided(5)
     batch = write_batch(tmp_path / "decided.parquet", tasks, Task)
-    halves = [write_batch(tmp_path / f"decided-{n}.parquet", part, Task) for n, part in enumerate((tasks[:3], tasks[3:]))]
+    halves = [write_batch(tmp_path / "decided-0.parquet", tasks[:3], Task),
+              write_decided(tmp_path / task_batch_name("decided-1"), tasks[3:])]
     expected = {"objects": _reference_shards([tasks], 2),
                 "files": _reference_shards([tasks[0:2], tasks[2:4], tasks[4:]], 2),
                 "two files": _reference_shards([tasks[0:4], tasks[4:]], 4)}
@@ -122,21 +128,23 @@ def test_the_screen_decides_the_same_whether_tasks_land_as_objects_or_from_files
     copy_payload = {**original.payload, "copy": 1}
     tasks.append(original.model_copy(update={"task_id": original.task_id + "-copy", "payload": copy_payload,
                                              "prompt": [*original.prompt[:-1], Message(role="user", content=user)]}))
-    outcomes = []
-    for way in ("objects", "files"):
+    decided = write_decided(tmp_path / task_batch_name("decided"), tasks)
+    signed = read_batches([decided]).column(SIGNATURE.name).to_pylist()
+    assert signed == [signature(asked_text(t.prompt)) if t.status == "accepted" else None for t in tasks]
+    outcomes = {}
+    for way, files in (("objects", None), ("files", [write_batch(tmp_path / "decided.parquet", tasks, Task)]),
+                       ("signed by the validate stage", [decided])):
         data = DataDir(tmp_path / way)
         with data.open_catalog() as catalog:
             screen = landing_screen(catalog, data)
-            if way == "objects":
+            if files is None:
                 land(tasks, catalog, data.shards, "cycle-1", screen=screen.land_rows)
             else:
-                land_files([write_batch(tmp_path / "decided.parquet", tasks, Task)], catalog, data.shards, "cycle-1",
-                           screen=screen.land_rows)
-            outcomes.append(catalog.query("SELECT task_id, status, reasons FROM tasks ORDER BY task_id"))
-            shards = _shard_bytes(data.shards)
-        outcomes.append(shards)
-    assert outcomes[0] == outcomes[2] and outcomes[1] == outcomes[3]
-    copy = next(row for row in outcomes[0] if row["task_id"] == original.task_id + "-copy")
+                land_files(files, catalog, data.shards, "cycle-1", screen=screen.land_rows)
+            outcomes[way] = (catalog.query("SELECT task_id, status, reasons FROM tasks ORDER BY task_id"),
+                             screen.passed, _shard_bytes(data.shards))
+    assert outcomes["objects"] == outcomes["files"] == outcomes["signed by the validate stage"]
+    copy = next(row for row in outcomes["objects"][0] if row["task_id"] == original.task_id + "-copy")
     assert copy["status"] == "rejected" and f"task {original.task_id}" in copy["reasons"][0]
 
 

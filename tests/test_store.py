@@ -7,7 +7,8 @@ import pyarrow.parquet as pq
 
 from factories import episode, long_context_tasks
 from taskforge.schemas import Episode, Task
-from taskforge.store.batches import ROWS_PER_GROUP, iter_batch, read_batch, write_batch
+from taskforge.store.batches import (ROWS_PER_GROUP, iter_batch, iter_record_batches, read_batch, task_batch_name,
+                                     without_batch_suffix, write_batch)
 from taskforge.store.catalog import Catalog
 from taskforge.store.landing import land
 from taskforge.store.layout import SNAPSHOT_FOLDER, DataDir
@@ -81,6 +82,17 @@ def test_write_batch_streams_a_generator_in_row_groups(tmp_path):
     assert [e.episode_id for e in iter_batch(path, Episode)] == [f"ep-{n}" for n in range(len(produced))]
     empty = write_batch(tmp_path / "empty.parquet", iter(()), Episode)
     assert pq.ParquetFile(empty).metadata.num_rows == 0
+
+
+def test_task_batch_files_are_arrow_ipc_and_read_like_parquet_ones(tmp_path):
+    tasks = _decided(3)
+    arrow = write_batch(tmp_path / task_batch_name("decided"), tasks, Task)
+    parquet = write_batch(tmp_path / "decided.parquet", tasks, Task)
+    assert str(arrow).endswith(".arrow") and arrow.read_bytes().startswith(b"ARROW1")
+    assert read_batch(arrow, Task) == read_batch(parquet, Task) == tasks
+    assert [b.num_rows for b in iter_record_batches(arrow, rows_per_read=2)] == [2, 1]
+    assert without_batch_suffix(arrow) == without_batch_suffix(parquet) == str(tmp_path / "decided")
+    assert read_batch(write_batch(tmp_path / task_batch_name("empty"), iter(()), Task), Task) == []
 
 
 def test_opening_the_catalog_clears_what_a_killed_writer_left_half_written(tmp_path):

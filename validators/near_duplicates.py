@@ -155,6 +155,14 @@ def signatures(texts: Sequence[str]) -> list[bytes]:
     return signed
 
 
+def accepted_signatures(tasks: Sequence[Task]) -> pa.Array:
+    """The signature of each accepted task's asked text, null for the others (signed together): what a decided
+    batch file carries for the landing screen (`taskforge.store.landing.SIGNATURE`)."""
+    accepted = [n for n, task in enumerate(tasks) if task.status == "accepted"]
+    signed = dict(zip(accepted, signatures([asked_text(tasks[n].prompt) for n in accepted])))
+    return pa.array([signed.get(n) for n in range(len(tasks))], type=pa.binary())
+
+
 @dataclass(frozen=True)
 class Near:
     """A task found too close to another: which one, where it comes from, the estimated Jaccard similarity."""

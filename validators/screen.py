@@ -4,9 +4,10 @@ It makes sure the task was checked against the registered evaluation sets (at
 landing the decontamination check runs when a task has no result of it yet; a
 release checks every task again, against the sets registered by then), then
 removes near-duplicates of tasks already landed, of earlier tasks of the same
-landing or release, and of registered earlier releases. A landing screens Arrow task rows (`land_rows`): it signs
-their asked texts in one numpy pass, and decontaminates those that need it together, before they are looked up
-one after the other; only the rows to decontaminate become Task objects.
+landing or release, and of registered earlier releases. A landing screens Arrow task rows (`land_rows`): it takes
+the signatures of their asked texts from their decided batch files (the validate stage signs accepted tasks) or
+signs them in one numpy pass, and decontaminates those that need it together, before they are looked up one after
+the other; only the rows to decontaminate become Task objects.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from taskforge.schemas import Task, ValidationResult, from_table
+from taskforge.store.landing import SIGNATURE
 from taskforge.validators.base import timed
 from taskforge.validators.decontamination import DecontaminationCheck
 from taskforge.validators.evalsets import load_registry
@@ -63,8 +65,8 @@ class Screen:
 
     def land_rows(self, table: pa.Table, rows: np.ndarray) -> list[list[ValidationResult]]:
         """The results the screen adds to accepted tasks as they land, each what `check` gives the task: `rows`
-        are the tasks' positions in `table` (Task rows), in the order they land. Only the tasks to decontaminate
-        become Task objects; the asked texts of the others are signed together, in one numpy pass."""
+        are the tasks' positions in `table` (Task rows, and `SIGNATURE` where known), in the order they land. Only
+        the tasks to decontaminate become Task objects; asked texts without a signature are signed together."""
         picked = pa.array(rows, type=pa.int64())
         ids = table.column("task_id").take(picked).to_pylist()
         families = table.column("family").take(picked).to_pylist()
@@ -77,11 +79,11 @@ class Screen:
         for row, result in zip(needs, decontaminated):
             results[row].append(result)
         clean = [row for row, found in enumerate(results) if all(r.passed for r in found)]
-        asked = asked_texts(table.column("prompt"))
-        for row, signed in zip(clean, signatures([asked[rows[row]] for row in clean])):
+        for row, signed in zip(clean, _signed(table, rows[clean])):
             started = time.perf_counter()
             result = self.near_duplicates.judge(ids[row], families[row], parents[row], signed)
-            results[row].append(result.model_copy(update={"duration_s": round(time.perf_counter() - started, 6)}))
+            result.duration_s = round(time.perf_counter() - started, 6)
+            results[row].append(result)
         return results
 
     def decontaminate_all(self, tasks: Sequence[Task]) -> list[ValidationResult]:
@@ -98,6 +100,19 @@ class Screen:
         """What tasks are screened against: the registered evaluation sets and earlier releases."""
         return {"evaluation_sets": [s.summary() for s in load_registry(self.data_dir).sets],
                 "earlier_releases": release_summaries(self.data_dir) if self.data_dir else []}
+
+
+def _signed(table: pa.Table, rows: np.ndarray) -> list[bytes]:
+    """The signatures of these rows' asked texts: those their decided batch file carries (`SIGNATURE`, made by the
+    validate stage), the others made now, together."""
+    made = (table.column(SIGNATURE.name).take(pa.array(rows, type=pa.int64())).to_pylist()
+            if SIGNATURE.name in table.column_names else [None] * len(rows))
+    missing = [n for n, signed in enumerate(made) if signed is None]
+    if missing:
+        asked = asked_texts(table.column("prompt"))
+        for n, signed in zip(missing, signatures([asked[rows[n]] for n in missing])):
+            made[n] = signed
+    return made
 
 
 def _has_check(validation: pa.Array | pa.ChunkedArray, name: str) -> np.ndarray:
