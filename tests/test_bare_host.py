@@ -34,6 +34,9 @@ if [ -d /var/run ] && [ ! -L /var/run ]; then mount -t tmpfs bare-var-run /var/r
 """
 DOCKER_VARIABLES = ("DOCKER_HOST", "TASKFORGE_DOCKER_HOSTS", "TASKFORGE_SANDBOX", "PREFECT_API_URL")
 NO_SOURCE = "no repository given"
+RUN_LIMIT_S = 1500
+"""A guard against a hung run, not a timing: the whole cycle took 599 s on the shared 2-core machine under load
+(the MLE leaderboard jobs, built and re-derived, are most of it)."""
 
 
 def _can_make_mount_namespaces() -> bool:
@@ -59,7 +62,7 @@ def _bare_run(prefect_home: Path, hidden: str, *args: str, env: dict[str, str] |
     user = [] if os.geteuid() == 0 else ["--map-root-user"]
     return subprocess.run(
         ["unshare", "--mount", "--propagation", "private", *user, "sh", "-c", HIDE_SANDBOXES.format(tools=hidden),
-         "bare-run", *args], cwd=ROOT, env=environment, capture_output=True, text=True, timeout=600)
+         "bare-run", *args], cwd=ROOT, env=environment, capture_output=True, text=True, timeout=RUN_LIMIT_S)
 
 
 def test_make_run_lands_every_family_with_a_source_without_bubblewrap_or_docker(tmp_path, prefect_home):
