@@ -9,7 +9,7 @@ from taskforge.schemas.locations import join
 from taskforge.store.batches import iter_batch
 from taskforge.store.catalog import Catalog
 from taskforge.store.layout import DataDir
-from taskforge.validators.near_duplicates import NearDuplicateIndex, asked_text, registered_releases, signature
+from taskforge.validators.near_duplicates import NearDuplicateIndex, registered_releases, task_signatures
 from taskforge.validators.screen import Screen
 
 
@@ -19,8 +19,8 @@ def sign_unsigned(catalog: Catalog, data: DataDir) -> int:
     signed = 0
     for shard, task_ids in catalog.unsigned_accepted().items():
         wanted = set(task_ids)
-        found = {task.task_id: (task.family, signature(asked_text(task.prompt)))
-                 for task in iter_batch(join(data.shards, shard), Task) if task.task_id in wanted}
+        tasks = [task for task in iter_batch(join(data.shards, shard), Task) if task.task_id in wanted]
+        found = {task.task_id: (task.family, signed) for task, signed in zip(tasks, task_signatures(tasks))}
         signed += catalog.record_signatures(found)
     return signed
 

@@ -3,14 +3,22 @@ earlier task of the same landing or release, or a task of a registered earlier r
 the removal names that task.
 
 What a task asks is the text of its non-system prompt messages (system messages are a family's shared
-instructions). It is cut into word 5-grams of normalised words (`taskforge.validators.shingles`), each hashed to
-32 bits, signed with a 128-permutation MinHash and looked up with MinHash LSH (datasketch's bands, kept as
-dicts of signature bytes) at an estimated Jaccard similarity of 0.8 or more. Signing runs in numpy end to end
-(`taskforge.validators.shingles` hashes the words; the permutations are datasketch's "affine32" ones, applied to
-every shingle at once), and gives exactly the signature `datasketch.MinHash.update_batch` gives for the same
-shingles. A task is never its own near-duplicate (a rerun, or a later release carrying a task over, keeps it), nor
-its parent's or its child's: evolution derives a variant on purpose, and its family's checks (the judge,
-hardness) certify that it differs.
+instructions); what it asks it of is the input files its workspace starts with, where its payload carries them
+(`workspace_text`: a workflow task's `inputs`). A task's signature is the signature of what it asks followed,
+where it carries input files, by the signature of those files (paths and texts). Two tasks are near-duplicates
+when what they ask is near and, where both signatures carry input files, their input files are near as well: two
+workflow siblings with one prompt and inputs generated apart are both kept, the same prompt over the same inputs is
+one task. A task without input files (every other family) is signed and judged by its prompt alone, exactly as
+before input files were signed, and so is a pair one of whose signatures carries none (signed before they were).
+
+Each text is cut into word 5-grams of normalised words (`taskforge.validators.shingles`), each hashed to 32 bits,
+signed with a 128-permutation MinHash and looked up with MinHash LSH (datasketch's bands over the asked text's
+part of a signature, kept as dicts of signature bytes) at an estimated Jaccard similarity of 0.8 or more. Signing
+runs in numpy end to end (`taskforge.validators.shingles` hashes the words; the permutations are datasketch's
+"affine32" ones, applied to every shingle at once), and gives exactly the signature
+`datasketch.MinHash.update_batch` gives for the same shingles. A task is never its own near-duplicate (a rerun, or
+a later release carrying a task over, keeps it), nor its parent's or its child's: evolution derives a variant on
+purpose, and its family's checks (the judge, hardness) certify that it differs.
 
 Earlier releases are registered like evaluation sets (`taskforge decontam add RELEASE_DIR`): the signatures of
 their tasks are kept in the data dir as `evalsets/<name>.minhash.parquet`.
@@ -18,10 +26,11 @@ their tasks are kept in the data dir as `evalsets/<name>.minhash.parquet`.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -42,11 +51,22 @@ SCHEME = "affine32"
 RELEASE_SUFFIX = ".minhash.parquet"
 RELEASE_MARKER = "checksums.json"
 SIGNATURE_DTYPE = np.uint32
+PART_BYTES = NUM_PERM * SIGNATURE_DTYPE().itemsize
+"""Bytes of one signed text: a signature is the asked text's part, then the input files' part where there are any."""
 
 
 def asked_text(prompt: Iterable[Message]) -> str:
     """What a task asks: its prompt without the system messages."""
     return "\n".join(m.content for m in prompt if m.role != "system")
+
+
+def workspace_text(payload: dict[str, Any]) -> str:
+    """The input files a task's workspace starts with, as one text of each file's path and content in path order
+    ('' for a task that carries none in its payload: only the workflow family does, under `inputs`)."""
+    inputs = payload.get("inputs")
+    if not isinstance(inputs, dict):
+        return ""
+    return "\n".join(f"{path}\n{text}" for path, text in sorted(inputs.items()) if isinstance(text, str))
 
 
 def asked_texts(prompts: pa.Array | pa.ChunkedArray) -> list[str]:
@@ -155,11 +175,26 @@ def signatures(texts: Sequence[str]) -> list[bytes]:
     return signed
 
 
+def screened_signatures(asked: Sequence[str], workspaces: Sequence[str]) -> list[bytes]:
+    """The signature of each task known by its asked text and its workspace text (`workspace_text`): the asked
+    text's signature, followed by the workspace text's where there is one (asked texts signed together, workspace
+    texts together)."""
+    with_inputs = [n for n, text in enumerate(workspaces) if text]
+    inputs_signed = dict(zip(with_inputs, signatures([workspaces[n] for n in with_inputs])))
+    return [signed + inputs_signed.get(n, b"") for n, signed in enumerate(signatures(asked))]
+
+
+def task_signatures(tasks: Sequence[Task]) -> list[bytes]:
+    """The signature of each task: what it asks and, where it carries them, its input files."""
+    return screened_signatures([asked_text(task.prompt) for task in tasks],
+                               [workspace_text(task.payload) for task in tasks])
+
+
 def accepted_signatures(tasks: Sequence[Task]) -> pa.Array:
-    """The signature of each accepted task's asked text, null for the others (signed together): what a decided
-    batch file carries for the landing screen (`taskforge.store.landing.SIGNATURE`)."""
+    """The signature of each accepted task (`task_signatures`), null for the others (signed together): what a
+    decided batch file carries for the landing screen (`taskforge.store.landing.SIGNATURE`)."""
     accepted = [n for n, task in enumerate(tasks) if task.status == "accepted"]
-    signed = dict(zip(accepted, signatures([asked_text(tasks[n].prompt) for n in accepted])))
+    signed = dict(zip(accepted, task_signatures([tasks[n] for n in accepted])))
     return pa.array([signed.get(n) for n in range(len(tasks))], type=pa.binary())
 
 
@@ -183,10 +218,20 @@ def _lsh_bands() -> tuple[int, int]:
     return lsh.b, lsh.r
 
 
-def jaccard(ours: bytes, theirs: bytes) -> float:
-    """The Jaccard similarity two signatures estimate (the share of equal values), as `MinHash.jaccard` gives it."""
+def _estimate(ours: bytes, theirs: bytes) -> float:
+    """The Jaccard similarity two signatures of one text each estimate (the share of equal values), as
+    `MinHash.jaccard` gives it."""
     equal = np.frombuffer(ours, dtype=SIGNATURE_DTYPE) == np.frombuffer(theirs, dtype=SIGNATURE_DTYPE)
     return float(np.count_nonzero(equal)) / NUM_PERM
+
+
+def jaccard(ours: bytes, theirs: bytes) -> float:
+    """The Jaccard similarity two task signatures estimate: that of the asked texts or, where both signatures
+    carry input files, the lesser of it and that of the input files."""
+    if len(ours) > PART_BYTES and len(theirs) > PART_BYTES:
+        return min(_estimate(ours[:PART_BYTES], theirs[:PART_BYTES]),
+                   _estimate(ours[PART_BYTES:], theirs[PART_BYTES:]))
+    return _estimate(ours[:PART_BYTES], theirs[:PART_BYTES])
 
 
 class NearDuplicateIndex:
@@ -233,8 +278,9 @@ class NearDuplicateIndex:
 
 
 class NearDuplicateCheck:
-    """Fails a task whose asked text is a near-duplicate of a task in the index; a task it passes joins the
-    index under `origin`, so it runs on tasks one at a time and, of two near-duplicates, keeps the first."""
+    """Fails a task that is a near-duplicate (what it asks, of which input files) of a task in the index; a task
+    it passes joins the index under `origin`, so it runs on tasks one at a time and, of two near-duplicates, keeps
+    the first."""
 
     name = "near_duplicate"
 
@@ -247,7 +293,7 @@ class NearDuplicateCheck:
         return True
 
     def run(self, task: Task) -> ValidationResult:
-        return self.judge(task.task_id, task.family, task.lineage.parent_task_id, signature(asked_text(task.prompt)))
+        return self.judge(task.task_id, task.family, task.lineage.parent_task_id, task_signatures([task])[0])
 
     def judge(self, task_id: str, family: str, parent: str | None, signed: bytes) -> ValidationResult:
         """The result of a task known by its id, family, parent task id and signature (as `run` gives it)."""
@@ -263,8 +309,9 @@ class NearDuplicateCheck:
         )
 
 
-def _release_rows(folder: Path) -> Iterator[tuple[str, str, str | None, str]]:
-    """(task id, family, parent task id, asked text) of every RL row of a taskforge release folder."""
+def _release_rows(folder: Path) -> Iterator[tuple[str, str, str | None, str, str]]:
+    """(task id, family, parent task id, asked text, workspace text) of every RL row of a taskforge release
+    folder."""
     files = sorted((folder / "data").glob("*/*.parquet"))
     if not (folder / RELEASE_MARKER).is_file() or not files:
         raise InputError(folder.name, f"not a taskforge release folder (needs {RELEASE_MARKER} and data/*/*.parquet)")
@@ -272,7 +319,9 @@ def _release_rows(folder: Path) -> Iterator[tuple[str, str, str | None, str]]:
         for row in pq.read_table(path, columns=["prompt", "extra_info"]).to_pylist():
             prompt = [Message(role=m["role"], content=m["content"]) for m in row["prompt"]]
             info = row["extra_info"]
-            yield info["task_id"], info["family"], info.get("parent_task_id"), asked_text(prompt)
+            payload = json.loads(info["payload"]) if info.get("payload") else {}
+            yield (info["task_id"], info["family"], info.get("parent_task_id"), asked_text(prompt),
+                   workspace_text(payload))
 
 
 RELEASE_SIGNATURES = pa.schema([("task_id", pa.string()), ("family", pa.string()), ("parent_task_id", pa.string()),
@@ -281,9 +330,11 @@ RELEASE_SIGNATURES = pa.schema([("task_id", pa.string()), ("family", pa.string()
 
 def release_signatures(folder: Path) -> pa.Table:
     """The signatures of an earlier release's tasks (RL rows under `data/`), to register as references."""
-    rows = [{"task_id": task_id, "family": family, "parent_task_id": parent, "signature": signature(text)}
-            for task_id, family, parent, text in _release_rows(Path(folder))]
-    return pa.Table.from_pylist(rows, schema=RELEASE_SIGNATURES)
+    rows = list(_release_rows(Path(folder)))
+    signed = screened_signatures([row[3] for row in rows], [row[4] for row in rows])
+    return pa.Table.from_pylist([{"task_id": task_id, "family": family, "parent_task_id": parent, "signature": sig}
+                                 for (task_id, family, parent, *_), sig in zip(rows, signed)],
+                                schema=RELEASE_SIGNATURES)
 
 
 def release_signatures_path(data_dir: Location, name: str) -> Location:

@@ -5,13 +5,15 @@ landing the decontamination check runs when a task has no result of it yet; a
 release checks every task again, against the sets registered by then), then
 removes near-duplicates of tasks already landed, of earlier tasks of the same
 landing or release, and of registered earlier releases. A landing screens Arrow task rows (`land_rows`): it takes
-the signatures of their asked texts from their decided batch files (the validate stage signs accepted tasks) or
-signs them in one numpy pass, and decontaminates those that need it together, before they are looked up one after
-the other; only the rows to decontaminate become Task objects.
+the signatures of what they ask, of which input files (`taskforge.validators.near_duplicates`), from their decided
+batch files (the validate stage signs accepted tasks) or signs them in one numpy pass, and decontaminates those
+that need it together, before they are looked up one after the other; only the rows to decontaminate become Task
+objects.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Sequence
@@ -26,7 +28,7 @@ from taskforge.validators.base import timed
 from taskforge.validators.decontamination import DecontaminationCheck
 from taskforge.validators.evalsets import load_registry
 from taskforge.validators.near_duplicates import (NearDuplicateCheck, NearDuplicateIndex, asked_texts,
-                                                  release_summaries, signatures)
+                                                  release_summaries, screened_signatures, workspace_text)
 from taskforge.validators.runner import decide
 
 
@@ -103,14 +105,16 @@ class Screen:
 
 
 def _signed(table: pa.Table, rows: np.ndarray) -> list[bytes]:
-    """The signatures of these rows' asked texts: those their decided batch file carries (`SIGNATURE`, made by the
-    validate stage), the others made now, together."""
+    """The signatures of these rows' tasks (what they ask, of which input files): those their decided batch file
+    carries (`SIGNATURE`, made by the validate stage), the others made now, together."""
     made = (table.column(SIGNATURE.name).take(pa.array(rows, type=pa.int64())).to_pylist()
             if SIGNATURE.name in table.column_names else [None] * len(rows))
     missing = [n for n, signed in enumerate(made) if signed is None]
     if missing:
         asked = asked_texts(table.column("prompt"))
-        for n, signed in zip(missing, signatures([asked[rows[n]] for n in missing])):
+        payloads = table.column("payload").take(pa.array(rows[missing], type=pa.int64())).to_pylist()
+        workspaces = [workspace_text(json.loads(payload)) if payload else "" for payload in payloads]
+        for n, signed in zip(missing, screened_signatures([asked[rows[n]] for n in missing], workspaces)):
             made[n] = signed
     return made
 
