@@ -31,6 +31,9 @@ KEPT = ("Rename",)
 shortcut fails outright instead of scoring low."""
 FX, CUSTOMERS, POLICY = "inputs/fx_rates.csv", "inputs/customers.csv", "inputs/revenue_policy.md"
 CEILING = 0.75
+IGNORING_CEILINGS = {"subscription-mrr-bridge": 0.65}
+"""Tighter ceilings for ignoring every dated rule: the MRR bridge's notes only reverse events (about one in a
+hundred), yet a bridge that ignores them is wrong in most months' openings, closings and movements."""
 
 
 @pytest.fixture(scope="module")
@@ -106,13 +109,11 @@ def test_skipping_one_kind_of_dated_rule_scores_below_one(built, name, kind):
     assert shortcut_score(built, name, {path: without(built[name][0].package.inputs[path], heading, (kind,))}) < 1.0
 
 
-@pytest.mark.parametrize("name", ["sales-commission-run", "ap-three-way-match"])
+@pytest.mark.parametrize("name", RULEBOOKS)
 def test_ignoring_the_dated_rules_scores_below_the_ceiling(built, name):
-    """(The MRR bridge's notes only reverse events: ignoring them costs about a quarter of the score; its
-    policy's scope and rates are what a shortcut misreads, below.)"""
     path, heading, _ = RULEBOOKS[name]
     kept = without(built[name][0].package.inputs[path], heading, KEPT, keep=True)
-    assert shortcut_score(built, name, {path: kept}) < CEILING
+    assert shortcut_score(built, name, {path: kept}) < IGNORING_CEILINGS.get(name, CEILING)
 
 
 @pytest.mark.parametrize("name,misread", sorted(MISREADINGS, key=lambda m: (m[0], m[1].__name__)),

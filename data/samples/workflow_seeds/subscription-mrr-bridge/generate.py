@@ -25,6 +25,7 @@ PLANS = {"EUR": [49, 99, 199, 490, 990], "USD": [59, 119, 229, 549, 1099], "GBP"
          "CHF": [55, 109, 209, 519, 1049], "SEK": [550, 1090, 2190, 5290, 10900]}
 start = dt.datetime(YEAR - 1, 10, 1, tzinfo=dt.timezone.utc)
 end = dt.datetime(YEAR + 1, 1, 20, tzinfo=dt.timezone.utc)
+EVENTS_PER_REVERSAL = 100  # billing reverses about one upgrade or downgrade in a hundred events
 
 
 def moment(low: dt.datetime, high: dt.datetime) -> dt.datetime:
@@ -113,7 +114,7 @@ fixed_ids = {e["id"] for e in corrections}
 reversible = [e for e in events if e["type"] in ("upgrade", "downgrade") and e["id"] not in fixed_ids
               and len(per_day[(e["customer"], e["type"], e["when"].date())]) == 1
               and e["customer"] not in {t[0] for t in tenants}]
-for event in rng.sample(reversible, min(len(reversible), max(3, len(events) // 600))):
+for event in rng.sample(reversible, min(len(reversible), max(3, len(events) // EVENTS_PER_REVERSAL))):
     notes.append((event["when"].date() + dt.timedelta(days=rng.randrange(2, 30)),
                   f"Reversal. Billing reversed the {event['type']} of customer {event['customer']} on "
                   f"{long_date(event['when'].date())} (UTC) in full; it never took effect."))
