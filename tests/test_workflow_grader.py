@@ -32,7 +32,7 @@ def test_csv_rows_match_by_key_with_tolerance_in_any_order():
     shuffled = "amount,id,name\n20.505,2,Bob\n0,3,Cy\n10,1,Ann\n"
     assert grade({**REFERENCE, "outputs/t.csv": shuffled}, REFERENCE, SPECS)["score"] == 1.0
     wrong = grade({**REFERENCE, "outputs/t.csv": "id,name,amount\n1,Ann,10.00\n2,Bob,20.60\n3,Cy,0\n"}, REFERENCE, [CSV_SPEC])
-    assert wrong["score"] == pytest.approx(8 / 9, abs=1e-6) and wrong["components"]["outputs/t.csv"]["columns"]["amount"] < 1
+    assert wrong["score"] == pytest.approx(5 / 6, abs=1e-6) and wrong["components"]["outputs/t.csv"]["columns"]["amount"] < 1
 
 
 def test_extra_and_missing_rows_and_columns_cost_score():
@@ -40,7 +40,16 @@ def test_extra_and_missing_rows_and_columns_cost_score():
     missing_column = "id,name\n1,Ann\n2,Bob\n3,Cy\n"
     assert grade({"outputs/t.csv": extra}, REFERENCE, [CSV_SPEC])["score"] == 0.75
     result = grade({"outputs/t.csv": missing_column}, REFERENCE, [CSV_SPEC])
-    assert result["score"] == pytest.approx(2 / 3) and result["components"]["outputs/t.csv"]["missing_columns"] == ["amount"]
+    assert result["score"] == 0.5 and result["components"]["outputs/t.csv"]["missing_columns"] == ["amount"]
+
+
+def test_keys_match_rows_but_earn_nothing():
+    keys_only = grade({"outputs/t.csv": "id,name,amount\n1,,\n2,,\n3,,\n"}, REFERENCE, [CSV_SPEC])
+    assert keys_only["score"] == 0.0 and keys_only["components"]["outputs/t.csv"]["rows_matched"] == 3
+    one_row_missing = grade({"outputs/t.csv": "id,name,amount\n1,Ann,10.00\n2,Bob,20.50\n"}, REFERENCE, [CSV_SPEC])
+    assert one_row_missing["score"] == pytest.approx(2 / 3)
+    no_key = grade({"outputs/t.csv": "name,amount\nAnn,10.00\nBob,20.50\nCy,0.00\n"}, REFERENCE, [CSV_SPEC])
+    assert no_key["score"] == 0.0 and no_key["components"]["outputs/t.csv"]["missing_columns"] == ["id"]
 
 
 def test_ordered_csv_compares_rows_by_position():

@@ -5,9 +5,10 @@ the standard library, so its source travels with each task (`grader["program"]`)
 and runs inside the sandbox as `python3 grade.py SPEC REFERENCE_DIR OUT SUBMISSION_DIR...`.
 
 A deliverable spec names a file under `outputs/`, its format and weight:
-- `csv`: rows matched by `key` columns (or by position when `ordered`); every
-  column in `columns` compared as `number` (within `abs` + `rel` × |reference|)
-  or `text` (exact after stripping; `casefold` to ignore case);
+- `csv`: rows matched by `key` columns (in the same position when `ordered`,
+  by position alone without a key); every column in `columns` but the key ones
+  compared as `number` (within `abs` + `rel` × |reference|) or `text` (exact
+  after stripping; `casefold` to ignore case); the keys themselves earn nothing;
 - `json`: dotted `fields` paths compared as `number`, `text`, `list` (ordered)
   or `set` (Jaccard similarity);
 - `text`: lines compared in order (trailing spaces and blank lines ignored).
@@ -113,19 +114,29 @@ def read_csv(text: str) -> tuple[list[str], list[dict[str, str]]]:
     return header, rows
 
 
+def matched_rows(want_rows: list[dict[str, str]], got_rows: list[dict[str, str]], key: list[str],
+                 ordered: bool) -> list[tuple[dict[str, str], dict[str, str]]]:
+    """Pairs of reference and submitted rows with the same key: anywhere (the first submitted row with that key),
+    or in the same position when `ordered` or without a key."""
+    def key_of(row: dict[str, str]) -> tuple[str, ...]:
+        return tuple(_canon(row.get(name, "")) for name in key)
+
+    if ordered or not key:
+        return [(want, got) for want, got in zip(want_rows, got_rows) if key_of(want) == key_of(got)]
+    by_key: dict[tuple[str, ...], dict[str, str]] = {}
+    for row in got_rows:
+        by_key.setdefault(key_of(row), row)
+    return [(row, by_key[k]) for row in want_rows if (k := key_of(row)) in by_key]
+
+
 def score_csv(submitted: str, expected: str, spec: dict[str, Any]) -> dict[str, Any]:
-    """Cell accuracy over the union of reference and submitted rows, per column."""
+    """Cell accuracy of the scored columns over the union of reference and submitted rows, per column; the key
+    columns only match rows, so a missing row loses its cells and an extra row dilutes every column."""
     _, want_rows = read_csv(expected)
     header, got_rows = read_csv(submitted)
     key = list(spec.get("key", []))
-    rules = {name: {"type": "text"} for name in key} | dict(spec.get("columns", {}))
-    if spec.get("ordered") or not key:
-        pairs = list(zip(want_rows, got_rows))
-    else:
-        by_key: dict[tuple[str, ...], dict[str, str]] = {}
-        for row in got_rows:
-            by_key.setdefault(tuple(_canon(row.get(k, "")) for k in key), row)
-        pairs = [(row, by_key[k]) for row in want_rows if (k := tuple(_canon(row.get(c, "")) for c in key)) in by_key]
+    rules = {name: rule for name, rule in dict(spec.get("columns", {})).items() if name not in key}
+    pairs = matched_rows(want_rows, got_rows, key, bool(spec.get("ordered")))
     denominator = max(len(want_rows), len(got_rows))
     hits = {name: 0 for name in rules}
     for want, got in pairs:
@@ -133,13 +144,13 @@ def score_csv(submitted: str, expected: str, spec: dict[str, Any]) -> dict[str, 
             hits[name] += name in header and value_matches(got.get(name, ""), want.get(name, ""), rule)
     cells = sum(hits.values())
     if denominator == 0:
-        score = 1.0 if rules and header and set(rules) <= set(header) else 0.0
+        score = 1.0 if rules and (set(key) | set(rules)) <= set(header) else 0.0
     else:
         score = cells / (denominator * len(rules)) if rules else 0.0
     return {"score": round(score, 6), "rows_expected": len(want_rows), "rows_submitted": len(got_rows),
             "rows_matched": len(pairs),
             "columns": {name: round(hit / denominator, 6) if denominator else 0.0 for name, hit in hits.items()},
-            "missing_columns": sorted(set(rules) - set(header))}
+            "missing_columns": sorted((set(key) | set(rules)) - set(header))}
 
 
 _MISSING = object()

@@ -131,7 +131,7 @@ def grading_problems(task: Task, package: WorkflowPackage) -> list[str]:
             problems += [f"{path}: graded column {c} is not in the reference" for c in sorted(graded - set(header))]
             if not rows:
                 problems.append(f"{path}: the reference has no rows")
-        rules = spec.columns or spec.fields
+        rules = {name: rule for name, rule in spec.columns.items() if name not in spec.key} or spec.fields
         if spec.format != "text" and not rules:
             problems.append(f"{path}: no column or field is compared")
         for name, rule in rules.items():
