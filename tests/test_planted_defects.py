@@ -434,13 +434,14 @@ def _copied_input(task: Task) -> Task:
     return _copy(task, "copied-inputs", payload={**task.payload, "inputs": inputs, "files": files})
 
 
-def _keys_only(task: Task) -> Task:
-    """Every CSV deliverable graded on its key columns alone."""
+def _one_column_graded(task: Task) -> Task:
+    """Every keyed CSV deliverable graded on its keys and its first column alone."""
     def strip(spec: dict) -> dict:
-        return {**spec, "columns": {}} if spec["format"] == "csv" and spec.get("key") else spec
+        first = dict(list(spec["columns"].items())[:1])
+        return {**spec, "columns": first} if spec["format"] == "csv" and spec.get("key") else spec
 
     payload = {**task.payload, "deliverables": [strip(d) for d in task.payload["deliverables"]]}
-    return _copy(task, "keys-only", payload=payload,
+    return _copy(task, "one-column-graded", payload=payload,
                  grader={**task.grader, "deliverables": [strip(d) for d in task.grader["deliverables"]]})
 
 
@@ -494,7 +495,7 @@ def _workflow_plants(rows: dict[str, Task]) -> list[Plant]:
         plant("constant values", _uniform_inputs(parent), ("shortcut",), "the constant_mode shortcut scores"),
         plant("ancestor's reference", _ancestor_answer(child, parent), ("shortcut",),
               "the ancestor_reference shortcut scores"),
-        plant("grader blind to wrong values (keys only)", _keys_only(parent), ("determinism", "reference"),
+        plant("grader blind to wrong values (one column graded)", _one_column_graded(parent), ("determinism", "reference"),
               "is not graded"),
         *_contaminated(parent, f"doi:{HELD_OUT['doi']}", HELD_OUT_SET, HELD_OUT["id"], "registered DOI"),
     ]
