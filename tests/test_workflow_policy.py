@@ -83,6 +83,9 @@ def everyone_in_scope(inputs: dict[str, str]) -> dict[str, str]:
 
 MISREADINGS = {("sales-commission-run", budget_rates), ("subscription-mrr-bridge", one_rate_set),
                ("subscription-mrr-bridge", everyone_in_scope)}
+MISREADING_CEILINGS = {one_rate_set: 0.55}
+"""Tighter ceilings for some misreadings: the MRR bridge's budget rates are re-forecast in spring and in
+autumn, so one rate set for the year gets the EUR totals right in at most four of its twelve months."""
 
 
 def shortcut_score(built, name: str, edited: dict[str, str]) -> float:
@@ -119,4 +122,5 @@ def test_ignoring_the_dated_rules_scores_below_the_ceiling(built, name):
 @pytest.mark.parametrize("name,misread", sorted(MISREADINGS, key=lambda m: (m[0], m[1].__name__)),
                          ids=lambda m: getattr(m, "__name__", m))
 def test_misreading_the_policy_scores_below_the_ceiling(built, name, misread):
-    assert shortcut_score(built, name, misread(built[name][0].package.inputs)) < CEILING
+    score = shortcut_score(built, name, misread(built[name][0].package.inputs))
+    assert score < MISREADING_CEILINGS.get(misread, CEILING)

@@ -1,10 +1,11 @@
 """Inputs of the MRR bridge: a billing system's subscription event export, its customer list, budget FX rates
-(re-forecast during the year), the revenue reporting policy and finance's notes.
+(re-forecast in spring and in autumn), the revenue reporting policy and finance's notes.
 
 The scope and conversion rules live in the policy and the notes, not in the request: partner-channel
 customers and internal test tenants are out of the bridge, each month is converted at the budget rates valid
-on its first day (a re-forecast set takes over mid-year), and events billing reversed are named by customer,
-type and day only; decoy notes (a proposal not adopted, the partner bridge's own rules) change nothing.
+on its first day (re-forecast sets take over in spring and in autumn, so one set for the year is wrong in
+most months), and events billing reversed are named by customer, type and day only; decoy notes (a proposal
+not adopted, the partner bridge's own rules) change nothing.
 
 The export is what such systems really hand over: written by a Windows tool
 (byte-order mark, CRLF), timestamps from several services in several formats
@@ -90,15 +91,22 @@ def long_date(value: dt.date) -> str:
     return rng.choice([f"{value.day} {value:%B %Y}", f"{value:%B} {value.day}, {value.year}", value.isoformat()])
 
 
-reforecast = dt.date(YEAR, rng.choice([5, 6, 7, 8, 9]), 1)
-second = {c: (r if c == "EUR" else round(r * rng.uniform(0.94, 1.06), 4)) for c, r in RATES.items()}
+def reset(rates: dict[str, float]) -> dict[str, float]:
+    """A re-forecast set of budget rates: every currency but the euro moves by up to 6 %."""
+    return {c: (r if c == "EUR" else round(r * rng.uniform(0.94, 1.06), 4)) for c, r in rates.items()}
+
+
+reforecasts = [dt.date(YEAR, rng.choice([3, 4, 5]), 1), dt.date(YEAR, rng.choice([8, 9, 10]), 1)]
+rate_sets = [(dt.date(YEAR - 1, 1, 1), RATES)]
+for valid_from in reforecasts:
+    rate_sets.append((valid_from, reset(rate_sets[-1][1])))
 direct = [c for c in customers if c[2] != "partner"]
 tenants = rng.sample(direct, 4)
 notes = [(dt.date(YEAR, 1, 15), "Scope. The partner bridge keeps its own rules (list prices, no FX); nothing in it "
                                 "applies to this bridge."),
-         (reforecast - dt.timedelta(days=rng.randrange(3, 20)),
-          f"Re-forecast. Finance has re-set the budget rates; the new set in fx_rates.csv is valid from "
-          f"{long_date(reforecast)}."),
+         *((valid_from - dt.timedelta(days=rng.randrange(3, 20)),
+            f"Re-forecast. Finance has re-set the budget rates; the new set in fx_rates.csv is valid from "
+            f"{long_date(valid_from)}.") for valid_from in reforecasts),
          (dt.date(YEAR, rng.randrange(2, 11), rng.randrange(1, 28)),
           "Proposal (not adopted). Sales asked to include partner-channel customers in this bridge. The CFO "
           "declined; the policy stands.")]
@@ -140,8 +148,8 @@ with open("inputs/events.csv", "w", encoding="utf-8", newline="") as handle:
 with open("inputs/customers.csv", "w", encoding="utf-8", newline="") as handle:
     handle.write("\n".join(",".join(r) for r in [["customer_id", "currency", "channel"], *customers]) + "\n")
 with open("inputs/fx_rates.csv", "w", encoding="utf-8", newline="") as handle:
-    handle.write("valid_from,currency,eur_per_unit\n" + "".join(f"{YEAR - 1}-01-01,{c},{r}\n" for c, r in RATES.items())
-                 + "".join(f"{reforecast.isoformat()},{c},{r}\n" for c, r in second.items()))
+    handle.write("valid_from,currency,eur_per_unit\n" + "".join(
+        f"{valid_from.isoformat()},{c},{r}\n" for valid_from, rates in rate_sets for c, r in rates.items()))
 with open("inputs/revenue_policy.md", "w", encoding="utf-8") as handle:
     handle.write("\n".join([
         f"# Recurring revenue reporting policy, {YEAR}", "",
