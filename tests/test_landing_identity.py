@@ -30,7 +30,7 @@ from taskforge.store.landing import SIGNATURE, land, land_files
 from taskforge.store.manifest import verify_manifest
 from taskforge.store.shards import ShardWriter
 from taskforge.validators import evalsets as evalsets_module
-from taskforge.validators.byte_patterns import texts_holding
+from taskforge.validators.byte_patterns import PatternScan
 from taskforge.validators.evalsets import EvalItem, EvalSet, Registry
 from taskforge.validators.shingles import Words
 from taskforge.validators import decontamination, near_duplicates
@@ -216,7 +216,7 @@ def test_texts_hinting_at_ids_are_those_the_string_tests_find():
     for patterns, has in ((evalsets_module._DOI_HINTS, evalsets_module._has_doi),
                           (evalsets_module._ARXIV_HINTS, evalsets_module._has_arxiv),
                           (evalsets_module._PR_HINTS, evalsets_module._has_pr)):
-        held = texts_holding(words.data, words.offsets, patterns)
+        held = PatternScan(words.data, words.offsets).texts_holding(patterns)
         ascii_texts = [n for n, text in enumerate(texts) if text.isascii()]
         assert [bool(held[n]) for n in ascii_texts] == [has(texts[n], texts[n].casefold()) for n in ascii_texts]
         assert any(held) and not all(held)

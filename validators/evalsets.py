@@ -38,7 +38,7 @@ import pyarrow.parquet as pq
 from taskforge.graders.paper_ids import arxiv_ids_in, dois_in, normalise_arxiv, normalise_doi
 from taskforge.schemas import InputError
 from taskforge.schemas.locations import Location, change_key, files_under, join, read_text
-from taskforge.validators.byte_patterns import DIGITS, BytePattern, texts_holding
+from taskforge.validators.byte_patterns import DIGITS, BytePattern, PatternScan
 from taskforge.validators.shingles import Words, ngram_hashes
 
 REGISTRY_FOLDER = "evalsets"
@@ -453,10 +453,11 @@ class Registry:
         holding the literal every id of a kind holds are scanned for that kind (looked for in the normalised bytes
         of ASCII texts, which are the texts casefolded, all at once; in the others one by one)."""
         lowered = {number: text.casefold() for number, text in enumerate(texts) if not text.isascii()}
+        scan = PatternScan(words.data, words.offsets)
         hinted = []
         for finder, has, patterns in ((_dois, _has_doi, _DOI_HINTS), (_arxiv_ids, _has_arxiv, _ARXIV_HINTS),
                                       (_prs, _has_pr, _PR_HINTS)):
-            held = texts_holding(words.data, words.offsets, patterns)
+            held = scan.texts_holding(patterns)
             held[list(lowered)] = [has(texts[number], text) for number, text in lowered.items()]
             hinted.append((finder, held))
         for number in np.flatnonzero(np.any([held for _, held in hinted], axis=0)).tolist():
