@@ -29,7 +29,10 @@ from taskforge.store.catalog import Catalog
 from taskforge.store.landing import SIGNATURE, land, land_files
 from taskforge.store.manifest import verify_manifest
 from taskforge.store.shards import ShardWriter
+from taskforge.validators import evalsets as evalsets_module
+from taskforge.validators.byte_patterns import PatternScan
 from taskforge.validators.evalsets import EvalItem, EvalSet, Registry
+from taskforge.validators.shingles import Words
 from taskforge.validators import decontamination, near_duplicates
 from taskforge.validators.decontamination import DecontaminationCheck
 from taskforge.validators.near_duplicates import NUM_PERM, SCHEME, SEED, asked_text, signature, signatures
@@ -191,6 +194,38 @@ def test_signatures_are_those_of_datasketch_over_per_word_shingles(monkeypatch):
     assert signatures(texts) == expected
     monkeypatch.setattr(near_duplicates, "TEXT_PER_GROUP", 50)
     assert signatures(texts) == expected, "signed a few texts at a time"
+
+
+def test_word_hashes_are_zlib_crc32_of_regex_words():
+    rng = random.Random(5)
+    alphabet = "abcXYZ019_-.# \n\tÉéßſﬁΩω中文😀\u0301İK"
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 200))) for _ in range(200)]
+    texts += ["x" * n for n in range(70)] + ["é" * 30 + " " + "ß" * 25, "a" * 47 + " " + "b" * 48 + " " + "c" * 49]
+    expected = [zlib.crc32(w.encode()) for text in texts for w in _reference_words(text)]
+    words = Words.of(texts)
+    assert words.hashes.tolist() == expected
+    assert words.bounds.tolist() == np.cumsum([0] + [len(_reference_words(text)) for text in texts]).tolist()
+
+
+def test_texts_hinting_at_ids_are_those_the_string_tests_find():
+    rng = random.Random(6)
+    pieces = ["10.", "1", "0.", "ArXiv", "arx", "iv", ".2101", ".210", "/PULL/", "/pull", "#", "_", "__", "x", ".",
+              "9", "word", " ", "\n", "é", "１０.", "٢"]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 8))) for _ in range(3000)]
+    words = Words.of(texts)
+    for patterns, has in ((evalsets_module._DOI_HINTS, evalsets_module._has_doi),
+                          (evalsets_module._ARXIV_HINTS, evalsets_module._has_arxiv),
+                          (evalsets_module._PR_HINTS, evalsets_module._has_pr)):
+        held = PatternScan(words.data, words.offsets).texts_holding(patterns)
+        ascii_texts = [n for n, text in enumerate(texts) if text.isascii()]
+        assert [bool(held[n]) for n in ascii_texts] == [has(texts[n], texts[n].casefold()) for n in ascii_texts]
+        assert any(held) and not all(held)
+    texts += ["see 10.1234/ABC.5 and arXiv:2101.01234v2", "é doi 10.5555/x-y et github.com/Org/Repo/pull/12",
+              "octo/cat#7 or astropy__astropy-1234 in 2301.00001", "２１０１.０１２３４ é arxiv.org/abs/2101.01234"]
+    registry = Registry([EvalSet(name="s", source="s", items=[EvalItem(item_id="i", ids=("doi:10.1/x",))])])
+    everywhere = [(n, key) for n, text in enumerate(texts) for finder in (evalsets_module._dois,
+                  evalsets_module._arxiv_ids, evalsets_module._prs) for key in finder(text)]
+    assert list(registry._ids_in(Words.of(texts), texts)) == everywhere and len(everywhere) > 8
 
 
 def test_thirteen_gram_matches_are_those_of_regex_words():

@@ -38,6 +38,7 @@ import pyarrow.parquet as pq
 from taskforge.graders.paper_ids import arxiv_ids_in, dois_in, normalise_arxiv, normalise_doi
 from taskforge.schemas import InputError
 from taskforge.schemas.locations import Location, change_key, files_under, join, read_text
+from taskforge.validators.byte_patterns import DIGITS, BytePattern, PatternScan
 from taskforge.validators.shingles import Words, ngram_hashes
 
 REGISTRY_FOLDER = "evalsets"
@@ -276,6 +277,13 @@ def _has_pr(text: str, lowered: str) -> bool:
     return any(marker in lowered for marker, _ in _PR_PATTERNS)
 
 
+_DOI_HINTS = (BytePattern.literal(b"10.", anchor=2),)
+_ARXIV_HINTS = (BytePattern.literal(b"arxiv", anchor=2), BytePattern((b".", DIGITS, DIGITS, DIGITS, DIGITS), anchor=0))
+_PR_HINTS = (BytePattern.literal(b"/pull/", anchor=0), BytePattern.literal(b"#", anchor=0),
+             BytePattern.literal(b"__", anchor=0))
+"""What `_has_doi`, `_has_arxiv` and `_has_pr` look for, as patterns of a casefolded ASCII text's bytes."""
+
+
 def _dois(text: str) -> Iterator[str]:
     return (f"doi:{d}" for d in dois_in(text))
 
@@ -348,9 +356,10 @@ def _runs(words: Words, n: int) -> tuple[np.ndarray, np.ndarray]:
     if len(words.hashes) < n:
         return np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64)
     hashes = ngram_hashes(words.hashes, n)
-    first = np.arange(len(hashes))
-    inside = words.text_of(first) == words.text_of(first + n - 1)
-    return hashes[inside], first[inside]
+    inside = np.ones(len(hashes), dtype=bool)
+    crossing = (words.bounds[1:-1, None] - np.arange(1, n)).ravel()
+    inside[crossing[(crossing >= 0) & (crossing < len(hashes))]] = False
+    return hashes[inside], np.flatnonzero(inside)
 
 
 def _pairs(words: Words) -> tuple[np.ndarray, np.ndarray]:
@@ -367,20 +376,26 @@ def _pairs(words: Words) -> tuple[np.ndarray, np.ndarray]:
 @dataclass(frozen=True)
 class _Phrases:
     """Phrases (canaries, competition ids) as their word hashes, indexed by their first word: a text's words that
-    start a phrase are found in one lookup, and only those are compared word by word."""
+    start a phrase are found in one lookup (most words that do not are told by the low 16 bits of their hash
+    alone), and only those are compared word by word."""
 
     words: Words
     first: _Keys
+    first_low: np.ndarray
 
     @classmethod
     def of(cls, phrases: list[str]) -> "_Phrases":
         words = Words.of(phrases)
         starts = words.bounds[:-1][np.diff(words.bounds) > 0]
-        return cls(words, _Keys(words.hashes[starts].astype(np.uint64), words.text_ids[starts]))
+        first_low = np.zeros(1 << 16, dtype=bool)
+        first_low[words.hashes[starts] & _LOW_MASK] = True
+        return cls(words, _Keys(words.hashes[starts].astype(np.uint64), words.text_ids[starts]), first_low)
 
     def found(self, text: Words) -> Iterator[tuple[int, int]]:
         """(position in `text`, phrase index) of every phrase whose words run, in order, inside one text."""
-        for position, phrase in zip(*self.first.hits(text.hashes.astype(np.uint64))):
+        maybe = np.flatnonzero(self.first_low[text.hashes & _LOW_MASK])
+        index, owner = self.first.hits(text.hashes[maybe].astype(np.uint64))
+        for position, phrase in zip(maybe[index], owner):
             start, end = int(self.words.bounds[phrase]), int(self.words.bounds[phrase + 1])
             last = int(position) + end - start
             if (last <= len(text.hashes) and text.text_ids[position] == text.text_ids[last - 1]
@@ -433,20 +448,20 @@ class Registry:
         self._pairs = _Keys(pairs[keep], owner[keep])
         self._window_steps = np.maximum(np.diff(words.bounds), MIN_WINDOW_WORDS // 2)
 
-    def _ids_in(self, texts: list[str]) -> Iterator[tuple[int, str]]:
+    def _ids_in(self, words: Words, texts: list[str]) -> Iterator[tuple[int, str]]:
         """(text, `kind:normalised`) of every DOI, arXiv id and pull request written in the texts: only texts
-        holding the literal every id of a kind holds are scanned for that kind, and a kind none of the texts
-        (joined) holds is not looked for text by text."""
-        joined = "\n".join(texts)
-        lowered = joined.casefold()
-        kinds = [(finder, hint) for finder, hint, present in (
-            (_dois, _has_doi, _has_doi(joined, lowered)), (_arxiv_ids, _has_arxiv, _has_arxiv(joined, lowered)),
-            (_prs, _has_pr, _has_pr(joined, lowered))) if present]
-        for number, text in enumerate(texts if kinds else ()):
-            lowered = text.casefold()
-            for finder, hint in kinds:
-                if hint(text, lowered):
-                    yield from ((number, key) for key in finder(text))
+        holding the literal every id of a kind holds are scanned for that kind (looked for in the normalised bytes
+        of ASCII texts, which are the texts casefolded, all at once; in the others one by one)."""
+        lowered = {number: text.casefold() for number, text in enumerate(texts) if not text.isascii()}
+        scan = PatternScan(words.data, words.offsets)
+        hinted = []
+        for finder, has, patterns in ((_dois, _has_doi, _DOI_HINTS), (_arxiv_ids, _has_arxiv, _ARXIV_HINTS),
+                                      (_prs, _has_pr, _PR_HINTS)):
+            held = scan.texts_holding(patterns)
+            held[list(lowered)] = [has(texts[number], text) for number, text in lowered.items()]
+            hinted.append((finder, held))
+        for number in np.flatnonzero(np.any([held for _, held in hinted], axis=0)).tolist():
+            yield from ((number, key) for finder, held in hinted if held[number] for key in finder(texts[number]))
 
     def _competitions_in(self, words: Words, texts: list[str]) -> Iterator[tuple[int, int, str]]:
         """(text, position, competition) of every competition id written as a token (a run of letters, digits,
@@ -480,11 +495,11 @@ class Registry:
         texts = [text for fields in per_task for _, text in fields]
         task_of = np.repeat(np.arange(len(per_task)), [len(fields) for fields in per_task])
         found: list[tuple[int, int, int, Match]] = []
-        for number, key in self._ids_in(texts):
+        words = Words.of(texts)
+        for number, key in self._ids_in(words, texts):
             if key in self.ids:
                 kind, value = key.split(":", 1)
                 found.append((number, _KIND_ORDER[kind], 0, Match(*self.ids[key], kind, value, wheres[number])))
-        words = Words.of(texts)
         for number, position, competition in self._competitions_in(words, texts):
             found.append((number, _KIND_ORDER["competition"], position,
                           Match(*self.ids[f"competition:{competition}"], "competition", competition, wheres[number])))

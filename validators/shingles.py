@@ -1,10 +1,12 @@
 r"""Word hashes of text computed in numpy: the unit decontamination and near-duplicate removal match on.
 
 A text is normalised (NFKC, casefolded; a word is a maximal run of letters and digits, as `[^\W_]+` finds them
-in the normalised text) and every word is hashed with the CRC-32 of its UTF-8 bytes. The CRC runs
-byte by byte over all words of a text at once (a table-driven CRC on numpy arrays, longest words first), so no
-Python loop visits a word; the rare word longer than `LONG_WORD` bytes is hashed by `zlib` alone. Word n-grams
-are combined from runs of consecutive word hashes, again over whole arrays.
+in the normalised text) and every word is hashed with the CRC-32 of its UTF-8 bytes. CRC-32 is linear, so a word's
+CRC is the XOR of one table entry per byte (chosen by the byte and its distance from the word's end) and a constant
+of the word's length; the entries are gathered for all words of the texts at once, one distance at a time (longest
+words first, so the words that long are a prefix), and no Python loop visits a word; the rare word longer than
+`LONG_WORD` bytes is hashed by `zlib` alone. Word n-grams are combined from runs of consecutive word hashes, again
+over whole arrays.
 """
 
 from __future__ import annotations
@@ -20,13 +22,8 @@ import numpy as np
 
 LONG_WORD = 48
 """Longer words are hashed one by one with zlib (they are rare, and would each cost a numpy pass per byte)."""
-WORDS_PER_BLOCK = 16384
-"""Words hashed together: their bytes stay within the CPU cache while the CRC steps over them."""
 NGRAM_MIXER = np.uint64(1_000_003)
 _NON_WORD = re.compile(r"[\W_]+")
-_WORD_BYTE = np.zeros(256, dtype=bool)
-_WORD_BYTE[[*range(ord("0"), ord("9") + 1), *range(ord("a"), ord("z") + 1), *range(ord("A"), ord("Z") + 1)]] = True
-_WORD_BYTE[0x80:] = True
 
 
 def _crc_table() -> np.ndarray:
@@ -37,8 +34,27 @@ def _crc_table() -> np.ndarray:
     return table.astype(np.uint32)
 
 
+def _zero_byte(register: np.ndarray) -> np.ndarray:
+    """The CRC register after one more byte 0 (a linear map of the register)."""
+    return _CRC_TABLE[register & _BYTE] ^ (register >> np.uint32(8))
+
+
+def _distance_tables() -> tuple[np.ndarray, np.ndarray]:
+    """What a byte at distance `d` from a word's end adds to its CRC register (row `d`, column the byte), and what
+    the initial register adds to the CRC of a word of length `n` with the final inversion (entry `n`)."""
+    rows = [_CRC_TABLE]
+    register = np.array([0xFFFFFFFF], dtype=np.uint32)
+    constants = [register[0]]
+    for _ in range(LONG_WORD):
+        rows.append(_zero_byte(rows[-1]))
+        register = _zero_byte(register)
+        constants.append(register[0])
+    return np.stack(rows[:LONG_WORD]), np.array(constants, dtype=np.uint32) ^ np.uint32(0xFFFFFFFF)
+
+
 _CRC_TABLE = _crc_table()
 _BYTE = np.uint32(0xFF)
+_BY_DISTANCE, _BY_LENGTH = _distance_tables()
 
 
 def normalised_bytes(text: str) -> bytes:
@@ -51,28 +67,31 @@ def normalised_bytes(text: str) -> bytes:
 
 
 def word_spans(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Start and end byte offsets of the words of normalised bytes."""
+    """Start and end byte offsets of the words of normalised bytes (a word byte is an ASCII letter or digit, or
+    any byte of a character outside ASCII)."""
     is_word = np.zeros(len(data) + 2, dtype=bool)
-    np.take(_WORD_BYTE, data, out=is_word[1:-1], mode="wrap")
+    letter = (data | np.uint8(0x20)) - np.uint8(ord("a")) < 26
+    digit = data - np.uint8(ord("0")) < 10
+    np.logical_or(letter | digit, data >= 0x80, out=is_word[1:-1])
     edges = np.flatnonzero(is_word[1:] != is_word[:-1])
     return edges[0::2], edges[1::2]
 
 
 def crc32_spans(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """`zlib.crc32` of every byte span, computed for all spans at once (uint32): one table step per byte offset
-    over the spans still that long (longest first, so they are a prefix)."""
+    """`zlib.crc32` of every byte span, computed for all spans at once (uint32): the table entries of the bytes at
+    each distance from the ends, gathered for the spans still that long (longest first, so they are a prefix)."""
     lengths = ends - starts
     crc = np.empty(len(starts), dtype=np.uint32)
     short = np.flatnonzero(lengths <= LONG_WORD)
     order = short[np.argsort((LONG_WORD - lengths[short]).astype(np.uint8), kind="stable")]
     remaining = lengths[order]
-    position = starts[order]
-    state = np.full(len(order), 0xFFFFFFFF, dtype=np.uint32)
-    descending = -remaining.astype(np.int64)
-    for offset in range(int(remaining[0]) if len(order) else 0):
-        head = state[:int(np.searchsorted(descending, -offset, side="left"))]
-        head[:] = _CRC_TABLE[(head ^ data[position[:len(head)] + offset]) & _BYTE] ^ (head >> np.uint32(8))
-    crc[order] = state ^ np.uint32(0xFFFFFFFF)
+    reversed_data = data[::-1].copy()
+    from_back = len(data) - ends[order]
+    longer = np.searchsorted(-remaining, -np.arange(int(remaining[0]) if len(order) else 0), side="left")
+    register = np.zeros(len(order), dtype=np.uint32)
+    for distance, count in enumerate(longer.tolist()):
+        register[:count] ^= _BY_DISTANCE[distance][reversed_data[distance:][from_back[:count]]]
+    crc[order] = register ^ _BY_LENGTH[remaining]
     for index in np.flatnonzero(lengths > LONG_WORD):
         crc[index] = zlib.crc32(data[starts[index]:ends[index]].tobytes())
     return crc
@@ -80,13 +99,15 @@ def crc32_spans(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.nd
 
 @dataclass
 class Words:
-    """The words of several texts, hashed: text `i` holds words `bounds[i]` to `bounds[i + 1]` (exclusive)."""
+    """The words of several texts, hashed: text `i` holds words `bounds[i]` to `bounds[i + 1]` (exclusive), and
+    its normalised bytes start at `data[offsets[i]]` (texts joined with spaces; `offsets` ends one past them)."""
 
     data: np.ndarray
     starts: np.ndarray
     ends: np.ndarray
     hashes: np.ndarray
     bounds: np.ndarray
+    offsets: np.ndarray
 
     @classmethod
     def of(cls, texts: Sequence[str]) -> "Words":
@@ -94,11 +115,9 @@ class Words:
         parts = [normalised_bytes(text) for text in texts]
         data = np.frombuffer(b" ".join(parts), dtype=np.uint8)
         starts, ends = word_spans(data)
-        blocks = range(0, len(starts), WORDS_PER_BLOCK)
-        hashes = np.concatenate([crc32_spans(data, starts[b:b + WORDS_PER_BLOCK], ends[b:b + WORDS_PER_BLOCK])
-                                 for b in blocks] or [np.empty(0, dtype=np.uint32)])
+        hashes = crc32_spans(data, starts, ends)
         text_starts = np.cumsum([0] + [len(part) + 1 for part in parts])
-        return cls(data, starts, ends, hashes, np.searchsorted(starts, text_starts))
+        return cls(data, starts, ends, hashes, np.searchsorted(starts, text_starts), text_starts)
 
     def phrase(self, first: int, count: int) -> str:
         """Words `first` to `first + count` as normalised text, one space between words."""
