@@ -507,11 +507,50 @@ def derive_ledger(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
     entry, alias or day that cannot be resolved, an amendment whose day holds no entry or two, or an entry of
     the account before its opening leaves the answer undetermined; plans and proposals are not facts of the
     ledger and are never read."""
-    until = dt.date.fromisoformat(query["until"])
+    return LedgerDerivation(query)(facts)
 
-    def solve(world: list[Fact]) -> list[Any]:
+
+class LedgerDerivation:
+    """`derive_ledger` for one query, over many subsets of one task's facts (a minimal support): what depends on
+    one fact alone (its functional key and value) is worked out once per fact, and the accounts the aliases and
+    handovers name once per set of them (each remembers the facts it was worked out from, which are not
+    changed in between)."""
+
+    def __init__(self, query: dict[str, Any]):
+        self.query, self.until = query, dt.date.fromisoformat(query["until"])
+        self._readings: dict[int, tuple[Fact, Any, str]] = {}
+        self._accounts: dict[tuple[int, ...], tuple[list[Fact], _ResolvedAccounts]] = {}
+
+    def __call__(self, facts: list[Fact]) -> list[Any]:
+        """Every balance the facts admit."""
+        return _over_worlds(_of_kind(facts, "alias", "landmark", "steward", "opening", "entry", *AMENDMENTS),
+                            self._key, self._value, self._solve)
+
+    def _reading(self, fact: Fact) -> tuple[Fact, Any, str]:
+        found = self._readings.get(id(fact))
+        if found is None:
+            found = self._readings[id(fact)] = (fact, _ledger_key(fact), _ledger_value(fact))
+        return found
+
+    def _key(self, fact: Fact) -> Any:
+        return self._reading(fact)[1]
+
+    def _value(self, fact: Fact) -> str:
+        return self._reading(fact)[2]
+
+    def _accounts_of(self, world: list[Fact]) -> _ResolvedAccounts:
+        """The accounts a world's aliases and handovers name (worked out once per set of them)."""
+        naming = [f for f in world if f["kind"] in ("alias", "steward")]
+        key = tuple(map(id, naming))
+        found = self._accounts.get(key)
+        if found is None:
+            found = self._accounts[key] = (naming, _ResolvedAccounts(naming))
+        return found[1]
+
+    def _solve(self, world: list[Fact]) -> list[Any]:
+        query, until = self.query, self.until
         landmarks = {f["event"]: _date(f) for f in world if f["kind"] == "landmark"}
-        accounts = Accounts(world)
+        accounts = self._accounts_of(world)
         target = accounts.account(query["account"], until)
         openings = [f for f in world if f["kind"] == "opening" and accounts.account(f["account"], _date(f)) == target]
         if target is None or len(openings) != 1 or _date(openings[0]) > until:
@@ -547,8 +586,22 @@ def derive_ledger(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
                 balance += sign * amendment.get("amount", entry["amount"])
         return [balance]
 
-    return _over_worlds(_of_kind(facts, "alias", "landmark", "steward", "opening", "entry", *AMENDMENTS),
-                        _ledger_key, _ledger_value, solve)
+
+class _ResolvedAccounts(Accounts):
+    """`Accounts` that remember which account each phrase names on each day (per phrase object, kept with it)."""
+
+    def __init__(self, world: list[Fact]):
+        super().__init__(world)
+        self._resolved: dict[tuple[int, dt.date | None], tuple[dict[str, str], str | None]] = {}
+
+    def account(self, ref: dict[str, str], on: dt.date | None, depth: int = 0) -> str | None:
+        if depth:
+            return super().account(ref, on, depth)
+        found = self._resolved.get((id(ref), on))
+        if found is None:
+            found = self._resolved[id(ref), on] = (ref, super().account(ref, on))
+        return found[1]
+
 
 DERIVATIONS: dict[str, Callable[[list[Fact], dict[str, Any]], list[Any]]] = {
     "cross_doc_integration": derive_integration,
@@ -563,3 +616,12 @@ DERIVATIONS: dict[str, Callable[[list[Fact], dict[str, Any]], list[Any]]] = {
     "ledger_balance": derive_ledger,
 }
 """The derivation of each category's answer, by category name."""
+
+
+def derivation(category: str, query: dict[str, Any]) -> Callable[[list[Fact]], list[Any]]:
+    """A category's derivation under one query, as a function of the facts: for reading many subsets of one
+    task's facts (the ledger's remembers what it works out from each fact)."""
+    if category == "ledger_balance":
+        return LedgerDerivation(query)
+    derive = DERIVATIONS[category]
+    return lambda facts: derive(facts, query)
