@@ -38,8 +38,9 @@ _STOPWORDS = frozenset(
     "into onto over under about after before then than but not all any each every other same such only also "
     "been being these those there here they them she him our your you one two both more most many much some "
     "name names document documents following below above answer reply line form final order".split())
-_SENTENCE_END = re.compile(r"[.!?]\s+")
-_SENTENCE_STARTS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789\"'(")
+_SENTENCE_END = re.compile(r"[.!?]\s+(?=[A-Z0-9\"'(])")
+"""White space after a full stop, question or exclamation mark, before a capital, a digit, a quote or a bracket
+(whole: a run of white space before anything else is no sentence end, nor any shorter part of it)."""
 _BLANK_LINE = re.compile(r"\n\s*\n")
 _ANCHOR = re.compile(r"\b[A-Z][\w-]*(?:\s+[A-Z][\w-]*)+|\b[A-Z]+-\d+\b|\blib[a-z]+\b|\b(?:19|20)\d{2}\b")
 _SERVICE = re.compile(r"\b([A-Z][a-z]+) service\b")
@@ -120,8 +121,7 @@ def _quantities(text: str) -> list[float]:
 def _gaps(text: str) -> list[tuple[int, int]]:
     """The spans between sentences: the white space after a full stop, question or exclamation mark that comes
     before a capital, a digit, a quote or a bracket, and blank lines; in order, none inside another."""
-    ends = [(m.start() + 1, m.end()) for m in _SENTENCE_END.finditer(text)
-            if m.end() < len(text) and text[m.end()] in _SENTENCE_STARTS]
+    ends = [(m.start() + 1, m.end()) for m in _SENTENCE_END.finditer(text)]
     blanks = [m.span() for m in _BLANK_LINE.finditer(text)]
     if not blanks:
         return ends
