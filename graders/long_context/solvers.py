@@ -147,9 +147,10 @@ class SentenceIndex:
             self.doc_ids.append((len(self.texts), doc_id))
             start = 0
             for gap_start, gap_end in [*_gaps(text), (len(text), len(text))]:
-                if text[start:gap_start].strip():
+                piece = text[start:gap_start]
+                if piece and not piece.isspace():
                     self.starts.append(offset + start)
-                    self.texts.append(text[start:gap_start])
+                    self.texts.append(piece)
                 start = gap_end
             offset += len(text) + 2
         self.text = "\n\n".join(text for _, text in documents)
