@@ -41,10 +41,14 @@ def _distinct(answers: Iterable[Any]) -> list[Any]:
 
 def _worlds(facts: list[Fact], key: Callable[[Fact], Any], value: Callable[[Fact], Any]) -> Iterator[list[Fact]]:
     """Every way to keep one value per key: alternative worlds when statements conflict (capped). A key stated
-    once needs no value worked out."""
+    once needs no value worked out; where every key is stated once, the one world is the facts themselves."""
+    keys = list(map(key, facts))
+    if len(set(keys)) == len(keys):
+        yield list(facts)
+        return
     groups: dict[Any, list[Fact]] = {}
-    for fact in facts:
-        groups.setdefault(key(fact), []).append(fact)
+    for fact, fact_key in zip(facts, keys):
+        groups.setdefault(fact_key, []).append(fact)
 
     def readings(group: list[Fact]) -> list[Fact]:
         if len(group) == 1:
@@ -520,6 +524,7 @@ class LedgerDerivation:
         self.query, self.until = query, dt.date.fromisoformat(query["until"])
         self._readings: dict[int, tuple[Fact, Any, str]] = {}
         self._accounts: dict[tuple[int, ...], tuple[list[Fact], _ResolvedAccounts]] = {}
+        self._calendars: dict[tuple[int, ...], tuple[list[Fact], _Calendar]] = {}
 
     def __call__(self, facts: list[Fact]) -> list[Any]:
         """Every balance the facts admit."""
@@ -547,9 +552,18 @@ class LedgerDerivation:
             found = self._accounts[key] = (naming, _ResolvedAccounts(naming))
         return found[1]
 
+    def _calendar_of(self, world: list[Fact]) -> _Calendar:
+        """The days a world's landmark events give (worked out once per set of them)."""
+        marks = [f for f in world if f["kind"] == "landmark"]
+        key = tuple(map(id, marks))
+        found = self._calendars.get(key)
+        if found is None:
+            found = self._calendars[key] = (marks, _Calendar({f["event"]: _date(f) for f in marks}))
+        return found[1]
+
     def _solve(self, world: list[Fact]) -> list[Any]:
         query, until = self.query, self.until
-        landmarks = {f["event"]: _date(f) for f in world if f["kind"] == "landmark"}
+        day = self._calendar_of(world).day
         accounts = self._accounts_of(world)
         target = accounts.account(query["account"], until)
         openings = [f for f in world if f["kind"] == "opening" and accounts.account(f["account"], _date(f)) == target]
@@ -557,34 +571,49 @@ class LedgerDerivation:
             return []
         days: dict[dt.date, list[Fact]] = {}
         for entry in (f for f in world if f["kind"] == "entry"):
-            day = day_of(entry["when"], landmarks)
-            if day is None:
+            on = day(entry["when"])
+            if on is None:
                 return []
-            days.setdefault(day, []).append(entry)
+            days.setdefault(on, []).append(entry)
         amended = {}
         for amendment in (f for f in world if f["kind"] in AMENDMENTS):
-            day = day_of(amendment["target"], landmarks)
-            if day is None or len(days.get(day, [])) != 1:
+            on = day(amendment["target"])
+            if on is None or len(days.get(on, [])) != 1:
                 return []
-            amended[days[day][0]["entry"]] = amendment
+            amended[days[on][0]["entry"]] = amendment
         balance, opened = openings[0]["amount"], _date(openings[0])
-        for day, entries in days.items():
+        for on, entries in days.items():
             for entry in entries:
                 amendment = amended.get(entry["entry"], {})
                 sides = {"source": entry["source"], "sink": entry["sink"]}
                 if amendment.get("kind") == "rebooking":
                     sides[amendment["side"]] = amendment["account"]
-                ends = [accounts.account(ref, day) if ref else "" for ref in sides.values()]
+                ends = [accounts.account(ref, on) if ref else "" for ref in sides.values()]
                 if None in ends:
                     return []
                 sign = (ends[1] == target) - (ends[0] == target)
-                if sign and day <= opened:
+                if sign and on <= opened:
                     return []
-                if not sign or day > until or amendment.get("kind") == "void" or (
+                if not sign or on > until or amendment.get("kind") == "void" or (
                         amendment.get("kind") == "reversal" and _date(amendment) <= until):
                     continue
                 balance += sign * amendment.get("amount", entry["amount"])
         return [balance]
+
+
+class _Calendar:
+    """The days a ledger's statements give, from the landmark events' dates (per day spec object, kept with it)."""
+
+    def __init__(self, landmarks: dict[str, dt.date]):
+        self.landmarks = landmarks
+        self._days: dict[int, tuple[dict[str, Any], dt.date | None]] = {}
+
+    def day(self, spec: dict[str, Any]) -> dt.date | None:
+        """`day_of` the spec."""
+        found = self._days.get(id(spec))
+        if found is None:
+            found = self._days[id(spec)] = (spec, day_of(spec, self.landmarks))
+        return found[1]
 
 
 class _ResolvedAccounts(Accounts):
