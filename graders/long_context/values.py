@@ -112,15 +112,17 @@ def _dates(text: str, runs: list[tuple[int, int]]) -> list[tuple[int, int, dt.da
         months = _month_starts(searched)
     found: list[tuple[int, int, dt.date]] = []
     for pattern, parts, anchor in patterns:
-        taken = _Spans((start, end) for start, end, _ in found)
         if months is None:
             matches: Iterable[re.Match[str]] = pattern.finditer(searched)
         elif anchor is None:
             matches = _at_year_runs(pattern, searched, runs)
-        else:
+        elif months:
             matches = _anchored(pattern, anchor, searched, months)
+        else:
+            continue
+        taken = _Spans((start, end) for start, end, _ in found) if found else None
         for match in matches:
-            if match.start() in taken:
+            if taken is not None and match.start() in taken:
                 continue
             try:
                 found.append((match.start(), match.end(), dt.date(*parts(match))))
