@@ -158,9 +158,17 @@ class SentenceIndex:
         self._lowered: str | None = None
         self._names: dict[str, list[int]] = {}
         self._words: dict[str, frozenset[int]] = {}
+        self._services: list[str] | None = None
 
     def __len__(self) -> int:
         return len(self.texts)
+
+    @property
+    def services(self) -> list[str]:
+        """The names before ' service' in the text ('Kavel' of 'the Kavel service'), in order (found once)."""
+        if self._services is None:
+            self._services = _SERVICE.findall(self.text)
+        return self._services
 
     def sentence(self, i: int) -> Sentence:
         """The i-th sentence (made when first asked for)."""
@@ -424,7 +432,7 @@ def _versions(payload: LongContextPayload, grader: LongContextGrader, how: Strat
               index: SentenceIndex) -> str:
     """Services whose located sentence names the defective library."""
     library = payload.probes[0]
-    services = sorted(set(_SERVICE.findall(index.text)))
+    services = sorted(set(index.services))
     affected = []
     for service in services:
         found = how.locate(f"{service} {library}", index, lambda s, name=service: name in s.text)
@@ -526,7 +534,7 @@ class MostFrequentAnswer:
             asked = set(names_in(payload.question))
             return f"Answer: {_most_common([n for n in names_in(text) if n not in asked], 'unknown')}"
         if kind == "name_set":
-            return f"Answer: {_most_common(_SERVICE.findall(text), 'none')}"
+            return f"Answer: {_most_common(index.services, 'none')}"
         if kind in ("class_per_item", "document_per_item"):
             value = max(grader.values, key=lambda v: (text.count(v), -grader.values.index(v)), default="none")
             return "Answer: " + "; ".join(f"{label}: {value}" for label in labels)
