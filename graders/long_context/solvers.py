@@ -259,11 +259,10 @@ class KeywordLookup:
 
     def locate(self, probe: str, index: SentenceIndex, want: Want) -> Sentence | None:
         """The wanted sentence sharing most content words with the probe (the first of equals)."""
-        shared: dict[int, int] = {}
+        shared: Counter[int] = Counter()
         for word in content_words(probe):
-            for i in index.with_word(word):
-                shared[i] = shared.get(i, 0) + 1
-        for i in sorted(shared, key=lambda i: (-shared[i], i)):
+            shared.update(index.with_word(word))
+        for i in sorted(sorted(shared), key=shared.__getitem__, reverse=True):
             if want(index.sentence(i)):
                 return index.sentence(i)
         return next((s for i in range(len(index)) if i not in shared and want(s := index.sentence(i))), None)
