@@ -28,7 +28,9 @@ _MONTH = f"({'|'.join(MONTHS)})"
 _DATE_FORMS = (
     (r"\b(\d{4})-(\d{2})-(\d{2})\b", lambda m: (int(m[1]), int(m[2]), int(m[3])), None),
     (rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH},? (\d{{4}})\b",
-     lambda m: (int(m[3]), _month_number(m[2]), int(m[1])), (2, lambda text, at: range(at - 8, at - 1))),
+     lambda m: (int(m[3]), _month_number(m[2]), int(m[1])),
+     (2, lambda text, at: [start for start in range(max(at - 8, 0), at - 1) if text[start].isdecimal()]
+      if text[at - 1:at] == " " else ())),
     (rf"\b{_MONTH} (\d{{1,2}})(?:st|nd|rd|th)?, (\d{{4}})\b",
      lambda m: (int(m[3]), _month_number(m[1]), int(m[2])), (1, lambda text, at: (at,))),
     (rf"\bthe ([a-z-]+) of {_MONTH} (\d{{4}})\b",
@@ -39,8 +41,8 @@ _DATE_FORMS = (
 )
 """Date formats (lower-case) in the order they are tried (a later format's match inside an earlier one's is not
 a date of its own): the pattern, the date of a match, and for a format naming a month, the group of the month
-and where a match may start given where its month starts (at most eight characters before it; a word after
-'the' is the one before ' of ')."""
+and where a match may start given where its month starts (at a digit at most eight characters before it, and
+only where a space comes just before the month; a word after 'the' is the one before ' of ')."""
 _DATE_PATTERNS = tuple((re.compile(form, re.IGNORECASE), parts, None) for form, parts, _ in _DATE_FORMS)
 _LOWER_DATE_PATTERNS = tuple((re.compile(form), parts, anchor) for form, parts, anchor in _DATE_FORMS)
 """The same formats matched case-sensitively on the text lower-cased: the same matches at the same positions,
