@@ -217,10 +217,11 @@ class SentenceIndex:
             if self._lowered is None:
                 self._lowered = self.text.lower()
             text, hits, at = self._lowered, set(), self._lowered.find(word)
+            starts, size, last = self.starts, len(word), len(text)
             while at >= 0:
-                end = at + len(word)
-                if (at == 0 or text[at - 1] not in _WORD_CHARS) and (end == len(text) or text[end] not in _WORD_CHARS):
-                    hits.add(self._sentence_at(at))
+                end = at + size
+                if (at == 0 or text[at - 1] not in _WORD_CHARS) and (end == last or text[end] not in _WORD_CHARS):
+                    hits.add(bisect_right(starts, at) - 1)
                 at = text.find(word, end)
             found = self._words[word] = frozenset(hits)
         return found
