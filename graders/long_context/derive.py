@@ -516,9 +516,9 @@ def derive_ledger(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
 
 class LedgerDerivation:
     """`derive_ledger` for one query, over many subsets of one task's facts (a minimal support): what depends on
-    one fact alone (its functional key and value) is worked out once per fact, and the accounts the aliases and
-    handovers name once per set of them (each remembers the facts it was worked out from, which are not
-    changed in between)."""
+    one fact alone (its functional key and value) is worked out once per fact, the accounts the aliases and
+    handovers name once per set of them, and the days the statements give once per set of landmark events (each
+    remembers the facts it was worked out from, which are not changed in between)."""
 
     def __init__(self, query: dict[str, Any]):
         self.query, self.until = query, dt.date.fromisoformat(query["until"])
