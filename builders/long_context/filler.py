@@ -671,9 +671,8 @@ class FillerWriter:
             pools = self.cue_pools[bisect(self.cue_bounds, draw() * self.cue_bounds[-1])][ledger]
         else:
             pools = _LEDGER_BY_CUE[None] if ledger else _GENERAL
-        frames = pools[numbered, dated]
-        frame = frames[int(draw() * len(frames))]
-        frame.fill(pieces.append, draw, self.pools, self._number)
+        frame = self._pick(pools[numbered, dated])
+        self._fill(frame, pieces)
         if dated:
             day = _FIRST_DAY + int(draw() * _DAYS)
             while day in self.quiet_days:
