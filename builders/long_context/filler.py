@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import accumulate, compress, repeat
 from operator import is_
-from typing import Any, Callable
+from typing import Any
 
 from taskforge.builders.long_context.render import format_date, format_number, in_words
 from taskforge.builders.long_context.world import (_FIRST_NAMES, _ORG_KINDS, _PLACE_KINDS, _PROJECT_KINDS, DAY_OFFSETS,
@@ -431,23 +431,6 @@ TAILS = (", and asked for comments within a fortnight", ", although few people n
 TAIL_RATE = 0.5
 
 
-@dataclass(frozen=True)
-class Cast:
-    """Named entities a filler sentence may use: the world's (as settings only) and the background cast."""
-
-    person: tuple[str, ...]
-    org: tuple[str, ...]
-    place: tuple[str, ...]
-    project: tuple[str, ...]
-    bperson: tuple[str, ...]
-    borg: tuple[str, ...]
-    bplace: tuple[str, ...]
-    bproject: tuple[str, ...]
-    bservice: tuple[str, ...]
-    blib: tuple[str, ...]
-    bnick: tuple[str, ...]
-
-
 _STATIVE = re.compile(r"\b(?:is|are|leads|funds|employs|works|holds|pays|sponsors|comes|depends|ships|links|embed|"
                       r"requires|keeps|prefers|opens|closes|includes|mention)\b")
 """Verbs of frames that state how things are (present tense): such a frame is dated 'As of …', never 'on …'."""
@@ -456,30 +439,22 @@ _NUMBER_SLOTS = {"n", "n2", "big", "year", "version", "version2", "grant_id", "d
                  "code2"}
 
 
-_POOLS = frozenset(Cast.__dataclass_fields__) | frozenset(VOCABULARY)
-"""Slots filled from a pool of names or words (a writer's cast, the vocabularies); any other slot is a number."""
-
-Fill = Callable[[Callable[[str], None], Callable[[], float], dict[str, tuple[str, ...]],
-                 Callable[[str, str | None], str]], None]
-"""Appends a frame's pieces with every slot filled: given the list's append, the draw, the pools and the writer's
-numbers (`FillerWriter._number`)."""
-
-
 @dataclass(frozen=True)
 class _Frame:
-    """A compiled frame: its filling (the pieces it appends: literal parts without the space before a slot, and
-    slot values with it); whether it states a number, names a year (and so takes no date), is in the present
-    tense, and starts with a common word rather than a name or a number."""
+    """A compiled frame: literal parts (without the space before a slot) and slots (name, whether a space
+    precedes it, the name without a trailing 2); whether it states a number, names a year (and so takes no date), is in the present tense,
+    starts with a common word rather than a name or a number, and fills each slot once, independently."""
 
-    fill: Fill
+    parts: tuple[str | tuple[str, bool, str], ...]
     numeric: bool
     yearly: bool
     stative: bool
     common_start: bool
+    plain: bool
 
 
 def _compile(text: str) -> _Frame:
-    """A frame's pieces, cut so that every cut falls where the tokenizer's pre-tokenizer cuts anyway: before a
+    """A frame's parts, cut so that every cut falls where the tokenizer's pre-tokenizer cuts anyway: before a
     space that precedes a word or number, or between a word or number and punctuation."""
     parts: list[str | tuple[str, bool, str]] = []
     position = 0
@@ -490,37 +465,10 @@ def _compile(text: str) -> _Frame:
         position = match.end()
     if position < len(text):
         parts.append(text[position:])
-    slots = {part[0] for part in parts if isinstance(part, tuple)}
-    return _Frame(_filling(text, parts), bool(slots & _NUMBER_SLOTS), "year" in slots,
-                  _STATIVE.search(text) is not None, not text.startswith("{"))
-
-
-def _filling(text: str, parts: list[str | tuple[str, bool, str]]) -> Fill:
-    """The frame's filling as one function, its parts unrolled (compiled once per frame): each literal part
-    appended; a slot's first occurrence draws a value from its pool (a slot named like another with a 2 draws
-    again while it equals that one's value, if the pool has another) or is a number (given that one's value),
-    and a later occurrence repeats it."""
-    lines, values = ["def fill(append, draw, pools, number):"], {}
-    for part in parts:
-        if isinstance(part, str):
-            lines.append(f"    append({part!r})")
-            continue
-        slot, spaced, base = part
-        value = values.get(slot)
-        if value is None:
-            other = values.get(base) if base != slot else None
-            value = values[slot] = f"v{len(values)}"
-            if base in _POOLS:
-                lines += [f"    pool = pools[{base!r}]", f"    {value} = pool[int(draw() * len(pool))]"]
-                if other:
-                    lines += [f"    while {value} == {other} and len(pool) > 1:",
-                              f"        {value} = pool[int(draw() * len(pool))]"]
-            else:
-                lines.append(f"    {value} = number({base!r}, {other})")
-        lines.append(f"    append(' ' + {value})" if spaced else f"    append({value})")
-    namespace: dict[str, Fill] = {}
-    exec(compile("\n".join(lines), f"<filler frame {text!r}>", "exec"), namespace)
-    return namespace["fill"]
+    named = [part[0] for part in parts if isinstance(part, tuple)]
+    slots = set(named)
+    return _Frame(tuple(parts), bool(slots & _NUMBER_SLOTS), "year" in slots, _STATIVE.search(text) is not None,
+                  not text.startswith("{"), len(slots) == len(named) and not any(n.endswith("2") for n in named))
 
 
 def _choices(texts: tuple[str, ...]) -> dict[tuple[bool, bool], tuple[_Frame, ...]]:
@@ -569,6 +517,23 @@ def _written_date(ordinal: int, style: int, stative: bool) -> tuple[str, str]:
     if stative:
         return f"As of {written.split(' ', 1)[1]},", ""
     return f"{written[0].upper()}{written[1:]},", f" {written}."
+
+
+@dataclass(frozen=True)
+class Cast:
+    """Named entities a filler sentence may use: the world's (as settings only) and the background cast."""
+
+    person: tuple[str, ...]
+    org: tuple[str, ...]
+    place: tuple[str, ...]
+    project: tuple[str, ...]
+    bperson: tuple[str, ...]
+    borg: tuple[str, ...]
+    bplace: tuple[str, ...]
+    bproject: tuple[str, ...]
+    bservice: tuple[str, ...]
+    blib: tuple[str, ...]
+    bnick: tuple[str, ...]
 
 
 def _words(text: str) -> set[str]:
@@ -701,8 +666,27 @@ class FillerWriter:
         pieces[-1] += "."
 
     def _fill(self, frame: _Frame, pieces: list[str]) -> None:
-        """Append a frame's pieces with every slot filled."""
-        frame.fill(pieces.append, self.random, self.pools, self._number)
+        """Append a frame's pieces with every slot filled (a slot named like another with a 2 gets another
+        value)."""
+        draw, pools = self.random, self.pools
+        values: dict[str, str] | None = None if frame.plain else {}
+        for part in frame.parts:
+            if part.__class__ is str:
+                pieces.append(part)
+                continue
+            slot, spaced, base = part
+            value = values.get(slot) if values is not None else None
+            if value is None:
+                pool = pools.get(base)
+                if pool is None:
+                    value = self._number(base, values.get(base) if values is not None else None)
+                else:
+                    value = pool[int(draw() * len(pool))]
+                    while values is not None and base != slot and value == values.get(base) and len(pool) > 1:
+                        value = pool[int(draw() * len(pool))]
+                if values is not None:
+                    values[slot] = value
+            pieces.append(" " + value if spaced else value)
 
     def _number(self, kind: str, first: str | None = None) -> str:
         """A value for a number slot (a second version is later than the first)."""
