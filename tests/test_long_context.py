@@ -26,7 +26,8 @@ from taskforge.graders import scorer_for
 from taskforge.graders.long_context.derive import DERIVATIONS, derive_rollup
 from taskforge.graders.long_context.solvers import (HARD_POOL_THRESHOLD, SHALLOW_SOLVERS, FirstMention, SentenceIndex,
                                                    _quantities, anchors, content_words, estimate_success)
-from taskforge.graders.long_context.values import date_mentions, dates_in, numbers_in
+from taskforge.graders.long_context.values import (_LOWER_DATE_PATTERNS, _VERSION, _at_year_runs, _digit_runs,
+                                                  _version_matches, date_mentions, dates_in, numbers_in)
 from taskforge.schemas import InputError, Message, PlanItem, Task
 from taskforge.schemas.tokens import count_tokens
 from taskforge.validators.runner import DEFAULT_CHECKS, validate
@@ -298,6 +299,18 @@ def test_dates_are_read_whatever_the_case_and_the_characters_around_them():
     assert numbers_in("Paid 1,250 on 3 May 2014 (v2.1.0) to KA-12, and 7 more") == [1250.0, 7.0]
     assert dates_in("Paid on 1 Auguſt 2014, Auguſt 3, 2015 and the fifth of Auguſt 2016") == {
         dt.date(2014, 8, 1), dt.date(2015, 8, 3), dt.date(2016, 8, 5)}
+
+
+def test_numeric_dates_and_versions_tried_at_runs_of_digits_are_what_a_scan_finds():
+    """Numeric dates and versions are matched only at runs of digits (or the `v` before one): the same matches as
+    a scan of the whole text, overlapping and back-to-back ones included."""
+    texts = ["2014-05-03-2015-06-04 12014-05-03 2014-05-033 a2014-05-03 2014-5-03.", "v1.2.3v4.5 1.2.3.4 x1.2 "
+             "V2.0.3-p1 .1.2 1.2. 3.4x 5.6.7-rc1 v9.8 -1.5 7.7.7.7 \u0663.\u0664.\u0665 0.0", "1.2.3 2014-05-03v1.2.3"]
+    iso = _LOWER_DATE_PATTERNS[0][0]
+    for text in texts:
+        runs = _digit_runs(text)
+        assert [m.span() for m in _version_matches(text, runs)] == [m.span() for m in _VERSION.finditer(text)]
+        assert [m.span() for m in _at_year_runs(iso, text, runs)] == [m.span() for m in iso.finditer(text)]
 
 
 def test_budget_rollup_cannot_be_finished_by_one_text_search(tasks):

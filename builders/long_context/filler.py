@@ -35,7 +35,8 @@ from bisect import bisect
 from collections import Counter
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from itertools import accumulate
+from itertools import accumulate, compress, repeat
+from operator import is_
 from typing import Any
 
 from taskforge.builders.long_context.render import format_date, format_number, in_words
@@ -616,8 +617,9 @@ class FillerWriter:
         last = pieces[-1]
         pieces[-1] = last + "\n\n"
         counts = list(map(_PIECE_TOKENS.get, pieces))
-        tokens = sum(count if count is not None else piece_tokens(piece) for count, piece in zip(counts, pieces)) \
-            if None in counts else sum(counts)
+        tokens = sum(filter(None, counts))
+        if None in counts:
+            tokens += sum(map(piece_tokens, compress(pieces, map(is_, counts, repeat(None)))))
         pieces[-1] = last
         return "".join(pieces), tokens, tuple(breaks)
 

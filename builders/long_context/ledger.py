@@ -43,7 +43,7 @@ from taskforge.builders.long_context.render import format_date, format_number, i
 from taskforge.builders.long_context.world import (DAY_OFFSETS, RESERVE_PURPOSES, World, account_code, generate_world,
                                                    invented_name, person_name, unique_names)
 from taskforge.graders.long_context.answerability import minimal_support
-from taskforge.graders.long_context.derive import AMENDMENTS, Accounts, day_of, derive_ledger
+from taskforge.graders.long_context.derive import AMENDMENTS, Accounts, LedgerDerivation, day_of, derive_ledger
 
 CATEGORY = "ledger_balance"
 KNOBS = {"state_transition_depth": (8, 12, 16, 22, 32, 48), "near_miss_strength": (1, 2, 3), "search_space": (5, 7, 9),
@@ -360,10 +360,11 @@ def _support(statements: list[Statement], query: dict[str, Any], answer: int) ->
     facts = sorted((s.record for s in statements), key=lambda fact: order[fact["kind"]])
     evidence = {s.record["fact_id"] for s in statements if s.role == "evidence"}
     meant = [f for f in facts if f["fact_id"] in evidence or f["kind"] in _NAMING_KINDS]
-    if derive_ledger(meant, query) == [answer]:
+    derive = LedgerDerivation(query)
+    if derive(meant) == [answer]:
         facts = meant
     while True:
-        kept = minimal_support(CATEGORY, facts, query, answer)
+        kept = minimal_support(CATEGORY, facts, query, answer, derive)
         if len(kept) == len(facts):
             return set(kept)
         facts = [f for f in facts if f["fact_id"] in set(kept)]

@@ -14,9 +14,9 @@ policy fits them).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
-from taskforge.graders.long_context.derive import DERIVATIONS, Fact, canonical
+from taskforge.graders.long_context.derive import DERIVATIONS, Fact, canonical, derivation
 
 
 def _summary(outcomes: list[Any]) -> str:
@@ -38,16 +38,15 @@ def _category_problems(category: str, facts: list[Fact], query: dict[str, Any]) 
 def answerability_problems(category: str, facts: list[Fact], evidence_ids: list[str], query: dict[str, Any],
                            answer: Any) -> list[str]:
     """Every way the task fails to be answerable as stated; empty when it is."""
-    derive = DERIVATIONS.get(category)
-    if derive is None:
+    if category not in DERIVATIONS:
         return [f"no derivation for category {category!r}"]
-    expected = canonical(answer)
+    derive, expected = derivation(category, query), canonical(answer)
 
     def determines(subset: list[Fact]) -> bool:
-        return [canonical(o) for o in derive(subset, query)] == [expected]
+        return [canonical(o) for o in derive(subset)] == [expected]
 
     problems = _category_problems(category, facts, query)
-    outcomes = derive(facts, query)
+    outcomes = derive(facts)
     if len(outcomes) > 1:
         problems.append(f"the documents admit {len(outcomes)} answers: {_summary(outcomes)}")
     elif [canonical(o) for o in outcomes] != [expected]:
@@ -71,13 +70,15 @@ def answerability_problems(category: str, facts: list[Fact], evidence_ids: list[
     return problems
 
 
-def minimal_support(category: str, facts: list[Fact], query: dict[str, Any], answer: Any) -> list[str]:
+def minimal_support(category: str, facts: list[Fact], query: dict[str, Any], answer: Any,
+                    derive: Callable[[list[Fact]], list[Any]] | None = None) -> list[str]:
     """Ids of a subset of `facts` that determines the answer and from which no fact can be dropped: each is
-    dropped in turn when the rest still determine it (irreducible, since fewer facts never determine more)."""
-    derive, expected = DERIVATIONS[category], canonical(answer)
+    dropped in turn when the rest still determine it (irreducible, since fewer facts never determine more).
+    `derive` reads a subset as the category's derivation does under `query` (by default, `derivation`)."""
+    derive, expected = derive or derivation(category, query), canonical(answer)
     kept = list(facts)
     for fact in facts:
         rest = [other for other in kept if other is not fact]
-        if [canonical(o) for o in derive(rest, query)] == [expected]:
+        if [canonical(o) for o in derive(rest)] == [expected]:
             kept = rest
     return [fact["fact_id"] for fact in kept]

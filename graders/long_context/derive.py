@@ -41,10 +41,14 @@ def _distinct(answers: Iterable[Any]) -> list[Any]:
 
 def _worlds(facts: list[Fact], key: Callable[[Fact], Any], value: Callable[[Fact], Any]) -> Iterator[list[Fact]]:
     """Every way to keep one value per key: alternative worlds when statements conflict (capped). A key stated
-    once needs no value worked out."""
+    once needs no value worked out; where every key is stated once, the one world is the facts themselves."""
+    keys = list(map(key, facts))
+    if len(set(keys)) == len(keys):
+        yield list(facts)
+        return
     groups: dict[Any, list[Fact]] = {}
-    for fact in facts:
-        groups.setdefault(key(fact), []).append(fact)
+    for fact, fact_key in zip(facts, keys):
+        groups.setdefault(fact_key, []).append(fact)
 
     def readings(group: list[Fact]) -> list[Fact]:
         if len(group) == 1:
@@ -507,48 +511,126 @@ def derive_ledger(facts: list[Fact], query: dict[str, Any]) -> list[Any]:
     entry, alias or day that cannot be resolved, an amendment whose day holds no entry or two, or an entry of
     the account before its opening leaves the answer undetermined; plans and proposals are not facts of the
     ledger and are never read."""
-    until = dt.date.fromisoformat(query["until"])
+    return LedgerDerivation(query)(facts)
 
-    def solve(world: list[Fact]) -> list[Any]:
-        landmarks = {f["event"]: _date(f) for f in world if f["kind"] == "landmark"}
-        accounts = Accounts(world)
+
+class LedgerDerivation:
+    """`derive_ledger` for one query, over many subsets of one task's facts (a minimal support): what depends on
+    one fact alone (its functional key and value) is worked out once per fact, the accounts the aliases and
+    handovers name once per set of them, and the days the statements give once per set of landmark events (each
+    remembers the facts it was worked out from, which are not changed in between)."""
+
+    def __init__(self, query: dict[str, Any]):
+        self.query, self.until = query, dt.date.fromisoformat(query["until"])
+        self._readings: dict[int, tuple[Fact, Any, str]] = {}
+        self._accounts: dict[tuple[int, ...], tuple[list[Fact], _ResolvedAccounts]] = {}
+        self._calendars: dict[tuple[int, ...], tuple[list[Fact], _Calendar]] = {}
+
+    def __call__(self, facts: list[Fact]) -> list[Any]:
+        """Every balance the facts admit."""
+        return _over_worlds(_of_kind(facts, "alias", "landmark", "steward", "opening", "entry", *AMENDMENTS),
+                            self._key, self._value, self._solve)
+
+    def _reading(self, fact: Fact) -> tuple[Fact, Any, str]:
+        found = self._readings.get(id(fact))
+        if found is None:
+            found = self._readings[id(fact)] = (fact, _ledger_key(fact), _ledger_value(fact))
+        return found
+
+    def _key(self, fact: Fact) -> Any:
+        return self._reading(fact)[1]
+
+    def _value(self, fact: Fact) -> str:
+        return self._reading(fact)[2]
+
+    def _accounts_of(self, world: list[Fact]) -> _ResolvedAccounts:
+        """The accounts a world's aliases and handovers name (worked out once per set of them)."""
+        naming = [f for f in world if f["kind"] in ("alias", "steward")]
+        key = tuple(map(id, naming))
+        found = self._accounts.get(key)
+        if found is None:
+            found = self._accounts[key] = (naming, _ResolvedAccounts(naming))
+        return found[1]
+
+    def _calendar_of(self, world: list[Fact]) -> _Calendar:
+        """The days a world's landmark events give (worked out once per set of them)."""
+        marks = [f for f in world if f["kind"] == "landmark"]
+        key = tuple(map(id, marks))
+        found = self._calendars.get(key)
+        if found is None:
+            found = self._calendars[key] = (marks, _Calendar({f["event"]: _date(f) for f in marks}))
+        return found[1]
+
+    def _solve(self, world: list[Fact]) -> list[Any]:
+        query, until = self.query, self.until
+        day = self._calendar_of(world).day
+        accounts = self._accounts_of(world)
         target = accounts.account(query["account"], until)
         openings = [f for f in world if f["kind"] == "opening" and accounts.account(f["account"], _date(f)) == target]
         if target is None or len(openings) != 1 or _date(openings[0]) > until:
             return []
         days: dict[dt.date, list[Fact]] = {}
         for entry in (f for f in world if f["kind"] == "entry"):
-            day = day_of(entry["when"], landmarks)
-            if day is None:
+            on = day(entry["when"])
+            if on is None:
                 return []
-            days.setdefault(day, []).append(entry)
+            days.setdefault(on, []).append(entry)
         amended = {}
         for amendment in (f for f in world if f["kind"] in AMENDMENTS):
-            day = day_of(amendment["target"], landmarks)
-            if day is None or len(days.get(day, [])) != 1:
+            on = day(amendment["target"])
+            if on is None or len(days.get(on, [])) != 1:
                 return []
-            amended[days[day][0]["entry"]] = amendment
+            amended[days[on][0]["entry"]] = amendment
         balance, opened = openings[0]["amount"], _date(openings[0])
-        for day, entries in days.items():
+        for on, entries in days.items():
             for entry in entries:
                 amendment = amended.get(entry["entry"], {})
                 sides = {"source": entry["source"], "sink": entry["sink"]}
                 if amendment.get("kind") == "rebooking":
                     sides[amendment["side"]] = amendment["account"]
-                ends = [accounts.account(ref, day) if ref else "" for ref in sides.values()]
+                ends = [accounts.account(ref, on) if ref else "" for ref in sides.values()]
                 if None in ends:
                     return []
                 sign = (ends[1] == target) - (ends[0] == target)
-                if sign and day <= opened:
+                if sign and on <= opened:
                     return []
-                if not sign or day > until or amendment.get("kind") == "void" or (
+                if not sign or on > until or amendment.get("kind") == "void" or (
                         amendment.get("kind") == "reversal" and _date(amendment) <= until):
                     continue
                 balance += sign * amendment.get("amount", entry["amount"])
         return [balance]
 
-    return _over_worlds(_of_kind(facts, "alias", "landmark", "steward", "opening", "entry", *AMENDMENTS),
-                        _ledger_key, _ledger_value, solve)
+
+class _Calendar:
+    """The days a ledger's statements give, from the landmark events' dates (per day spec object, kept with it)."""
+
+    def __init__(self, landmarks: dict[str, dt.date]):
+        self.landmarks = landmarks
+        self._days: dict[int, tuple[dict[str, Any], dt.date | None]] = {}
+
+    def day(self, spec: dict[str, Any]) -> dt.date | None:
+        """`day_of` the spec."""
+        found = self._days.get(id(spec))
+        if found is None:
+            found = self._days[id(spec)] = (spec, day_of(spec, self.landmarks))
+        return found[1]
+
+
+class _ResolvedAccounts(Accounts):
+    """`Accounts` that remember which account each phrase names on each day (per phrase object, kept with it)."""
+
+    def __init__(self, world: list[Fact]):
+        super().__init__(world)
+        self._resolved: dict[tuple[int, dt.date | None], tuple[dict[str, str], str | None]] = {}
+
+    def account(self, ref: dict[str, str], on: dt.date | None, depth: int = 0) -> str | None:
+        if depth:
+            return super().account(ref, on, depth)
+        found = self._resolved.get((id(ref), on))
+        if found is None:
+            found = self._resolved[id(ref), on] = (ref, super().account(ref, on))
+        return found[1]
+
 
 DERIVATIONS: dict[str, Callable[[list[Fact], dict[str, Any]], list[Any]]] = {
     "cross_doc_integration": derive_integration,
@@ -563,3 +645,12 @@ DERIVATIONS: dict[str, Callable[[list[Fact], dict[str, Any]], list[Any]]] = {
     "ledger_balance": derive_ledger,
 }
 """The derivation of each category's answer, by category name."""
+
+
+def derivation(category: str, query: dict[str, Any]) -> Callable[[list[Fact]], list[Any]]:
+    """A category's derivation under one query, as a function of the facts: for reading many subsets of one
+    task's facts (the ledger's remembers what it works out from each fact)."""
+    if category == "ledger_balance":
+        return LedgerDerivation(query)
+    derive = DERIVATIONS[category]
+    return lambda facts: derive(facts, query)

@@ -38,8 +38,9 @@ _STOPWORDS = frozenset(
     "into onto over under about after before then than but not all any each every other same such only also "
     "been being these those there here they them she him our your you one two both more most many much some "
     "name names document documents following below above answer reply line form final order".split())
-_SENTENCE_END = re.compile(r"[.!?]\s+")
-_SENTENCE_STARTS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789\"'(")
+_SENTENCE_END = re.compile(r"[.!?]\s+(?=[A-Z0-9\"'(])")
+"""White space after a full stop, question or exclamation mark, before a capital, a digit, a quote or a bracket
+(whole: a run of white space before anything else is no sentence end, nor any shorter part of it)."""
 _BLANK_LINE = re.compile(r"\n\s*\n")
 _ANCHOR = re.compile(r"\b[A-Z][\w-]*(?:\s+[A-Z][\w-]*)+|\b[A-Z]+-\d+\b|\blib[a-z]+\b|\b(?:19|20)\d{2}\b")
 _SERVICE = re.compile(r"\b([A-Z][a-z]+) service\b")
@@ -120,8 +121,7 @@ def _quantities(text: str) -> list[float]:
 def _gaps(text: str) -> list[tuple[int, int]]:
     """The spans between sentences: the white space after a full stop, question or exclamation mark that comes
     before a capital, a digit, a quote or a bracket, and blank lines; in order, none inside another."""
-    ends = [(m.start() + 1, m.end()) for m in _SENTENCE_END.finditer(text)
-            if m.end() < len(text) and text[m.end()] in _SENTENCE_STARTS]
+    ends = [(m.start() + 1, m.end()) for m in _SENTENCE_END.finditer(text)]
     blanks = [m.span() for m in _BLANK_LINE.finditer(text)]
     if not blanks:
         return ends
@@ -147,9 +147,10 @@ class SentenceIndex:
             self.doc_ids.append((len(self.texts), doc_id))
             start = 0
             for gap_start, gap_end in [*_gaps(text), (len(text), len(text))]:
-                if text[start:gap_start].strip():
+                piece = text[start:gap_start]
+                if piece and not piece.isspace():
                     self.starts.append(offset + start)
-                    self.texts.append(text[start:gap_start])
+                    self.texts.append(piece)
                 start = gap_end
             offset += len(text) + 2
         self.text = "\n\n".join(text for _, text in documents)
@@ -157,9 +158,17 @@ class SentenceIndex:
         self._lowered: str | None = None
         self._names: dict[str, list[int]] = {}
         self._words: dict[str, frozenset[int]] = {}
+        self._services: list[str] | None = None
 
     def __len__(self) -> int:
         return len(self.texts)
+
+    @property
+    def services(self) -> list[str]:
+        """The names before ' service' in the text ('Kavel' of 'the Kavel service'), in order (found once)."""
+        if self._services is None:
+            self._services = _SERVICE.findall(self.text)
+        return self._services
 
     def sentence(self, i: int) -> Sentence:
         """The i-th sentence (made when first asked for)."""
@@ -208,10 +217,11 @@ class SentenceIndex:
             if self._lowered is None:
                 self._lowered = self.text.lower()
             text, hits, at = self._lowered, set(), self._lowered.find(word)
+            starts, size, last = self.starts, len(word), len(text)
             while at >= 0:
-                end = at + len(word)
-                if (at == 0 or text[at - 1] not in _WORD_CHARS) and (end == len(text) or text[end] not in _WORD_CHARS):
-                    hits.add(self._sentence_at(at))
+                end = at + size
+                if (at == 0 or text[at - 1] not in _WORD_CHARS) and (end == last or text[end] not in _WORD_CHARS):
+                    hits.add(bisect_right(starts, at) - 1)
                 at = text.find(word, end)
             found = self._words[word] = frozenset(hits)
         return found
@@ -250,11 +260,10 @@ class KeywordLookup:
 
     def locate(self, probe: str, index: SentenceIndex, want: Want) -> Sentence | None:
         """The wanted sentence sharing most content words with the probe (the first of equals)."""
-        shared: dict[int, int] = {}
+        shared: Counter[int] = Counter()
         for word in content_words(probe):
-            for i in index.with_word(word):
-                shared[i] = shared.get(i, 0) + 1
-        for i in sorted(shared, key=lambda i: (-shared[i], i)):
+            shared.update(index.with_word(word))
+        for i in sorted(sorted(shared), key=shared.__getitem__, reverse=True):
             if want(index.sentence(i)):
                 return index.sentence(i)
         return next((s for i in range(len(index)) if i not in shared and want(s := index.sentence(i))), None)
@@ -423,7 +432,7 @@ def _versions(payload: LongContextPayload, grader: LongContextGrader, how: Strat
               index: SentenceIndex) -> str:
     """Services whose located sentence names the defective library."""
     library = payload.probes[0]
-    services = sorted(set(_SERVICE.findall(index.text)))
+    services = sorted(set(index.services))
     affected = []
     for service in services:
         found = how.locate(f"{service} {library}", index, lambda s, name=service: name in s.text)
@@ -525,7 +534,7 @@ class MostFrequentAnswer:
             asked = set(names_in(payload.question))
             return f"Answer: {_most_common([n for n in names_in(text) if n not in asked], 'unknown')}"
         if kind == "name_set":
-            return f"Answer: {_most_common(_SERVICE.findall(text), 'none')}"
+            return f"Answer: {_most_common(index.services, 'none')}"
         if kind in ("class_per_item", "document_per_item"):
             value = max(grader.values, key=lambda v: (text.count(v), -grader.values.index(v)), default="none")
             return "Answer: " + "; ".join(f"{label}: {value}" for label in labels)

@@ -28,7 +28,9 @@ _MONTH = f"({'|'.join(MONTHS)})"
 _DATE_FORMS = (
     (r"\b(\d{4})-(\d{2})-(\d{2})\b", lambda m: (int(m[1]), int(m[2]), int(m[3])), None),
     (rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH},? (\d{{4}})\b",
-     lambda m: (int(m[3]), _month_number(m[2]), int(m[1])), (2, lambda text, at: range(at - 8, at - 1))),
+     lambda m: (int(m[3]), _month_number(m[2]), int(m[1])),
+     (2, lambda text, at: [start for start in range(max(at - 8, 0), at - 1) if text[start].isdecimal()]
+      if text[at - 1:at] == " " else ())),
     (rf"\b{_MONTH} (\d{{1,2}})(?:st|nd|rd|th)?, (\d{{4}})\b",
      lambda m: (int(m[3]), _month_number(m[1]), int(m[2])), (1, lambda text, at: (at,))),
     (rf"\bthe ([a-z-]+) of {_MONTH} (\d{{4}})\b",
@@ -39,25 +41,22 @@ _DATE_FORMS = (
 )
 """Date formats (lower-case) in the order they are tried (a later format's match inside an earlier one's is not
 a date of its own): the pattern, the date of a match, and for a format naming a month, the group of the month
-and where a match may start given where its month starts (at most eight characters before it; a word after
-'the' is the one before ' of ')."""
+and where a match may start given where its month starts (at a digit at most eight characters before it, and
+only where a space comes just before the month; a word after 'the' is the one before ' of ')."""
 _DATE_PATTERNS = tuple((re.compile(form, re.IGNORECASE), parts, None) for form, parts, _ in _DATE_FORMS)
 _LOWER_DATE_PATTERNS = tuple((re.compile(form), parts, anchor) for form, parts, anchor in _DATE_FORMS)
 """The same formats matched case-sensitively on the text lower-cased: the same matches at the same positions,
 unless the text holds one of the characters `_UNLOWERABLE` finds; a month format is only tried where a month is
 named."""
-_UNLOWERABLE = re.compile("[\u0130\u0131\u017f]")
+_UNLOWERABLE = ("\u0130", "\u0131", "\u017f")
 """The only characters whose lower case is longer (İ) or that ignoring case equates with an ASCII letter that
 their lower case is not (ı, ſ)."""
-_MONTH_NAME = re.compile(_MONTH)
 _NUMBER = re.compile(r"(?<![\w.\-/])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w.\-/]\d)"
                      r"|(?<![\w.\-/])-?\d+(?:\.\d+)?(?![\w\-/]|\.\d)")
 _VERSION = re.compile(r"(?<![\w.])v?(\d+\.\d+(?:\.\d+)?(?:-[a-z0-9]+)?)(?![\w.]*\d)", re.I)
 _PUNCT = re.compile(r"[^\w\s-]")
 _DIGIT = re.compile(r"\d")
 _DIGITS = re.compile(r"\d+")
-_DIGIT_DOT_DIGIT = re.compile(r"\d\.\d")
-"""What every version holds: a text without it is not searched for versions."""
 
 
 def _month_number(name: str) -> int:
@@ -95,25 +94,69 @@ class _Spans:
 def date_mentions(text: str) -> list[tuple[int, int, dt.date]]:
     """Every calendar date written in `text` in a format documents use, with its character span, in order.
     The text is matched lower-cased where that reads the same, a format that names a month only where a month
-    is named."""
+    is named, the numeric format only at runs of four digits."""
     if not _DIGIT.search(text):
         return []
-    patterns, searched, months = _DATE_PATTERNS, text, []
-    if text.isascii() or not _UNLOWERABLE.search(text):
+    return _dates(text, _digit_runs(text))
+
+
+def _digit_runs(text: str) -> list[tuple[int, int]]:
+    """The spans of the runs of digits of a text, in order."""
+    return [run.span() for run in _DIGITS.finditer(text)]
+
+
+def _dates(text: str, runs: list[tuple[int, int]]) -> list[tuple[int, int, dt.date]]:
+    """`date_mentions` of a text whose runs of digits are known (lower-casing moves no digit where it is used:
+    no character's lower case is longer, and none is a digit or becomes one)."""
+    patterns, searched, months = _DATE_PATTERNS, text, None
+    if text.isascii() or not any(char in text for char in _UNLOWERABLE):
         patterns, searched = _LOWER_DATE_PATTERNS, text.lower()
-        months = [match.start() for match in _MONTH_NAME.finditer(searched)]
+        months = _month_starts(searched)
     found: list[tuple[int, int, dt.date]] = []
     for pattern, parts, anchor in patterns:
-        taken = _Spans((start, end) for start, end, _ in found)
-        matches = pattern.finditer(searched) if anchor is None else _anchored(pattern, anchor, searched, months)
+        if months is None:
+            matches: Iterable[re.Match[str]] = pattern.finditer(searched)
+        elif anchor is None:
+            matches = _at_year_runs(pattern, searched, runs)
+        elif months:
+            matches = _anchored(pattern, anchor, searched, months)
+        else:
+            continue
+        taken = _Spans((start, end) for start, end, _ in found) if found else None
         for match in matches:
-            if match.start() in taken:
+            if taken is not None and match.start() in taken:
                 continue
             try:
                 found.append((match.start(), match.end(), dt.date(*parts(match))))
             except ValueError:
                 continue
     return sorted(found)
+
+
+def _month_starts(lowered: str) -> list[int]:
+    """Where months are named in a lower-cased text, in order: what `finditer` of the months' alternation finds
+    (no month's name ends with the start of another's, so two never overlap)."""
+    starts = []
+    for month in MONTHS:
+        at = lowered.find(month)
+        while at >= 0:
+            starts.append(at)
+            at = lowered.find(month, at + len(month))
+    starts.sort()
+    return starts
+
+
+def _at_year_runs(pattern: re.Pattern[str], text: str, runs: list[tuple[int, int]]) -> list[re.Match[str]]:
+    """What `pattern.finditer(text)` finds for the numeric format (`2014-05-03`), tried only where its matches
+    start: at a run of exactly four digits followed by a hyphen."""
+    kept, end = [], 0
+    for start, stop in runs:
+        if stop - start == 4 and start >= end and text.startswith("-", stop):
+            match = pattern.match(text, start)
+            if match:
+                kept.append(match)
+                end = match.end()
+    return kept
 
 
 def _anchored(pattern: re.Pattern[str], anchor: tuple[int, Callable[[str, int], Iterable[int]]], text: str,
@@ -146,21 +189,38 @@ def number_mentions(text: str) -> list[tuple[int, int, float]]:
     with their spans."""
     if not _DIGIT.search(text):
         return []
-    versions = _VERSION.finditer(text) if _DIGIT_DOT_DIGIT.search(text) else ()
-    blocked = _Spans([(start, end) for start, end, _ in date_mentions(text)]
-                     + [m.span() for m in versions if m[1].count(".") > 1 or "-" in m[1]])
-    return [(match.start(), match.end(), float(match[0].replace(",", ""))) for match in _number_matches(text)
+    runs = _digit_runs(text)
+    blocked = _Spans([(start, end) for start, end, _ in _dates(text, runs)]
+                     + [m.span() for m in _version_matches(text, runs) if m[1].count(".") > 1 or "-" in m[1]])
+    return [(match.start(), match.end(), float(match[0].replace(",", ""))) for match in _number_matches(text, runs)
             if match.start() not in blocked]
 
 
-def _number_matches(text: str) -> list[re.Match[str]]:
+def _version_matches(text: str, runs: list[tuple[int, int]]) -> list[re.Match[str]]:
+    """What `_VERSION.finditer(text)` finds, tried only where a version may start: at a run of digits followed
+    by a full stop and a digit (the start of its `\\d+\\.\\d+`), or at the `v` just before it (anywhere else
+    the character before is a word character)."""
+    found: list[re.Match[str]] = []
+    end = 0
+    for (start, stop), (following, _) in zip(runs, runs[1:]):
+        if following != stop + 1 or text[stop] != ".":
+            continue
+        for at in ((start - 1, start) if start and text[start - 1] in "vV" else (start,)):
+            match = _VERSION.match(text, at) if at >= end else None
+            if match:
+                found.append(match)
+                end = match.end()
+                break
+    return found
+
+
+def _number_matches(text: str, runs: list[tuple[int, int]]) -> list[re.Match[str]]:
     """What `_NUMBER.finditer(text)` finds, tried only where a number may start: at a run of digits, or at the
     minus sign just before it (anywhere else inside a run the character before is a digit, which no number
     follows)."""
     found: list[re.Match[str]] = []
     end = 0
-    for run in _DIGITS.finditer(text):
-        start = run.start()
+    for start, _ in runs:
         if start < end:
             continue
         match = _NUMBER.match(text, start - 1 if start and text[start - 1] == "-" else start)
