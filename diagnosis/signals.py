@@ -12,7 +12,7 @@ import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache, wraps
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, NamedTuple, TypeVar
 
 from taskforge.schemas import Episode, Step
 
@@ -106,27 +106,43 @@ JAVA_TEST_ID = re.compile(r"(?:^|[:.])([A-Z]\w*Tests?)\b")
 _ARGUMENT_KEYS = ("query", "q", "search", "keywords", "term", "command", "cmd", "code", "url", "path", "id")
 
 
-class once:
-    """A property computed on first access and kept on the instance (`functools.cached_property` without its
-    lock, which Python 3.11 takes on every first access: a call is read by one thread)."""
+class Action(NamedTuple):
+    """What kind of action a call is, from its tool's name and its argument text alone."""
 
-    def __init__(self, method: Callable[[Any], Any]) -> None:
-        self.method, self.name, self.__doc__ = method, method.__name__, method.__doc__
+    submit: bool
+    """It hands the work in (a submit tool, or a command carrying the harness's submit marker)."""
+    change: bool
+    """It changes a file: a changing command, or an edit tool used for anything but viewing."""
+    check: bool
+    """It runs a test, a script or a check (and changes nothing)."""
+    runs_program: bool
+    """It executes the agent's code: a code tool, or a shell command that runs a program (not one that only
+    lists, prints or searches files)."""
+    installs: bool
+    """It installs packages (pip, conda, apt, npm, setup.py)."""
 
-    def __get__(self, instance: Any, owner: type | None = None) -> Any:
-        if instance is None:
-            return self
-        value = instance.__dict__[self.name] = self.method(instance)
-        return value
+
+@lru_cache(maxsize=4096)
+def action_of(name: str, text: str) -> Action:
+    """What kind of action a call of tool `name` with argument text `text` is: worked out once per pair, as runs
+    repeat the same commands often."""
+    kinds = tool_kinds(name)
+    submit = ("submit" in kinds and "code" not in kinds) or (mentions(text, SUBMIT_HINTS)
+                                                            and bool(SUBMIT_COMMAND.search(text)))
+    lowered = text.lower()
+    change = not submit and ((mentions(lowered, CHANGE_HINTS) and bool(CHANGE_ACTION.search(text)))
+                             or ("edit" in kinds and not VIEW_COMMAND.match(text)))
+    check = not submit and not change and bool(CHECK_ACTION.search(text))
+    runs_program = bool(PROGRAM_RUN.search(text)) if "shell" in kinds else "code" in kinds
+    installs = "install" in lowered and bool(INSTALL_COMMAND.search(text))
+    return Action(submit, change, check, runs_program, installs)
 
 
 @dataclass
 class Call:
-    """One tool call with the step that made it and the observation that answered it (if any); not to be changed
-    once made (not frozen: a frozen dataclass sets each field through `object.__setattr__`, which doubles the
-    cost of making one, and a batch of 10,000 episodes makes some 70,000).
-
-    What kind of action it is (a submission, a change, a check, a program run) is worked out once per call.
+    """One tool call with the step that made it, the observation that answered it (if any) and what kind of
+    action it is; not to be changed once made (not frozen: a frozen dataclass sets each field through
+    `object.__setattr__`, which doubles the cost of making one, and a batch of 10,000 episodes makes some 70,000).
     """
 
     step: int
@@ -134,36 +150,27 @@ class Call:
     arguments: str
     text: str
     observation: Step | None
+    action: Action
 
-    @once
+    @property
     def is_submit(self) -> bool:
-        """Whether it hands the work in (a submit tool, or a command carrying the harness's submit marker)."""
-        kinds = tool_kinds(self.name)
-        return ("submit" in kinds and "code" not in kinds) or (mentions(self.text, SUBMIT_HINTS)
-                                                              and bool(SUBMIT_COMMAND.search(self.text)))
+        """Whether it hands the work in (see `Action.submit`)."""
+        return self.action.submit
 
-    @once
+    @property
     def is_change(self) -> bool:
-        """Whether it changes a file: a changing command, or an edit tool used for anything but viewing."""
-        if self.is_submit:
-            return False
-        if mentions(self.text.lower(), CHANGE_HINTS) and CHANGE_ACTION.search(self.text):
-            return True
-        return "edit" in tool_kinds(self.name) and not VIEW_COMMAND.match(self.text)
+        """Whether it changes a file (see `Action.change`)."""
+        return self.action.change
 
-    @once
+    @property
     def is_check(self) -> bool:
-        """Whether it runs a test, a script or a check (and changes nothing)."""
-        return not self.is_submit and not self.is_change and bool(CHECK_ACTION.search(self.text))
+        """Whether it runs a test, a script or a check (see `Action.check`)."""
+        return self.action.check
 
-    @once
+    @property
     def runs_program(self) -> bool:
-        """Whether it executes the agent's code: a code tool, or a shell command that runs a program (not one
-        that only lists, prints or searches files)."""
-        kinds = tool_kinds(self.name)
-        if "shell" in kinds:
-            return bool(PROGRAM_RUN.search(self.text))
-        return "code" in kinds
+        """Whether it executes the agent's code (see `Action.runs_program`)."""
+        return self.action.runs_program
 
 
 TOOL_KINDS = {"search": SEARCH_TOOL, "read": READ_TOOL, "submit": SUBMIT_TOOL, "edit": EDIT_TOOL, "code": CODE_TOOL,
@@ -258,7 +265,8 @@ def calls(episode: Episode) -> list[Call]:
                 observation = next((s for s in episode.steps[position + 1:] if s.role == "tool"), None)
                 if observation is not None and any(s.tool_calls for s in episode.steps[position + 1:observation.index]):
                     observation = None
-            out.append(Call(step.index, call.name, call.arguments, argument_text(call.arguments), observation))
+            text = argument_text(call.arguments)
+            out.append(Call(step.index, call.name, call.arguments, text, observation, action_of(call.name, text)))
     return out
 
 
@@ -321,7 +329,7 @@ def task_text(episode: Episode) -> str:
 def code_runs(episode: Episode) -> list[Call]:
     """Calls that ran code and were answered, submissions and installs left out."""
     return [c for c in calls(episode) if "code" in tool_kinds(c.name) and c.observation is not None
-            and not c.is_submit and not ("install" in c.text.lower() and INSTALL_COMMAND.search(c.text))]
+            and not c.is_submit and not c.action.installs]
 
 
 @per_episode
