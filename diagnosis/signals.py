@@ -227,9 +227,21 @@ def mentions(text: str, hints: tuple[str, ...]) -> bool:
 
 
 @per_episode
+def tool_steps(episode: Episode) -> list[Step]:
+    """The tool steps (observations) in order: listed once per episode, as most rules look at them."""
+    return [s for s in episode.steps if s.role == "tool"]
+
+
+@per_episode
+def assistant_steps(episode: Episode) -> list[Step]:
+    """The assistant steps (the agent's turns) in order, listed once per episode."""
+    return [s for s in episode.steps if s.role == "assistant"]
+
+
+@per_episode
 def observations_text(episode: Episode) -> str:
     """Every tool step's output in one text: one search tells a rule whether any step is worth a closer look."""
-    return "\n".join(s.content for s in episode.steps if s.role == "tool")
+    return "\n".join([s.content for s in tool_steps(episode)])
 
 
 @per_episode
@@ -241,7 +253,7 @@ def observations_lowered(episode: Episode) -> str:
 @per_episode
 def assistant_text(episode: Episode) -> str:
     """Every assistant step's content in one text (see `observations_text`)."""
-    return "\n".join(s.content for s in episode.steps if s.role == "assistant")
+    return "\n".join([s.content for s in assistant_steps(episode)])
 
 
 @per_episode
@@ -511,7 +523,9 @@ def final_answer(episode: Episode) -> Answer | None:
 
 def step_text(step: Step) -> str:
     """What an assistant step says and does: its content and its call arguments."""
-    return "\n".join([step.content, *(argument_text(c.arguments) for c in step.tool_calls)])
+    if not step.tool_calls:
+        return step.content
+    return "\n".join([step.content, *[argument_text(c.arguments) for c in step.tool_calls]])
 
 
 @per_episode

@@ -229,8 +229,10 @@ def command_call(tool: str, command: str, call_id: str) -> RawToolCall:
 
 def openai_tool_calls(calls: list[dict[str, Any]] | None) -> list[RawToolCall]:
     """Tool calls in the OpenAI chat format (`{"id", "function": {"name", "arguments"}}`)."""
-    return [{"id": str(call.get("id", "")), "name": call["function"]["name"],
-             "arguments": json_arguments(call["function"].get("arguments", "{}"))} for call in calls or []]
+    if not calls:
+        return []
+    return [{"id": str(call.get("id", "")), "name": (function := call["function"])["name"],
+             "arguments": json_arguments(function.get("arguments", "{}"))} for call in calls]
 
 
 def json_arguments(arguments: Any) -> str:
