@@ -21,9 +21,10 @@ from taskforge.diagnosis.signals import (FULL_TRACEBACK, PLAN_INTENT, TEST_FAILU
                                         assistant_texts, calls, code_runs, evidence_text, expected_answer, failed,
                                         final_answer, mentions, observations_lowered, observations_text, changes,
                                         fact_origin, first_executed_turn, first_statement, has_traceback, led,
-                                        near_identical_groups, plan_turns, reads, retrieved, runs_of_tests, searches,
-                                        solution_changes, source_ids, task_text, test_locators, texts_after,
-                                        tool_steps, unreferenced_observations, unsupported_claims, words)
+                                        near_identical_groups, per_episode, plan_turns, reads, retrieved,
+                                        runs_of_tests, searches, solution_changes, source_ids, task_text,
+                                        test_locators, texts_after, tool_steps, unreferenced_observations,
+                                        unsupported_claims, words)
 from taskforge.schemas import Episode, FailureMode
 
 Rule = Callable[[Episode], "Finding | None"]
@@ -152,8 +153,9 @@ def _unchanged_runs(group: list[Call], changed: list[int]) -> list[list[Call]]:
     return runs
 
 
+@per_episode
 def _sources_seen(episode: Episode) -> set[str]:
-    """Source ids that appeared in any observation."""
+    """Source ids that appeared in any observation (asked by several rules of one episode)."""
     return {i for s in tool_steps(episode) for i in source_ids(s.content)}
 
 

@@ -82,6 +82,8 @@ SOURCE_ID = led(
     r"\dapds",
     r"\b10\.\d{4,9}/[^\s\"',;)\]]+|\barXiv:\s?\d{4}\.\d{4,5}(?:v\d+)?|\b\d{4}\.\d{4,5}(?:v\d+)?\b|\bPMID:?\s?\d{5,9}|"
     r"\b(?:paper|doc|source)[-_:]\w+", re.I)
+ARXIV_PREFIX = re.compile(r"^arxiv:\s?")
+"""The prefix an arXiv id is written with, dropped from its normalised form."""
 CLAIM_TOKEN = re.compile(r"\b\d[\d,.]*\b|\b[A-Z][a-zA-Z]{3,}\b")
 SHARED_FACTS = 2
 """How many of a step's facts an earlier turn must have introduced to be where they came from (`fact_origin`)."""
@@ -327,9 +329,11 @@ def reads(episode: Episode) -> list[Call]:
     return [c for c in calls(episode) if "read" in (kinds := tool_kinds(c.name)) and "search" not in kinds]
 
 
-def source_ids(text: str) -> set[str]:
-    """Identifiers of sources mentioned in a text: DOIs, arXiv ids, PMIDs, `paper:`/`doc:` ids (normalised)."""
-    return {re.sub(r"^arxiv:\s?", "", m.lower()).rstrip(".") for m in SOURCE_ID.findall(text)}
+@lru_cache(maxsize=1024)
+def source_ids(text: str) -> frozenset[str]:
+    """Identifiers of sources mentioned in a text: DOIs, arXiv ids, PMIDs, `paper:`/`doc:` ids (normalised); worked
+    out once per text, as several rules read the same observations and answers."""
+    return frozenset(ARXIV_PREFIX.sub("", m.lower()).rstrip(".") for m in SOURCE_ID.findall(text))
 
 
 def task_text(episode: Episode) -> str:
@@ -450,9 +454,11 @@ def own_plan(episode: Episode) -> set[int]:
     return {s.index for s in plan_turns(episode) if s.actor == actor}
 
 
-def _claim_tokens(text: str) -> set[str]:
-    """Numbers and capitalised names in a text: what an answer claims."""
-    return set(CLAIM_TOKEN.findall(text))
+@lru_cache(maxsize=1024)
+def _claim_tokens(text: str) -> frozenset[str]:
+    """Numbers and capitalised names in a text: what an answer claims; worked out once per text, as several rules
+    trace the same steps' facts."""
+    return frozenset(CLAIM_TOKEN.findall(text))
 
 
 def unsupported_claims(episode: Episode, index: int) -> set[str]:
