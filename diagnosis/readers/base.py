@@ -77,6 +77,12 @@ class SourceFile:
         except orjson.JSONDecodeError:
             return NOT_ONE_DOCUMENT
 
+    def forget(self) -> None:
+        """Drop what was read and parsed from the file (its head, its parsed document): a list of sources read one
+        after the other then holds no file's content once it has been read. Asked again, they are read again."""
+        for name in ("_head", "parsed_head", "whole_document"):
+            self.__dict__.pop(name, None)
+
     def tail(self) -> bytes:
         """The last bytes of the file (formats that write their marker at the end): from the head when it held the
         whole file."""
