@@ -17,13 +17,14 @@ from typing import Callable
 
 from taskforge.diagnosis.finding import Finding
 from taskforge.diagnosis.signals import (FULL_TRACEBACK, PLAN_INTENT, TEST_FAILURE, WARNING_HINTS, WARNING_SIGN, Call,
-                                        assistant_after, assistant_lowered, assistant_text, assistant_texts, calls,
-                                        code_runs, evidence_text, expected_answer, failed, final_answer, mentions,
-                                        observations_lowered, observations_text, changes, fact_origin,
-                                        first_executed_turn, first_statement, has_traceback, led,
-                                        near_identical_groups, plan_turns, reads, retrieved, runs_of_tests, searches,
-                                        solution_changes, source_ids, task_text, test_locators, texts_after,
-                                        unreferenced_observations, unsupported_claims, words)
+                                        assistant_after, assistant_lowered, assistant_steps, assistant_text,
+                                        assistant_texts, calls, code_runs, evidence_text, expected_answer, failed,
+                                        final_answer, mentions, observations_lowered, observations_text, changes,
+                                        fact_origin, first_executed_turn, first_statement, has_traceback, led,
+                                        near_identical_groups, per_episode, plan_turns, reads, retrieved,
+                                        runs_of_tests, searches, solution_changes, source_ids, task_text,
+                                        test_locators, texts_after, tool_steps, unreferenced_observations,
+                                        unsupported_claims, words)
 from taskforge.schemas import Episode, FailureMode
 
 Rule = Callable[[Episode], "Finding | None"]
@@ -152,9 +153,10 @@ def _unchanged_runs(group: list[Call], changed: list[int]) -> list[list[Call]]:
     return runs
 
 
+@per_episode
 def _sources_seen(episode: Episode) -> set[str]:
-    """Source ids that appeared in any observation."""
-    return {i for s in episode.steps if s.role == "tool" for i in source_ids(s.content)}
+    """Source ids that appeared in any observation (asked by several rules of one episode)."""
+    return {i for s in tool_steps(episode) for i in source_ids(s.content)}
 
 
 def insufficient_exploration(episode: Episode) -> Finding | None:
@@ -624,7 +626,7 @@ def unsupported_answer(episode: Episode) -> Finding | None:
 def lost_objective(episode: Episode) -> Finding | None:
     """Early steps work on the task; from some step on, every step is about something else."""
     goal = words(task_text(episode))
-    turns = [s for s in episode.steps if s.role == "assistant"]
+    turns = assistant_steps(episode)
     if len(goal) < 3 or len(turns) < 2 * DRIFT_STEPS:
         return None
     overlap = [len(goal & words(text)) / len(goal) for text in assistant_texts(episode).values()]
@@ -670,7 +672,7 @@ def ignored_intermediate_finding(episode: Episode) -> Finding | None:
     if final_answer(episode) is None or episode.family == "swe" \
             or not mentions(observations_lowered(episode), FINDING_HINTS) or not FINDING.search(observations_text(episode)):
         return None
-    observations = [s for s in episode.steps if s.role == "tool" and not failed(s)]
+    observations = [s for s in tool_steps(episode) if not failed(s)]
     for step in observations:
         match = FINDING.search(step.content) and FINDING.search(evidence_text(step.content))
         if not match:
@@ -706,11 +708,11 @@ def premature_termination(episode: Episode) -> Finding | None:
     last = episode.steps[-1] if episode.steps else None
     if last is None or not made:
         return None
-    tool_steps = [s for s in episode.steps if s.role == "tool"]
-    after_last_tool = assistant_after(episode, tool_steps[-1].index) if tool_steps else []
+    last_tool = tool_steps(episode)[-1] if tool_steps(episode) else None
+    after_last_tool = assistant_after(episode, last_tool.index) if last_tool is not None else []
     gave_up = last.role == "assistant" and not last.tool_calls and GIVE_UP.search(last.content)
     answer = final_answer(episode)
-    unanswered_error = bool(tool_steps) and failed(tool_steps[-1]) and not any(s.tool_calls for s in after_last_tool) \
+    unanswered_error = last_tool is not None and failed(last_tool) and not any(s.tool_calls for s in after_last_tool) \
         and answer is None
     empty = episode.family == "swe" and "submission" in episode.metadata \
         and not str(episode.metadata["submission"]).strip()
@@ -721,7 +723,7 @@ def premature_termination(episode: Episode) -> Finding | None:
         "submitted no change" if empty else "barely acted"
     decisive = answer.step if empty and answer else last.index
     if unanswered_error and not gave_up:
-        decisive = next((s.index for s in reversed(episode.steps[:tool_steps[-1].index]) if s.role == "assistant"),
+        decisive = next((s.index for s in reversed(episode.steps[:last_tool.index]) if s.role == "assistant"),
                         decisive)
     return Finding(
         mode=FailureMode.PREMATURE_TERMINATION, steps=[last.index],
@@ -803,10 +805,10 @@ def infrastructure_finding(episode: Episode) -> Finding | None:
         return Finding(mode=mode, steps=[episode.steps[-1].index] if episode.steps else [],
                        signals={"outcome_detail": detail}, confidence=0.9,
                        explanation="the trace marks this failure as the infrastructure's")
-    tool_steps = [s for s in episode.steps if s.role == "tool"]
-    if not tool_steps or not tool_steps[-1].is_error:
+    observed = tool_steps(episode)
+    if not observed or not observed[-1].is_error:
         return None
-    last = tool_steps[-1]
+    last = observed[-1]
     error = last.error or last.content
     if not INFRASTRUCTURE_ERROR.search(error) or any(s.tool_calls for s in assistant_after(episode, last.index)):
         return None

@@ -12,7 +12,7 @@ import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache, wraps
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, NamedTuple, TypeVar
 
 from taskforge.schemas import Episode, Step
 
@@ -82,6 +82,8 @@ SOURCE_ID = led(
     r"\dapds",
     r"\b10\.\d{4,9}/[^\s\"',;)\]]+|\barXiv:\s?\d{4}\.\d{4,5}(?:v\d+)?|\b\d{4}\.\d{4,5}(?:v\d+)?\b|\bPMID:?\s?\d{5,9}|"
     r"\b(?:paper|doc|source)[-_:]\w+", re.I)
+ARXIV_PREFIX = re.compile(r"^arxiv:\s?")
+"""The prefix an arXiv id is written with, dropped from its normalised form."""
 CLAIM_TOKEN = re.compile(r"\b\d[\d,.]*\b|\b[A-Z][a-zA-Z]{3,}\b")
 SHARED_FACTS = 2
 """How many of a step's facts an earlier turn must have introduced to be where they came from (`fact_origin`)."""
@@ -106,27 +108,43 @@ JAVA_TEST_ID = re.compile(r"(?:^|[:.])([A-Z]\w*Tests?)\b")
 _ARGUMENT_KEYS = ("query", "q", "search", "keywords", "term", "command", "cmd", "code", "url", "path", "id")
 
 
-class once:
-    """A property computed on first access and kept on the instance (`functools.cached_property` without its
-    lock, which Python 3.11 takes on every first access: a call is read by one thread)."""
+class Action(NamedTuple):
+    """What kind of action a call is, from its tool's name and its argument text alone."""
 
-    def __init__(self, method: Callable[[Any], Any]) -> None:
-        self.method, self.name, self.__doc__ = method, method.__name__, method.__doc__
+    submit: bool
+    """It hands the work in (a submit tool, or a command carrying the harness's submit marker)."""
+    change: bool
+    """It changes a file: a changing command, or an edit tool used for anything but viewing."""
+    check: bool
+    """It runs a test, a script or a check (and changes nothing)."""
+    runs_program: bool
+    """It executes the agent's code: a code tool, or a shell command that runs a program (not one that only
+    lists, prints or searches files)."""
+    installs: bool
+    """It installs packages (pip, conda, apt, npm, setup.py)."""
 
-    def __get__(self, instance: Any, owner: type | None = None) -> Any:
-        if instance is None:
-            return self
-        value = instance.__dict__[self.name] = self.method(instance)
-        return value
+
+@lru_cache(maxsize=4096)
+def action_of(name: str, text: str) -> Action:
+    """What kind of action a call of tool `name` with argument text `text` is: worked out once per pair, as runs
+    repeat the same commands often."""
+    kinds = tool_kinds(name)
+    submit = ("submit" in kinds and "code" not in kinds) or (mentions(text, SUBMIT_HINTS)
+                                                            and bool(SUBMIT_COMMAND.search(text)))
+    lowered = text.lower()
+    change = not submit and ((mentions(lowered, CHANGE_HINTS) and bool(CHANGE_ACTION.search(text)))
+                             or ("edit" in kinds and not VIEW_COMMAND.match(text)))
+    check = not submit and not change and bool(CHECK_ACTION.search(text))
+    runs_program = bool(PROGRAM_RUN.search(text)) if "shell" in kinds else "code" in kinds
+    installs = "install" in lowered and bool(INSTALL_COMMAND.search(text))
+    return Action(submit, change, check, runs_program, installs)
 
 
 @dataclass
 class Call:
-    """One tool call with the step that made it and the observation that answered it (if any); not to be changed
-    once made (not frozen: a frozen dataclass sets each field through `object.__setattr__`, which doubles the
-    cost of making one, and a batch of 10,000 episodes makes some 70,000).
-
-    What kind of action it is (a submission, a change, a check, a program run) is worked out once per call.
+    """One tool call with the step that made it, the observation that answered it (if any) and what kind of
+    action it is; not to be changed once made (not frozen: a frozen dataclass sets each field through
+    `object.__setattr__`, which doubles the cost of making one, and a batch of 10,000 episodes makes some 70,000).
     """
 
     step: int
@@ -134,36 +152,27 @@ class Call:
     arguments: str
     text: str
     observation: Step | None
+    action: Action
 
-    @once
+    @property
     def is_submit(self) -> bool:
-        """Whether it hands the work in (a submit tool, or a command carrying the harness's submit marker)."""
-        kinds = tool_kinds(self.name)
-        return ("submit" in kinds and "code" not in kinds) or (mentions(self.text, SUBMIT_HINTS)
-                                                              and bool(SUBMIT_COMMAND.search(self.text)))
+        """Whether it hands the work in (see `Action.submit`)."""
+        return self.action.submit
 
-    @once
+    @property
     def is_change(self) -> bool:
-        """Whether it changes a file: a changing command, or an edit tool used for anything but viewing."""
-        if self.is_submit:
-            return False
-        if mentions(self.text.lower(), CHANGE_HINTS) and CHANGE_ACTION.search(self.text):
-            return True
-        return "edit" in tool_kinds(self.name) and not VIEW_COMMAND.match(self.text)
+        """Whether it changes a file (see `Action.change`)."""
+        return self.action.change
 
-    @once
+    @property
     def is_check(self) -> bool:
-        """Whether it runs a test, a script or a check (and changes nothing)."""
-        return not self.is_submit and not self.is_change and bool(CHECK_ACTION.search(self.text))
+        """Whether it runs a test, a script or a check (see `Action.check`)."""
+        return self.action.check
 
-    @once
+    @property
     def runs_program(self) -> bool:
-        """Whether it executes the agent's code: a code tool, or a shell command that runs a program (not one
-        that only lists, prints or searches files)."""
-        kinds = tool_kinds(self.name)
-        if "shell" in kinds:
-            return bool(PROGRAM_RUN.search(self.text))
-        return "code" in kinds
+        """Whether it executes the agent's code (see `Action.runs_program`)."""
+        return self.action.runs_program
 
 
 TOOL_KINDS = {"search": SEARCH_TOOL, "read": READ_TOOL, "submit": SUBMIT_TOOL, "edit": EDIT_TOOL, "code": CODE_TOOL,
@@ -220,9 +229,21 @@ def mentions(text: str, hints: tuple[str, ...]) -> bool:
 
 
 @per_episode
+def tool_steps(episode: Episode) -> list[Step]:
+    """The tool steps (observations) in order: listed once per episode, as most rules look at them."""
+    return [s for s in episode.steps if s.role == "tool"]
+
+
+@per_episode
+def assistant_steps(episode: Episode) -> list[Step]:
+    """The assistant steps (the agent's turns) in order, listed once per episode."""
+    return [s for s in episode.steps if s.role == "assistant"]
+
+
+@per_episode
 def observations_text(episode: Episode) -> str:
     """Every tool step's output in one text: one search tells a rule whether any step is worth a closer look."""
-    return "\n".join(s.content for s in episode.steps if s.role == "tool")
+    return "\n".join([s.content for s in tool_steps(episode)])
 
 
 @per_episode
@@ -234,7 +255,7 @@ def observations_lowered(episode: Episode) -> str:
 @per_episode
 def assistant_text(episode: Episode) -> str:
     """Every assistant step's content in one text (see `observations_text`)."""
-    return "\n".join(s.content for s in episode.steps if s.role == "assistant")
+    return "\n".join([s.content for s in assistant_steps(episode)])
 
 
 @per_episode
@@ -258,7 +279,8 @@ def calls(episode: Episode) -> list[Call]:
                 observation = next((s for s in episode.steps[position + 1:] if s.role == "tool"), None)
                 if observation is not None and any(s.tool_calls for s in episode.steps[position + 1:observation.index]):
                     observation = None
-            out.append(Call(step.index, call.name, call.arguments, argument_text(call.arguments), observation))
+            text = argument_text(call.arguments)
+            out.append(Call(step.index, call.name, call.arguments, text, observation, action_of(call.name, text)))
     return out
 
 
@@ -307,9 +329,11 @@ def reads(episode: Episode) -> list[Call]:
     return [c for c in calls(episode) if "read" in (kinds := tool_kinds(c.name)) and "search" not in kinds]
 
 
-def source_ids(text: str) -> set[str]:
-    """Identifiers of sources mentioned in a text: DOIs, arXiv ids, PMIDs, `paper:`/`doc:` ids (normalised)."""
-    return {re.sub(r"^arxiv:\s?", "", m.lower()).rstrip(".") for m in SOURCE_ID.findall(text)}
+@lru_cache(maxsize=1024)
+def source_ids(text: str) -> frozenset[str]:
+    """Identifiers of sources mentioned in a text: DOIs, arXiv ids, PMIDs, `paper:`/`doc:` ids (normalised); worked
+    out once per text, as several rules read the same observations and answers."""
+    return frozenset(ARXIV_PREFIX.sub("", m.lower()).rstrip(".") for m in SOURCE_ID.findall(text))
 
 
 def task_text(episode: Episode) -> str:
@@ -321,7 +345,7 @@ def task_text(episode: Episode) -> str:
 def code_runs(episode: Episode) -> list[Call]:
     """Calls that ran code and were answered, submissions and installs left out."""
     return [c for c in calls(episode) if "code" in tool_kinds(c.name) and c.observation is not None
-            and not c.is_submit and not ("install" in c.text.lower() and INSTALL_COMMAND.search(c.text))]
+            and not c.is_submit and not c.action.installs]
 
 
 @per_episode
@@ -430,9 +454,11 @@ def own_plan(episode: Episode) -> set[int]:
     return {s.index for s in plan_turns(episode) if s.actor == actor}
 
 
-def _claim_tokens(text: str) -> set[str]:
-    """Numbers and capitalised names in a text: what an answer claims."""
-    return set(CLAIM_TOKEN.findall(text))
+@lru_cache(maxsize=1024)
+def _claim_tokens(text: str) -> frozenset[str]:
+    """Numbers and capitalised names in a text: what an answer claims; worked out once per text, as several rules
+    trace the same steps' facts."""
+    return frozenset(CLAIM_TOKEN.findall(text))
 
 
 def unsupported_claims(episode: Episode, index: int) -> set[str]:
@@ -503,7 +529,9 @@ def final_answer(episode: Episode) -> Answer | None:
 
 def step_text(step: Step) -> str:
     """What an assistant step says and does: its content and its call arguments."""
-    return "\n".join([step.content, *(argument_text(c.arguments) for c in step.tool_calls)])
+    if not step.tool_calls:
+        return step.content
+    return "\n".join([step.content, *[argument_text(c.arguments) for c in step.tool_calls]])
 
 
 @per_episode

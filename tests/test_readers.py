@@ -35,6 +35,13 @@ def test_shipped_samples_read_without_errors():
     assert all(not e.source_file.startswith("/") for e in episodes)
 
 
+def test_a_file_read_keeps_none_of_its_content_and_reads_the_same_again():
+    sources = discover([SAMPLES / "traces"])
+    first = [e.model_dump_json() for e in read_traces(sources) if isinstance(e, Episode)]
+    assert not any({"_head", "parsed_head", "whole_document"} & vars(source).keys() for source in sources)
+    assert [e.model_dump_json() for e in read_traces(sources) if isinstance(e, Episode)] == first
+
+
 def test_openai_messages_keep_tool_calls_and_tokens(tmp_path):
     line = {"id": "x1", "reward": 0.0, "prompt_ids": [1, 2, 3], "response_ids": [4], "loss_mask": [1],
             "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]},

@@ -47,24 +47,33 @@ def detect(source: SourceFile) -> Reader:
 
 
 def read_traces(sources: Iterable[SourceFile]) -> Iterator[Episode | Quarantined]:
-    """Every episode in the files; unreadable files and records come out as quarantine records."""
+    """Every episode in the files; unreadable files and records come out as quarantine records. Each file's
+    content is let go once it has been read (`SourceFile.forget`)."""
     for source in sources:
         try:
-            reader = detect(source)
-        except InputError as exc:
-            yield Quarantined.from_error(exc, "read", source.name)
-            continue
-        try:
-            for item in reader.read(source):
-                yield Quarantined.from_error(item, "read", item.source) if isinstance(item, InputError) else item
-        except InputError as exc:
-            yield Quarantined.from_error(exc, "read", source.name)
-        except OSError as exc:
-            problem = f"cannot read ({_without_path(exc, source)})"
-            yield Quarantined.from_error(InputError(source.name, problem), "read", source.name)
-        except (KeyError, TypeError, ValueError) as exc:
-            problem = f"does not match the {reader.FORMAT} format ({type(exc).__name__}: {_without_path(exc, source)})"
-            yield Quarantined.from_error(InputError(source.name, problem), "read", source.name)
+            yield from _read_source(source)
+        finally:
+            source.forget()
+
+
+def _read_source(source: SourceFile) -> Iterator[Episode | Quarantined]:
+    """Every episode in one file, or the quarantine records of what could not be read."""
+    try:
+        reader = detect(source)
+    except InputError as exc:
+        yield Quarantined.from_error(exc, "read", source.name)
+        return
+    try:
+        for item in reader.read(source):
+            yield Quarantined.from_error(item, "read", item.source) if isinstance(item, InputError) else item
+    except InputError as exc:
+        yield Quarantined.from_error(exc, "read", source.name)
+    except OSError as exc:
+        problem = f"cannot read ({_without_path(exc, source)})"
+        yield Quarantined.from_error(InputError(source.name, problem), "read", source.name)
+    except (KeyError, TypeError, ValueError) as exc:
+        problem = f"does not match the {reader.FORMAT} format ({type(exc).__name__}: {_without_path(exc, source)})"
+        yield Quarantined.from_error(InputError(source.name, problem), "read", source.name)
 
 
 def _without_path(error: Exception, source: SourceFile) -> str:

@@ -77,6 +77,12 @@ class SourceFile:
         except orjson.JSONDecodeError:
             return NOT_ONE_DOCUMENT
 
+    def forget(self) -> None:
+        """Drop what was read and parsed from the file (its head, its parsed document): a list of sources read one
+        after the other then holds no file's content once it has been read. Asked again, they are read again."""
+        for name in ("_head", "parsed_head", "whole_document"):
+            self.__dict__.pop(name, None)
+
     def tail(self) -> bytes:
         """The last bytes of the file (formats that write their marker at the end): from the head when it held the
         whole file."""
@@ -229,8 +235,10 @@ def command_call(tool: str, command: str, call_id: str) -> RawToolCall:
 
 def openai_tool_calls(calls: list[dict[str, Any]] | None) -> list[RawToolCall]:
     """Tool calls in the OpenAI chat format (`{"id", "function": {"name", "arguments"}}`)."""
-    return [{"id": str(call.get("id", "")), "name": call["function"]["name"],
-             "arguments": json_arguments(call["function"].get("arguments", "{}"))} for call in calls or []]
+    if not calls:
+        return []
+    return [{"id": str(call.get("id", "")), "name": (function := call["function"])["name"],
+             "arguments": json_arguments(function.get("arguments", "{}"))} for call in calls]
 
 
 def json_arguments(arguments: Any) -> str:
