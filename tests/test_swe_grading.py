@@ -192,6 +192,30 @@ def test_failure_sections_are_read_per_test_with_addresses_masked():
     assert sections["tests/test_a.py::TestB::test_two[x]"].endswith("ValueError: bad")
 
 
+
+def test_a_title_too_long_for_more_than_one_underscore_a_side_starts_its_own_section():
+    log = ("____________________ TestWait.test_jitter ____________________\n"
+           "tests/test_t.py:612: in test_jitter\n    with self.assertWarns(DeprecationWarning):\n"
+           "E   AssertionError: DeprecationWarning not triggered\n"
+           "_ TestWait.test_wait_exponential_jitter_initial_and_multiplier_raises_when_both_are_given _\n"
+           "tests/test_t.py:659: in test_wait_exponential_jitter_initial_and_multiplier_raises_when_both_are_given\n"
+           "    tenacity.wait_exponential_jitter(initial=5, multiplier=10)\n"
+           "E   TypeError: __init__() got an unexpected keyword argument 'multiplier'\n"
+           "_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _\n"
+           "src/t/wait.py:40: in __init__\n    raise TypeError\n"
+           "================= short test summary info =================\n"
+           "FAILED tests/test_t.py::TestWait::test_jitter\n"
+           "FAILED tests/test_t.py::TestWait::test_wait_exponential_jitter_initial_and_multiplier_raises_when_both_"
+           "are_given\n")
+    statuses = parse_pytest_log(log)
+    sections = failure_sections(log, statuses)
+    first = sections["tests/test_t.py::TestWait::test_jitter"]
+    second = sections["tests/test_t.py::TestWait::test_wait_exponential_jitter_initial_and_multiplier_raises_when_"
+                      "both_are_given"]
+    assert first.endswith("DeprecationWarning not triggered") and "multiplier" not in first
+    assert "unexpected keyword argument 'multiplier'" in second and second.endswith("raise TypeError")
+
+
 LARGE_TEST_PATCH = '''diff --git a/tests/test_more.py b/tests/test_more.py
 --- a/tests/test_more.py
 +++ b/tests/test_more.py

@@ -69,9 +69,11 @@ STAGED = "/staged"
 COPY_IN_FAILED = 92
 """Exit code of a session's first command when the staged workspace could not be copied in."""
 FAILURE_CHARS = 1500
-RUNS_VERSION = "4"
+RUNS_VERSION = "5"
 """Bumped when what a cached run records changes."""
-_FAILURE_HEADER = re.compile(r"^_{3,} (\S.*?) _{3,}$")
+_FAILURE_HEADER = re.compile(r"^_+ ([^_\s].*?) _+$")
+"""A failure section's header: pytest centres the test's title in underscores, down to one on each side when the
+title nearly fills the line (the spaced `_ _ _` between frames is no header: its title would start with `_`)."""
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
 
 
