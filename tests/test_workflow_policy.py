@@ -34,8 +34,12 @@ shortcut fails outright instead of scoring low."""
 FX, CUSTOMERS, POLICY = "inputs/fx_rates.csv", "inputs/customers.csv", "inputs/revenue_policy.md"
 CEILING = 0.75
 IGNORING_CEILINGS = {"subscription-mrr-bridge": 0.65}
+"""Tighter ceilings for ignoring every dated rule: the MRR bridge's notes only reverse events (about one in a
+hundred), yet a bridge that ignores them is wrong in most months' openings, closings and movements."""
 VARIED = ("subscription-mrr-bridge",)
-"""Seeds whose shortcuts are checked on each parameter set evolution can retarget them to, not only their own."""
+"""Seeds whose shortcuts are checked on each parameter set evolution can retarget them to, not only their own. Not
+yet the commission run (in a shorter period some kinds of memo take effect outside it, so skipping them costs
+nothing) nor the AP match (ignoring its notices scores 0.78-0.83 on the June and July pay runs)."""
 
 
 def parameter_sets(name: str) -> list[dict[str, str]]:
@@ -47,8 +51,6 @@ def parameter_sets(name: str) -> list[dict[str, str]]:
 
 CASES = {f"{name}[{'..'.join(params.values())}]": (name, params) for name in RULEBOOKS for params in parameter_sets(name)}
 """Each seed under each parameter set checked, by a label naming both."""
-"""Tighter ceilings for ignoring every dated rule: the MRR bridge's notes only reverse events (about one in a
-hundred), yet a bridge that ignores them is wrong in most months' openings, closings and movements."""
 
 
 @pytest.fixture(scope="module")
