@@ -149,11 +149,11 @@ for sid, (new_name, when) in renamed.items():
                     f"Rename. {old_name} trades as {new_name} from {long_date(when)}; its supplier ID, terms and "
                     "open items are unchanged."))
 held = rng.sample([s for s in suppliers if s[0] not in renamed], 2)
-start, end = some_day(dt.date(YEAR, 3, 1), dt.date(YEAR, 6, 15)), some_day(dt.date(YEAR, 7, 1), dt.date(YEAR, 9, 15))
+start, end = some_day(dt.date(YEAR, 2, 1), dt.date(YEAR, 4, 30)), some_day(dt.date(YEAR, 5, 2), dt.date(YEAR, 6, 25))
 notices.append((start, f"Payment hold. {held[0][1]} is on payment hold from {long_date(start)} (bank details under "
                        "verification)."))
 notices.append((end, f"Hold released. The payment hold on {held[0][1]} is released from {long_date(end)}."))
-start = some_day(dt.date(YEAR, 7, 1), dt.date(YEAR, 7, 25))
+start = some_day(dt.date(YEAR, 6, 1), dt.date(YEAR, 6, 25))
 notices.append((start, f"Payment hold. {held[1][1]} is on payment hold from {long_date(start)} (disputed deliveries)."))
 per_day = {}
 for row in invoices:

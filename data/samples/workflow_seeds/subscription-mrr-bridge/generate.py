@@ -1,11 +1,14 @@
 """Inputs of the MRR bridge: a billing system's subscription event export, its customer list, budget FX rates
-(re-forecast in spring and in autumn), the revenue reporting policy and finance's notes.
+(a set for each budget year, re-forecast after the first-quarter close and after the half-year close), the
+revenue reporting policy and finance's notes.
 
 The scope and conversion rules live in the policy and the notes, not in the request: partner-channel
 customers and internal test tenants are out of the bridge, each month is converted at the budget rates valid
-on its first day (re-forecast sets take over in spring and in autumn, so one set for the year is wrong in
-most months), and events billing reversed are named by customer, type and day only; decoy notes (a proposal
-not adopted, the partner bridge's own rules) change nothing.
+on its first day (the year's budget set takes over in January, re-forecast sets in May or June and in August
+or September, so one set for the whole period is wrong in most of its months, whichever months it spans), and
+events billing reversed are named by customer, type and day only; decoy notes (a proposal not adopted, the
+partner bridge's own rules) change nothing. About a third of the subscriptions were taken over by the billing
+system in the export's first month, so a period that starts early still has an established base to bridge.
 
 The export is what such systems really hand over: written by a Windows tool
 (byte-order mark, CRLF), timestamps from several services in several formats
@@ -26,6 +29,7 @@ PLANS = {"EUR": [49, 99, 199, 490, 990], "USD": [59, 119, 229, 549, 1099], "GBP"
          "CHF": [55, 109, 209, 519, 1049], "SEK": [550, 1090, 2190, 5290, 10900]}
 start = dt.datetime(YEAR - 1, 10, 1, tzinfo=dt.timezone.utc)
 end = dt.datetime(YEAR + 1, 1, 20, tzinfo=dt.timezone.utc)
+MIGRATED_SHARE = 0.35  # subscriptions the billing system took over in its first month: the base is not new
 EVENTS_PER_REVERSAL = 100  # billing reverses about one upgrade or downgrade in a hundred events
 
 
@@ -66,7 +70,8 @@ for k in range(customers_n):
     cid = f"C{10000 + k}"
     written = rng.choice([currency, currency.lower(), f" {currency}", f"{currency} "]) if rng.random() < 0.15 else currency
     customers.append([cid, written, rng.choice(["self-serve", "sales", "partner"])])
-    when = moment(start, end - dt.timedelta(days=40))
+    migrated = rng.random() < MIGRATED_SHARE
+    when = moment(start, start + dt.timedelta(days=30) if migrated else end - dt.timedelta(days=40))
     mrr, active, seen = 0.0, False, False
     while when < end:
         if not active:
@@ -96,14 +101,18 @@ def reset(rates: dict[str, float]) -> dict[str, float]:
     return {c: (r if c == "EUR" else round(r * rng.uniform(0.94, 1.06), 4)) for c, r in rates.items()}
 
 
-reforecasts = [dt.date(YEAR, rng.choice([3, 4, 5]), 1), dt.date(YEAR, rng.choice([8, 9, 10]), 1)]
+budget = dt.date(YEAR, 1, 1)
+reforecasts = [dt.date(YEAR, rng.choice([5, 6]), 1), dt.date(YEAR, rng.choice([8, 9]), 1)]
 rate_sets = [(dt.date(YEAR - 1, 1, 1), RATES)]
-for valid_from in reforecasts:
+for valid_from in [budget, *reforecasts]:
     rate_sets.append((valid_from, reset(rate_sets[-1][1])))
 direct = [c for c in customers if c[2] != "partner"]
 tenants = rng.sample(direct, 4)
 notes = [(dt.date(YEAR, 1, 15), "Scope. The partner bridge keeps its own rules (list prices, no FX); nothing in it "
                                 "applies to this bridge."),
+         (budget - dt.timedelta(days=rng.randrange(10, 25)),
+          f"Budget. Finance has set the budget rates for {YEAR}; the new set in fx_rates.csv is valid from "
+          f"{long_date(budget)}."),
          *((valid_from - dt.timedelta(days=rng.randrange(3, 20)),
             f"Re-forecast. Finance has re-set the budget rates; the new set in fx_rates.csv is valid from "
             f"{long_date(valid_from)}.") for valid_from in reforecasts),
