@@ -2,10 +2,14 @@
 inbox's invoice export, the AP policy and the vendor notices that changed it during the year.
 
 The rules live in the policy and the notices, not in the request: the price tolerance (changed on a dated day,
-a larger change proposed and not adopted), payment terms of some suppliers changed for invoices from a day on,
+a larger change proposed and not adopted), payment terms of most suppliers changed for invoices from a day on,
 suppliers renamed (their invoices print the new name, the master keeps the old one), payment holds (one
-released), invoices voided by supplier and day only, and notices for another company code or about bank
-details that change nothing here.
+released), invoices voided by supplier and day only (about one in 150), and notices for another company code or
+about bank details that change nothing here.
+
+The tolerance change and twelve of the sixteen terms changes take effect by mid-May, the rest later in the year,
+and the voids fall all year, so the notices change most suppliers' payment run on any run date from June on
+(the dates evolution picks): a run that ignores them is wrong for most suppliers, not for two or three.
 
 The invoice export is what an AP inbox produces after OCR and manual keying:
 supplier names as printed on the invoice (case, spacing, and text that went
@@ -130,15 +134,16 @@ for index in rng.sample(range(len(invoices)), max(2, len(invoices) // 40)):
     invoices.insert(rng.randrange(index, len(invoices) + 1), copy)
 tolerance = rng.choice([2, 3])
 notices = []
-changed = some_day(dt.date(YEAR, 4, 1), dt.date(YEAR, 8, 31))
+changed = some_day(dt.date(YEAR, 2, 15), dt.date(YEAR, 5, 15))
 notices.append((changed - dt.timedelta(days=rng.randrange(-10, 20)),
                 f"Tolerance. The price tolerance is 5% of the PO line's unit price for invoices dated on or after "
                 f"{long_date(changed)}."))
 notices.append((some_day(dt.date(YEAR, 2, 1), dt.date(YEAR, 10, 1)),
                 "Proposal (not adopted). Procurement proposed a price tolerance of 10%. The controller rejected it; "
                 "the tolerance stands."))
-for supplier in rng.sample(suppliers, 3):
-    when = some_day(dt.date(YEAR, 2, 1), dt.date(YEAR, 9, 30))
+SPRING, LATER = (dt.date(YEAR, 1, 15), dt.date(YEAR, 4, 15)), (dt.date(YEAR, 6, 1), dt.date(YEAR, 10, 31))
+for place, supplier in enumerate(rng.sample(suppliers, 16)):
+    when = some_day(*(SPRING if place < 12 else LATER))
     notices.append((when - dt.timedelta(days=rng.randrange(-10, 20)),
                     f"Payment terms. {supplier[1]} is paid {rng.choice([d for d in (14, 30, 45, 60, 90) if d != supplier[2]])} "
                     f"days after the invoice date for documents (invoices and credit notes) dated on or after "
@@ -160,7 +165,7 @@ for row in invoices:
     per_day.setdefault((row[-2], row[-1]), set()).add(row[0].strip().upper())
 candidates = list({r[0].strip().upper(): r for r in invoices
                     if not r[0].startswith("CN") and len(per_day[(r[-2], r[-1])]) == 1}.values())
-for row in rng.sample(candidates, min(len(candidates), max(3, len(invoices) // 800))):
+for row in rng.sample(candidates, min(len(candidates), max(3, len(invoices) // 150))):
     notices.append((row[-1] + dt.timedelta(days=rng.randrange(2, 30)),
                     f"Void. The invoice of {row[-2]} dated {long_date(row[-1])} was issued in error and is void."))
 notices.append((some_day(dt.date(YEAR, 1, 10), dt.date(YEAR, 11, 1)),
