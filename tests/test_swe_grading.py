@@ -268,6 +268,21 @@ def test_a_title_too_long_for_more_than_one_underscore_a_side_starts_its_own_sec
     assert "unexpected keyword argument 'multiplier'" in second and second.endswith("raise TypeError")
 
 
+def test_a_parametrised_id_with_spaces_keeps_its_failure_under_the_id_cut_at_the_first_space():
+    whole = "tests/test_arguments.py::test_deprecated_help[-USE B INSTEAD-(DEPRECATED: USE B INSTEAD)]"
+    test = "tests/test_arguments.py::test_deprecated_help[-USE"
+    log = ("_____________ test_deprecated_help[-USE B INSTEAD-(DEPRECATED: USE B INSTEAD)] _____________\n"
+           "tests/test_arguments.py:420: in test_deprecated_help\n    assert out == expected\n"
+           "E   AssertionError: assert '  (DEPRECATED)' == '(DEPRECATED)'\n"
+           "=========================== short test summary info ============================\n"
+           f"FAILED {whole} - AssertionError: assert '  (DEPRECATED)' == '(DEPRECATED)'\n"
+           "PASSED tests/test_arguments.py::test_deprecated_help[True-(DEPRECATED)]\n"
+           "SKIPPED [2] tests/test_arguments.py:10: no terminal\n")
+    statuses = parse_pytest_log(log)
+    assert statuses == {test: FAILED, "tests/test_arguments.py::test_deprecated_help[True-(DEPRECATED)]": PASSED}
+    assert failure_sections(log, statuses)[test].endswith("'  (DEPRECATED)' == '(DEPRECATED)'")
+
+
 COLLECTION_ERROR_LOG = (
     "==================================== ERRORS ====================================\n"
     "_______________________ ERROR collecting tests/test_x.py _______________________\n"

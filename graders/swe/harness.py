@@ -173,7 +173,8 @@ class SuiteRun:
 def failure_sections(log: str, statuses: StatusMap) -> dict[str, str]:
     """The traceback section of each failed test in a `pytest --tb=short` log, by test id, and of each test file
     that failed to collect, by its path; memory addresses are masked and paths into the session's repository made
-    relative, so the same failure reads the same on every run and in every sandbox."""
+    relative, so the same failure reads the same on every run and in every sandbox. A parametrised test whose
+    parameters hold spaces has the id the log parser gives it, cut at the first space, as SWE-bench's does."""
     by_header = {test.split("::", 1)[-1].replace("::", "."): test for test in statuses}
     by_header |= {f"{COLLECTING}{path}": path for path in statuses if "::" not in path}
     sections: dict[str, str] = {}
@@ -185,7 +186,8 @@ def failure_sections(log: str, statuses: StatusMap) -> dict[str, str]:
             if current is not None and lines:
                 text = _IN_WORKSPACE.sub("", _ADDRESS.sub("0x…", "\n".join(lines).strip()))
                 sections[current] = text[:FAILURE_CHARS]
-            current, lines = (by_header.get(header[1]) if header else None), []
+            current, lines = (by_header.get(header[1]) or by_header.get(header[1].split(" ", 1)[0])
+                              if header else None), []
             continue
         if current is not None:
             lines.append(line)
