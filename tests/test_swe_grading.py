@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from taskforge.builders.swe.problem import error_lines
 from taskforge.graders.swe.grading import FAILED, PASSED, SKIPPED, XFAIL, grade, harvest, parse_pytest_log, unapplied
-from taskforge.graders.swe.harness import failure_sections, reset_paths, resets_whole
+from taskforge.graders.swe.harness import SuiteRun, failure_sections, reset_paths, resets_whole
 from taskforge.graders.swe.patch import (is_test_path, post_image_blobs, quoted_lines, runnable_test_files, split_diff,
                                          held_out_targets)
 from taskforge.graders.swe.statement import names_the_fix, new_interface, unstated_interface
@@ -150,19 +151,70 @@ PERSIST_SUBJECT = "Persist empty tables when asked (#12)"
 
 def test_a_hidden_test_calling_an_unstated_new_keyword_is_an_unstated_interface():
     existing = {"save", "data"}
-    assert new_interface(PERSIST_FIX, PERSIST_TEST, existing) == ["persist_empty"]
-    assert unstated_interface("Saving an empty table writes nothing.", PERSIST_FIX, PERSIST_TEST, existing) == [
+    assert new_interface(PERSIST_FIX, PERSIST_TEST, existing, None) == ["persist_empty"]
+    assert unstated_interface("Saving an empty table writes nothing.", PERSIST_FIX, PERSIST_TEST, existing, None) == [
         "persist_empty"]
     assert unstated_interface("save({}, persist_empty=True) writes nothing.", PERSIST_FIX, PERSIST_TEST,
-                              existing) == []
-    assert new_interface(PERSIST_FIX, PERSIST_TEST, existing | {"persist_empty"}) == [], "an existing name is known"
+                              existing, None) == []
+    assert new_interface(PERSIST_FIX, PERSIST_TEST, existing | {"persist_empty"}, None) == [], "an existing name is known"
+
+
+WRAP_FIX = """diff --git a/pkg/wrap.py b/pkg/wrap.py
+--- a/pkg/wrap.py
++++ b/pkg/wrap.py
+@@ -1,2 +1,9 @@
+-def wrap(text, width):
++def wrap(text, width, keep_styles=False):
++    \"\"\"Wrap text to a width.
++
++    ANSI escape bytes must not count toward the width budget.
++    \"\"\"
++    budget = width
++    return _split(text, budget, keep_styles)
+"""
+WRAP_TEST = """diff --git a/tests/test_wrap.py b/tests/test_wrap.py
+--- a/tests/test_wrap.py
++++ b/tests/test_wrap.py
+@@ -1,1 +1,6 @@
++def test_wrap_keeps_styles():
++    \"\"\"Styled text wraps on its visible width: escape bytes do not count
++    toward the width budget.\"\"\"
++    assert wrap("ab", 1, keep_styles=True) == ["a", "b"]
+"""
+
+
+def test_words_of_docstrings_are_not_names_the_checks_use():
+    assert new_interface(WRAP_FIX, WRAP_TEST, {"wrap", "text", "width"}, None) == ["keep_styles"]
+
+
+def test_a_hunk_starting_inside_a_docstring_is_read_from_the_base_commit(tmp_path):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_wrap.py").write_text(
+        'def test_old():\n    """Wrapping keeps words whole.\n\n    Each word stays on one line.\n'
+        '    The width counts\n    visible characters.\n    """\n    assert wrap("a b", 1) == ["a", "b"]\n')
+    inside_docstring = """diff --git a/tests/test_wrap.py b/tests/test_wrap.py
+--- a/tests/test_wrap.py
++++ b/tests/test_wrap.py
+@@ -4,4 +4,6 @@ def test_old():
+     The width counts
+-    visible characters.
++    visible characters: escape bytes count
++    toward no budget.
+     \"\"\"
+     assert wrap("a b", 1) == ["a", "b"]
++    assert wrap("a b", 1, keep_styles=True) == ["a", "b"]
+"""
+    fix = WRAP_FIX.replace("+    budget = width\n", "")
+    assert new_interface(fix, inside_docstring, {"wrap", "text", "width"}, tmp_path) == ["keep_styles"]
+    assert "budget" in new_interface(WRAP_FIX, inside_docstring, {"wrap", "text", "width"}, None), \
+        "without the base commit's file the hunk is read as starting outside the docstring"
 
 
 def test_statements_that_name_the_fix_are_told_apart_from_symptoms():
     existing = {"save", "data"}
 
     def problems(text):
-        return names_the_fix(text, PERSIST_FIX, PERSIST_TEST, PERSIST_SUBJECT, existing)
+        return names_the_fix(text, PERSIST_FIX, PERSIST_TEST, PERSIST_SUBJECT, existing, None)
 
     assert problems("save({}, persist_empty=True) writes nothing\nThe file stays as it was; I expected '{}'.") == []
     assert "change description" in problems("fix: persist empty tables\nsave skips empty data.")[0]
@@ -171,7 +223,7 @@ def test_statements_that_name_the_fix_are_told_apart_from_symptoms():
     assert "quotes" in problems("save is wrong: if not data and not persist_empty: is the check")[0]
     internal = names_the_fix("Empty data goes through _write_nothing", PERSIST_FIX.replace(
         "+        return _write_nothing(data)", "+        return _write_nothing(data)\n+def _write_nothing(data):"),
-        PERSIST_TEST, PERSIST_SUBJECT, existing)
+        PERSIST_TEST, PERSIST_SUBJECT, existing, None)
     assert "_write_nothing" in internal[0]
 
 
@@ -214,6 +266,48 @@ def test_a_title_too_long_for_more_than_one_underscore_a_side_starts_its_own_sec
                       "both_are_given"]
     assert first.endswith("DeprecationWarning not triggered") and "multiplier" not in first
     assert "unexpected keyword argument 'multiplier'" in second and second.endswith("raise TypeError")
+
+
+def test_a_parametrised_id_with_spaces_keeps_its_failure_under_the_id_cut_at_the_first_space():
+    whole = "tests/test_arguments.py::test_deprecated_help[-USE B INSTEAD-(DEPRECATED: USE B INSTEAD)]"
+    test = "tests/test_arguments.py::test_deprecated_help[-USE"
+    log = ("_____________ test_deprecated_help[-USE B INSTEAD-(DEPRECATED: USE B INSTEAD)] _____________\n"
+           "tests/test_arguments.py:420: in test_deprecated_help\n    assert out == expected\n"
+           "E   AssertionError: assert '  (DEPRECATED)' == '(DEPRECATED)'\n"
+           "=========================== short test summary info ============================\n"
+           f"FAILED {whole} - AssertionError: assert '  (DEPRECATED)' == '(DEPRECATED)'\n"
+           "PASSED tests/test_arguments.py::test_deprecated_help[True-(DEPRECATED)]\n"
+           "SKIPPED [2] tests/test_arguments.py:10: no terminal\n")
+    statuses = parse_pytest_log(log)
+    assert statuses == {test: FAILED, "tests/test_arguments.py::test_deprecated_help[True-(DEPRECATED)]": PASSED}
+    assert failure_sections(log, statuses)[test].endswith("'  (DEPRECATED)' == '(DEPRECATED)'")
+
+
+COLLECTION_ERROR_LOG = (
+    "==================================== ERRORS ====================================\n"
+    "_______________________ ERROR collecting tests/test_x.py _______________________\n"
+    "ImportError while importing test module '/tmp/tf-session-8/workspace/repo/tests/test_x.py'.\n"
+    "Hint: make sure your test modules/packages have valid Python names.\nTraceback:\n"
+    "/usr/lib/python3.11/importlib/__init__.py:126: in import_module\n"
+    "    return _bootstrap._gcd_import(name[level:], package, level)\n"
+    "tests/test_x.py:1: in <module>\n    from pkg.shell import PowerComplete\n"
+    "E   ImportError: cannot import name 'PowerComplete' from 'pkg.shell' "
+    "(/tmp/tf-session-8/workspace/repo/src/pkg/shell.py)\n"
+    "=========================== short test summary info ============================\n"
+    "ERROR tests/test_x.py\n"
+    "!!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!\n")
+
+
+def test_a_test_file_that_fails_to_collect_shows_its_import_error_for_each_of_its_tests():
+    statuses = parse_pytest_log(COLLECTION_ERROR_LOG)
+    sections = failure_sections(COLLECTION_ERROR_LOG, statuses)
+    assert list(sections) == ["tests/test_x.py"]
+    assert "/tmp/tf-session-8" not in sections["tests/test_x.py"], "paths into the session are made relative"
+    run = SuiteRun(statuses, 2, 0.2, "", sections)
+    shown = error_lines(run.shown_by("tests/test_x.py::test_power_complete[pwsh]"))
+    assert shown == "ImportError: cannot import name 'PowerComplete' from 'pkg.shell' (src/pkg/shell.py)", \
+        "the import error, without the standard library's frame or the test's own"
+    assert SuiteRun({}, 0, 0.1, "").shown_by("tests/test_y.py::test_new") == "missing"
 
 
 LARGE_TEST_PATCH = '''diff --git a/tests/test_more.py b/tests/test_more.py

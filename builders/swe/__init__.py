@@ -183,10 +183,10 @@ class SweBuilder:
         environment["harvest"] = {**outcomes.summary(), "flaky": harvested.flaky,
                                   "FAIL_TO_FAIL": harvested.fail_to_fail, "PASS_TO_FAIL": harvested.pass_to_fail}
         patch, test_patch = candidate.diff.patch, candidate.diff.test_patch
-        needed = new_interface(patch, test_patch, names_in_tree(snapshot, patch_names(patch, test_patch)))
+        needed = new_interface(patch, test_patch, names_in_tree(snapshot, patch_names(patch, test_patch, snapshot)),
+                               snapshot)
         interface = {name: interface_specs(patch, needed).get(name, []) for name in needed}
-        symptoms = [Symptom(test, outcomes.empty.failures.get(test, outcomes.empty.statuses.get(test, "missing")))
-                    for test in harvested.fail_to_pass[:MAX_SYMPTOMS]]
+        symptoms = [Symptom(test, outcomes.empty.shown_by(test)) for test in harvested.fail_to_pass[:MAX_SYMPTOMS]]
         statement = problem_statement(candidate.message, issues, patch + test_patch, source.name,
                                       candidate.first_commit_at, instance_id(source.name, candidate),
                                       current_agents(), symptoms, interface)

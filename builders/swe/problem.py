@@ -103,14 +103,15 @@ _FRAME = re.compile(r"^(\S+\.py):\d+: in \S+")
 
 
 def error_lines(failure: str) -> str:
-    """What a failure says happened, as a user's traceback would: the frames inside the project (the test's
-    own frames and code left out) and pytest's `E` lines (the exception, the values compared); else its end."""
+    """What a failure says happened, as a user's traceback would: the frames inside the project (the test's own
+    frames and code left out, and those outside the repository: the standard library's, the installed packages')
+    and pytest's `E` lines (the exception, the values compared); else its end."""
     frames: list[list[str]] = []
     errors: list[str] = []
     for line in failure.splitlines():
         frame = _FRAME.match(line)
         if frame:
-            frames.append([line] if not is_test_path(frame[1]) else [])
+            frames.append([line] if not is_test_path(frame[1]) and not frame[1].startswith("/") else [])
         elif line.startswith("E "):
             errors.append(line[1:].strip())
         elif frames and frames[-1] and line.startswith("    "):

@@ -69,12 +69,16 @@ STAGED = "/staged"
 COPY_IN_FAILED = 92
 """Exit code of a session's first command when the staged workspace could not be copied in."""
 FAILURE_CHARS = 1500
-RUNS_VERSION = "5"
+RUNS_VERSION = "6"
 """Bumped when what a cached run records changes."""
 _FAILURE_HEADER = re.compile(r"^_+ ([^_\s].*?) _+$")
 """A failure section's header: pytest centres the test's title in underscores, down to one on each side when the
 title nearly fills the line (the spaced `_ _ _` between frames is no header: its title would start with `_`)."""
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
+_IN_WORKSPACE = re.compile(rf"/[^\s'\"()]*/{REPO_DIR}/")
+"""An absolute path into the session's copy of the repository: where the session runs, not what the project is."""
+COLLECTING = "ERROR collecting "
+"""How pytest titles the section of a test file that failed to import: its tests have no status of their own."""
 
 
 class BedError(TaskforgeError):
@@ -148,7 +152,14 @@ class SuiteRun:
     seconds: float
     log_tail: str
     failures: dict[str, str] = field(default_factory=dict)
-    """Test id → the short traceback pytest printed for it (runs asked for them only)."""
+    """Test id → the short traceback pytest printed for it, and a test file that failed to collect → its error
+    (runs asked for them only)."""
+
+    def shown_by(self, test: str) -> str:
+        """What a test showed in this run: its traceback, else the error of its file that failed to collect, else
+        its status (`missing`: the run never reached it)."""
+        return (self.failures.get(test) or self.failures.get(test.split("::", 1)[0])
+                or self.statuses.get(test, "missing"))
 
     def summary(self) -> dict[str, Any]:
         """A JSON-ready record of the run, without timings (a task's content is the same on every build)."""
@@ -160,9 +171,12 @@ class SuiteRun:
 
 
 def failure_sections(log: str, statuses: StatusMap) -> dict[str, str]:
-    """The traceback section of each failed test in a `pytest --tb=short` log, by test id; memory addresses
-    are masked so the same failure reads the same on every run."""
+    """The traceback section of each failed test in a `pytest --tb=short` log, by test id, and of each test file
+    that failed to collect, by its path; memory addresses are masked and paths into the session's repository made
+    relative, so the same failure reads the same on every run and in every sandbox. A parametrised test whose
+    parameters hold spaces has the id the log parser gives it, cut at the first space, as SWE-bench's does."""
     by_header = {test.split("::", 1)[-1].replace("::", "."): test for test in statuses}
+    by_header |= {f"{COLLECTING}{path}": path for path in statuses if "::" not in path}
     sections: dict[str, str] = {}
     current: str | None = None
     lines: list[str] = []
@@ -170,8 +184,10 @@ def failure_sections(log: str, statuses: StatusMap) -> dict[str, str]:
         header = _FAILURE_HEADER.match(line.strip())
         if header or line.startswith(("====", "FAILED ", "PASSED ", "ERROR ")):
             if current is not None and lines:
-                sections[current] = _ADDRESS.sub("0x…", "\n".join(lines).strip())[:FAILURE_CHARS]
-            current, lines = (by_header.get(header[1]) if header else None), []
+                text = _IN_WORKSPACE.sub("", _ADDRESS.sub("0x…", "\n".join(lines).strip()))
+                sections[current] = text[:FAILURE_CHARS]
+            current, lines = (by_header.get(header[1]) or by_header.get(header[1].split(" ", 1)[0])
+                              if header else None), []
             continue
         if current is not None:
             lines.append(line)

@@ -9,7 +9,8 @@ helper). It must state the interface the hidden tests need: every name the
 test patch uses that the solution introduces (absent from the repository at
 the base commit), such as a new keyword argument `persist_empty`.
 
-Names are read with Python's tokenizer (strings and comments are not names).
+Names are read with Python's tokenizer from the code the patches add: strings, comments and docstrings are not
+names (a hunk starting inside a docstring is known from the base commit's file).
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ import keyword
 import re
 import sys
 import tokenize
+from functools import lru_cache
+from pathlib import Path
 
-from taskforge.graders.swe.patch import added_lines, split_files
+from taskforge.graders.swe.patch import FileDiff, added_lines, split_files
 
 MIN_QUOTED_CHARS = 12
 MIN_SUBJECT_CHARS = 16
@@ -37,9 +40,76 @@ variables and `as` targets."""
 _COMMON = frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) | {"self", "cls"}
 
 
-def _python_lines(diff: str) -> list[str]:
-    """The lines a diff adds to Python files."""
-    return [line for piece in split_files(diff) if piece.path.endswith(".py") for line in added_lines(piece.text)]
+_TRIPLE_QUOTE = re.compile(r'"""|\'\'\'')
+_HUNK_START = re.compile(r"^@@ -(\d+)")
+
+
+@lru_cache(maxsize=1024)
+def _multiline_strings(path: str, mtime_ns: int, size: int) -> tuple[tuple[int, int, str], ...]:
+    """(first line, last line, quote) of each triple-quoted string of a Python file spanning lines (none when the
+    file does not tokenize)."""
+    text = Path(path).read_text(encoding="utf-8", errors="replace")
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return ()
+    return tuple((token.start[0], token.end[0], _TRIPLE_QUOTE.search(token.string)[0]) for token in tokens
+                 if token.type == tokenize.STRING and token.end[0] > token.start[0]
+                 and _TRIPLE_QUOTE.search(token.string))
+
+
+def _open_at(base: Path | None, path: str, line: int) -> str | None:
+    """The triple quote open at the start of a line of a file at the base commit (None: none, or no base tree)."""
+    file = base / path if base is not None else None
+    if file is None or not file.is_file():
+        return None
+    stat = file.stat()
+    return next((quote for first, last, quote in _multiline_strings(str(file), stat.st_mtime_ns, stat.st_size)
+                 if first < line <= last), None)
+
+
+def _outside_triple_quotes(line: str, inside: str | None) -> tuple[str, str | None]:
+    """The part of a line outside triple-quoted strings, and the quote still open at its end (None: none), given
+    the quote open at its start."""
+    code, at = [], 0
+    while at < len(line):
+        if inside:
+            end = line.find(inside, at)
+            if end < 0:
+                return "".join(code), inside
+            at, inside = end + 3, None
+            continue
+        opening = _TRIPLE_QUOTE.search(line, at)
+        if opening is None:
+            code.append(line[at:])
+            break
+        code.append(line[at:opening.start()])
+        at, inside = opening.end(), opening[0]
+    return "".join(code), inside
+
+
+def _code_added(piece: FileDiff, base: Path | None) -> list[str]:
+    """The code of the lines a file's diff adds: the text of triple-quoted strings (docstrings) left out, read over
+    each hunk's new side (its context and added lines) from the state the base commit's file has where the hunk
+    starts (without a base tree, every hunk starts outside a string)."""
+    added: list[str] = []
+    inside: str | None = None
+    for line in piece.text.splitlines():
+        hunk = _HUNK_START.match(line)
+        if hunk:
+            inside = None if piece.is_new else _open_at(base, piece.old_path, int(hunk[1]))
+        elif line.startswith(("+", " ")) and not line.startswith("+++"):
+            code, inside_after = _outside_triple_quotes(line[1:], inside)
+            if line.startswith("+") and code.strip():
+                added.append(code)
+            inside = inside_after
+    return added
+
+
+def _python_lines(diff: str, base: Path | None) -> list[str]:
+    """The code the diff adds to Python files, line by line (docstrings and other triple-quoted text left out:
+    their words are prose, not names); `base` is the work tree at the base commit."""
+    return [line for piece in split_files(diff) if piece.path.endswith(".py") for line in _code_added(piece, base)]
 
 
 def names_in(lines: list[str]) -> set[str]:
@@ -60,9 +130,9 @@ def defined_in(lines: list[str]) -> set[str]:
     return {next(filter(None, groups)) for groups in _DEFINED.findall("\n".join(lines))}
 
 
-def patch_names(patch: str, test_patch: str) -> set[str]:
+def patch_names(patch: str, test_patch: str, base: Path | None) -> set[str]:
     """Every name the two patches add (what to look up in the repository at the base commit)."""
-    lines = _python_lines(patch) + _python_lines(test_patch)
+    lines = _python_lines(patch, base) + _python_lines(test_patch, base)
     return names_in(lines) | defined_in(lines)
 
 
@@ -79,28 +149,29 @@ def stdlib_imports(lines: list[str]) -> set[str]:
     return found
 
 
-def new_interface(patch: str, test_patch: str, existing: set[str]) -> list[str]:
+def new_interface(patch: str, test_patch: str, existing: set[str], base: Path | None) -> list[str]:
     """Names the hidden tests use that only the solution brings (not in `existing`, the names already in the
     repository at the base commit, not defined by the tests themselves, not imported from the standard
     library): what a statement must state."""
-    test_lines, fix_lines_ = _python_lines(test_patch), _python_lines(patch)
+    test_lines, fix_lines_ = _python_lines(test_patch, base), _python_lines(patch, base)
     used = names_in(test_lines) - defined_in(test_lines) - stdlib_imports(test_lines + fix_lines_)
     return sorted((used & names_in(fix_lines_)) - existing)
 
 
-def without_specs(text: str, patch: str, test_patch: str, existing: set[str]) -> str:
+def without_specs(text: str, patch: str, test_patch: str, existing: set[str], base: Path | None) -> str:
     """A prompt or statement with the headers and docstrings of the new interface taken out (showing those is
     stating the interface, not the fix)."""
-    for spec in interface_specs(patch, new_interface(patch, test_patch, existing)).values():
+    for spec in interface_specs(patch, new_interface(patch, test_patch, existing, base)).values():
         for line in spec:
             if line.strip():
                 text = text.replace(line.strip(), "")
     return text
 
 
-def internal_names(patch: str, test_patch: str, existing: set[str]) -> list[str]:
+def internal_names(patch: str, test_patch: str, existing: set[str], base: Path | None) -> list[str]:
     """Names the solution defines that are new and that no hidden test uses: naming one names the fix."""
-    return sorted(defined_in(_python_lines(patch)) - existing - names_in(_python_lines(test_patch)) - _COMMON)
+    return sorted(defined_in(_python_lines(patch, base)) - existing - names_in(_python_lines(test_patch, base))
+                  - _COMMON)
 
 
 def interface_specs(patch: str, names: list[str]) -> dict[str, list[str]]:
@@ -159,7 +230,8 @@ def subject_of(message: str) -> str:
     return _PR_SUFFIX.sub("", first).strip()
 
 
-def names_the_fix(statement: str, patch: str, test_patch: str, fix_message: str, existing: set[str]) -> list[str]:
+def names_the_fix(statement: str, patch: str, test_patch: str, fix_message: str, existing: set[str],
+                  base: Path | None) -> list[str]:
     """Every way a statement gives the fix away (empty: it describes symptoms only)."""
     problems = []
     title = statement.strip().splitlines()[0] if statement.strip() else ""
@@ -168,16 +240,17 @@ def names_the_fix(statement: str, patch: str, test_patch: str, fix_message: str,
     subject = subject_of(fix_message)
     if len(subject) >= MIN_SUBJECT_CHARS and subject.lower() in statement.lower():
         problems.append(f"it repeats the fix commit's subject {subject[:80]!r}")
-    statement = without_specs(statement, patch, test_patch, existing)
+    statement = without_specs(statement, patch, test_patch, existing, base)
     quoted = sorted(line for line in fix_lines(patch) if line in statement)
     if quoted:
         problems.append(f"it quotes {len(quoted)} line(s) the fix adds, e.g. {quoted[0][:60]!r}")
-    internal = [name for name in internal_names(patch, test_patch, existing) if mentions(statement, name)]
+    internal = [name for name in internal_names(patch, test_patch, existing, base) if mentions(statement, name)]
     if internal:
         problems.append(f"it names what the fix introduces and no test uses: {', '.join(internal[:5])}")
     return problems
 
 
-def unstated_interface(statement: str, patch: str, test_patch: str, existing: set[str]) -> list[str]:
+def unstated_interface(statement: str, patch: str, test_patch: str, existing: set[str],
+                       base: Path | None) -> list[str]:
     """Names the hidden tests need that the solution introduces and the statement never mentions."""
-    return [name for name in new_interface(patch, test_patch, existing) if not mentions(statement, name)]
+    return [name for name in new_interface(patch, test_patch, existing, base) if not mentions(statement, name)]

@@ -63,9 +63,9 @@ def swe_leaks(task: Task) -> list[str]:
     snapshot = cache_root() / task.environment["snapshot"]
     leaks = audit_snapshot(snapshot, SwePayload.of(task).base_commit, reference.fix_commit,
                            post_image_blobs(reference.patch) + post_image_blobs(reference.test_patch))
-    existing = names_in_tree(snapshot, patch_names(reference.patch, reference.test_patch))
+    existing = names_in_tree(snapshot, patch_names(reference.patch, reference.test_patch, snapshot))
     visible = without_specs("\n".join(message.content for message in task.prompt), reference.patch,
-                            reference.test_patch, existing)
+                            reference.test_patch, existing, snapshot)
     for name, diff in (("patch", reference.patch), ("test patch", reference.test_patch)):
         quoted = quoted_lines(visible, diff)
         if quoted:

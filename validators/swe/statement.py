@@ -9,6 +9,7 @@ the task's snapshot (its work tree is the base commit: the leakage audit fails a
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from taskforge.graders.swe.safe_git import names_in_tree
 from taskforge.graders.swe.harness import cache_root
@@ -26,12 +27,13 @@ def shown_statement(task: Task) -> str:
     return "\n".join(blocks) if blocks else visible
 
 
-def _statement_and_names(task: Task) -> tuple[str, str, str, set[str]]:
-    """The statement as shown, the fix, the test patch, and the names the patches use that the base commit has."""
+def _statement_and_names(task: Task) -> tuple[str, str, str, set[str], Path]:
+    """The statement as shown, the fix, the test patch, the names the patches use that the base commit has, and
+    the snapshot (the work tree at the base commit)."""
     reference = SweReference.of(task)
-    existing = names_in_tree(cache_root() / task.environment["snapshot"],
-                             patch_names(reference.patch, reference.test_patch))
-    return shown_statement(task), reference.patch, reference.test_patch, existing
+    snapshot = cache_root() / task.environment["snapshot"]
+    existing = names_in_tree(snapshot, patch_names(reference.patch, reference.test_patch, snapshot))
+    return shown_statement(task), reference.patch, reference.test_patch, existing, snapshot
 
 
 class StatementHidesFix:
@@ -44,8 +46,8 @@ class StatementHidesFix:
         return task.family == "swe"
 
     def run(self, task: Task) -> ValidationResult:
-        statement, patch, test_patch, existing = _statement_and_names(task)
-        problems = names_the_fix(statement, patch, test_patch, SweReference.of(task).fix_message, existing)
+        statement, patch, test_patch, existing, snapshot = _statement_and_names(task)
+        problems = names_the_fix(statement, patch, test_patch, SweReference.of(task).fix_message, existing, snapshot)
         return ValidationResult(check=self.name, passed=not problems, score=0.0 if problems else 1.0,
                                 reason="; ".join(problems) or None)
 
@@ -60,7 +62,7 @@ class StatementStatesInterface:
         return task.family == "swe"
 
     def run(self, task: Task) -> ValidationResult:
-        statement, patch, test_patch, existing = _statement_and_names(task)
-        unstated = unstated_interface(statement, patch, test_patch, existing)
+        statement, patch, test_patch, existing, snapshot = _statement_and_names(task)
+        unstated = unstated_interface(statement, patch, test_patch, existing, snapshot)
         reason = f"the hidden tests call {', '.join(unstated)}, which the statement never mentions" if unstated else None
         return ValidationResult(check=self.name, passed=not unstated, score=0.0 if unstated else 1.0, reason=reason)
