@@ -124,7 +124,7 @@ def test_negative(value):
         Expectation("raises", ("OverflowError",), r"value\ \(negative\)")]
 
 
-def test_nothing_from_a_helper_a_variable_an_untouched_test_or_a_test_that_is_not_fail_to_pass():
+def test_nothing_from_a_helper_a_variable_a_decorator_an_untouched_test_or_one_that_is_not_fail_to_pass():
     added = '''
 
 def test_through_helper():
@@ -137,11 +137,18 @@ def test_variable(error):
         wait(-1)
 
 
+@pytest.mark.parametrize("context", [pytest.raises(ValueError), nullcontext()])
+def test_some_cases_raise(context):
+    with context:
+        wait(-1)
+
+
 def test_passing_before():
     with pytest.raises(ValueError):
         wait(-1)
 '''
-    tests = [f"{PATH}::test_through_helper", f"{PATH}::test_variable[ValueError]", f"{PATH}::test_untouched"]
+    tests = [f"{PATH}::test_through_helper", f"{PATH}::test_variable[ValueError]", f"{PATH}::test_untouched",
+             f"{PATH}::test_some_cases_raise[context0]"]
     assert _expected(added, tests) == {}
 
 
@@ -174,7 +181,8 @@ TEST = "tests/test_wait.py::TestWait::test_initial_and_multiplier_raises"
 
 def test_the_statement_states_what_the_base_commit_does_not_show():
     text = symptom_statement("jd/tenacity", [Symptom(TEST, TYPE_ERROR, (MULTIPLIER,))])
-    assert ("1. Wait: initial and multiplier raises\n    tenacity/wait.py:40: in __init__\n        raise TypeError(name)\n"
+    assert ("1. Wait: initial and multiplier raises\n"
+            "    tenacity/wait.py:40: in __init__\n        raise TypeError(name)\n"
             "    TypeError: __init__() got an unexpected keyword argument 'multiplier'\n"
             "    expected: raises ValueError matching 'multiplier'\n") in text
 
@@ -192,7 +200,8 @@ def test_a_test_the_symptoms_leave_out_or_an_issue_gets_a_closing_note():
     listed = problem_statement("Fix multiplier", {}, "", "jd/tenacity", "2025-01-01T00:00:00Z", "t-1", OFFLINE,
                                [Symptom(TEST, TYPE_ERROR, (MULTIPLIER,))], {}, expected)
     assert listed.text.count("raises ValueError matching 'multiplier'") == 1, "stated once, where it is listed"
-    assert listed.text.endswith("nothing else changes.\n\nThe checks also expect:\n- deprecated: warns DeprecationWarning")
+    assert listed.text.endswith("nothing else changes.\n\n"
+                                "The checks also expect:\n- deprecated: warns DeprecationWarning")
     issue = {"number": 5, "title": "multiplier is ignored", "body": "wait_exponential_jitter drops it."}
     linked = problem_statement("Fix multiplier\n\nFixes #5", {5: Issue(**issue)}, "", "jd/tenacity",
                                "2025-01-01T00:00:00Z", "t-1", OFFLINE, [], {"multiplier": []}, expected)

@@ -6,7 +6,7 @@ A test's expectations are the exceptions and warnings its own body asks for — 
 `assertRaises(X)`, `assertRaisesRegex(X, "…")`, `assertWarns(W)` — with the `match` pattern where it is a
 literal string (it is part of what the hidden test checks). Names are kept as written (`ValueError`,
 `tenacity.RetryError`); a name that is not a class name (a parametrised variable such as `expected`) tells a
-solver nothing and is left out. A helper the test calls is not read: only the test's own source.
+solver nothing and is left out. A helper the test calls is not read, nor the test's decorators: only its body.
 
 At the base commit a test can fail otherwise (a `TypeError` for a keyword that does not exist yet), and then
 its output never says what the fixed code must raise: the statement states it (`stated_in` says when a text
@@ -137,8 +137,9 @@ def _expectation(call: ast.Call, pytest: _PytestNames) -> Expectation | None:
 
 
 def function_expectations(function: ast.FunctionDef | ast.AsyncFunctionDef, pytest: _PytestNames) -> list[Expectation]:
-    """The expectations a test function's own source states, in source order, without repeats."""
-    calls = sorted((node for node in ast.walk(function) if isinstance(node, ast.Call)),
+    """The expectations a test function's body states, in source order, without repeats (its decorators left out:
+    `parametrize("ctx", [pytest.raises(X), nullcontext()])` expects X of some cases only)."""
+    calls = sorted((node for statement in function.body for node in ast.walk(statement) if isinstance(node, ast.Call)),
                    key=lambda node: (node.lineno, node.col_offset))
     found = (_expectation(call, pytest) for call in calls)
     return list(dict.fromkeys(e for e in found if e is not None))
