@@ -4,11 +4,14 @@ statement states it where the base commit's output does not."""
 from __future__ import annotations
 
 import difflib
+import json
 
+from llm_server import ChatServer
 from taskforge.agents.client import Agents
 from taskforge.builders.swe.problem import Issue, Symptom, problem_statement, symptom_statement
 from taskforge.graders.swe.expectations import Expectation, hidden_test_expectations
 from taskforge.graders.swe.safe_git import text_in_tree
+from test_agents import make_agents
 
 OFFLINE = Agents.offline("no endpoint configured")
 PATH = "tests/test_wait.py"
@@ -215,3 +218,20 @@ def test_without_expectations_the_statement_is_unchanged():
                               [Symptom(TEST, TYPE_ERROR)], {"jitter": []})
     assert plain.text == symptom_statement("jd/tenacity", [Symptom(TEST, TYPE_ERROR)]) + (
         "\n\nThe checks use these names, which do not exist yet and must be provided: `jitter`.")
+
+
+def test_the_builder_agent_is_told_the_expectation_and_its_rewrite_keeps_it_stated(tmp_path):
+    rewrite = {"title": "wait_exponential_jitter rejects multiplier",
+               "statement": "Passing multiplier fails with a TypeError; giving it with initial should be refused."}
+    review = {"analysis": "ok", "behaviour_stated": True, "fix_hidden": True, "faithful": True, "issues": [],
+              "verdict": "accept"}
+    with ChatServer() as server:
+        server.queue(json.dumps(rewrite), json.dumps(review))
+        statement = problem_statement("Deprecate initial", {}, "", "jd/tenacity", "2025-01-01T00:00:00Z", "t-1",
+                                      make_agents(server, tmp_path), [Symptom(TEST, TYPE_ERROR, (MULTIPLIER,))], {},
+                                      {TEST: [MULTIPLIER]})
+    assert "multiplier'\nexpected: raises ValueError matching 'multiplier'" in server.requests[0]["messages"][-1][
+        "content"], "the agent is told what the test expects"
+    assert statement.origin == "rewritten" and statement.text.endswith(
+        "should be refused.\n\nThe checks also expect:\n"
+        "- Wait: initial and multiplier raises: raises ValueError matching 'multiplier'")

@@ -184,7 +184,8 @@ def problem_statement(message: str, issues: dict[int, Issue], diff: str, repo: s
     """The statement of a candidate: linked issue texts (SWE-bench joins `title\\nbody`), else the symptoms,
     rewritten by the builder agent when it answers, with the `interface` stated (new names the hidden tests call,
     each with the header and docstring the solution gives it, where it defines one) and what each FAIL_TO_PASS
-    test in `expected` expects to be raised or warned, where the text does not say it. Hints are the linked
+    test in `expected` expects to be raised or warned, where the text does not say it (the agent is told it
+    with the symptoms). Hints are the linked
     issues' comments made before `first_commit_at` (ISO 8601, UTC). `diff` is the whole change, tests included
     (the agent's material)."""
     linked = [issues[n] for n in linked_issues(message) if n in issues]
@@ -193,7 +194,8 @@ def problem_statement(message: str, issues: dict[int, Issue], diff: str, repo: s
         raw = Statement("".join(f"{i.title}\n{i.body}\n" for i in linked), hints, "issue")
     else:
         raw = Statement(symptom_statement(repo, symptoms), "", "symptoms")
-    observed = "\n\n".join(f"{s.test}\n{s.failure}" for s in symptoms)
+    observed = "\n\n".join(f"{s.test}\n{s.failure}" + "".join(f"\nexpected: {e.text}" for e in s.expected
+                                                              if not e.stated_in(s.failure)) for s in symptoms)
     reply = rewrite_problem_statement(agents, repo=repo, diff=diff, commit_message=message, subject=subject,
                                       issue_text=raw.text if linked else None, symptoms=observed,
                                       required_names=list(interface))
