@@ -238,6 +238,18 @@ def test_a_statement_naming_the_fix_or_leaving_out_the_interface_is_rejected(bui
             in unstated.reasons[0])
 
 
+def test_the_statement_states_the_exception_the_hidden_test_expects_and_a_statement_without_it_is_rejected(built):
+    _, tasks = built
+    div = tasks["div_fix"]
+    statement = div.payload["problem_statement"]
+    assert statement.endswith("The checks also expect:\n- div by zero: raises ZeroDivisionError"), statement
+    assert not failed_checks(div)
+    issue_only = validate(_with_statement(div, statement.split("\n\nThe checks also expect")[0]))
+    assert failed_checks(issue_only) == {"reference"}
+    assert ("statement_states_interface: the hidden tests expect what the statement never states: "
+            "raises ZeroDivisionError" in issue_only.reasons[0])
+
+
 def test_stored_rows_are_revalidated_by_rerunning_their_tests(built, tmp_path, capsys):
     _, tasks = built
     good = tasks["div_fix"].model_copy(update={"validation": [], "status": "candidate"})

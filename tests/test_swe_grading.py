@@ -227,6 +227,40 @@ def test_statements_that_name_the_fix_are_told_apart_from_symptoms():
     assert "_write_nothing" in internal[0]
 
 
+WAIT_FIX = '''diff --git a/wait.py b/wait.py
+--- a/wait.py
++++ b/wait.py
+@@ -1,1 +1,9 @@
++class wait_exception:
++    """Waits what the predicate returns.
++
++    @retry(
++        wait=wait_exception(delay),
++    )
++    def http_get_request(url):
++        response = get(url)
++    """
++    def _next_delay(self, retry_state):
+'''
+WAIT_TEST = '''diff --git a/tests/test_wait.py b/tests/test_wait.py
+--- a/tests/test_wait.py
++++ b/tests/test_wait.py
+@@ -1,1 +1,2 @@
++def test_wait_exception():
++    assert wait_exception(lambda e: 1.0)
+'''
+
+
+def test_a_statement_showing_the_new_interface_docstring_does_not_name_the_fix():
+    spec = "\n".join(line[1:] for line in WAIT_FIX.splitlines()[4:-1])
+    statement = f"wait_exception is missing\n\n```python\n{spec}\n```"
+    assert names_the_fix(statement, WAIT_FIX, WAIT_TEST, "Add wait_exception", set(), None) == []
+    assert names_the_fix(statement + "\nsee http_get_request", WAIT_FIX, WAIT_TEST, "Add wait_exception", set(),
+                         None) == [], "a name of the docstring's example is prose, not the fix's"
+    assert "_next_delay" in names_the_fix(statement + "\nsee _next_delay", WAIT_FIX, WAIT_TEST, "Add wait_exception",
+                                          set(), None)[0]
+
+
 def test_failure_sections_are_read_per_test_with_addresses_masked():
     log = ("=================================== FAILURES ===================================\n"
            "_________________________________ test_one _________________________________\n"

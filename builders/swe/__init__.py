@@ -36,8 +36,9 @@ from taskforge.builders.swe.repair import TASK_RULES, repair
 from taskforge.builders.swe.snapshot import make_snapshot
 from taskforge.builders.swe.source import SourceRepository, open_source, repository_licence
 from taskforge.builders.swe.versioning import version_at
+from taskforge.graders.swe.expectations import hidden_test_expectations
 from taskforge.graders.swe.grading import harvest
-from taskforge.graders.swe.safe_git import GitError, line_counts, names_in_tree
+from taskforge.graders.swe.safe_git import GitError, line_counts, names_in_tree, text_in_tree
 from taskforge.graders.swe.harness import BedError, InstallFailed, Outcomes, TaskBed, cache_root, cached_runs
 from taskforge.graders.swe.patch import held_out_targets, split_files
 from taskforge.graders.swe.statement import interface_specs, new_interface, patch_names
@@ -186,10 +187,13 @@ class SweBuilder:
         needed = new_interface(patch, test_patch, names_in_tree(snapshot, patch_names(patch, test_patch, snapshot)),
                                snapshot)
         interface = {name: interface_specs(patch, needed).get(name, []) for name in needed}
-        symptoms = [Symptom(test, outcomes.empty.shown_by(test)) for test in harvested.fail_to_pass[:MAX_SYMPTOMS]]
+        expected = hidden_test_expectations(test_patch, lambda path: text_in_tree(snapshot, path),
+                                            harvested.fail_to_pass)
+        symptoms = [Symptom(test, outcomes.empty.shown_by(test), tuple(expected.get(test, ())))
+                    for test in harvested.fail_to_pass[:MAX_SYMPTOMS]]
         statement = problem_statement(candidate.message, issues, patch + test_patch, source.name,
                                       candidate.first_commit_at, instance_id(source.name, candidate),
-                                      current_agents(), symptoms, interface)
+                                      current_agents(), symptoms, interface, expected)
         environment["statement_rewrite"] = {"status": statement.rewrite, "reason": statement.rewrite_reason}
         payload = payload_for(source.name, candidate, statement, version, record.setup_commit, recipe, harvested)
         payload["source"] = {"kind": "repository", "license": repository_licence(source.repo, candidate.base_commit)}

@@ -9,12 +9,15 @@ made before the fix was first committed become the hints, as in SWE-bench.
 Without an issue, the statement lists each FAIL_TO_PASS behaviour by its
 test's name with what it shows at the base commit, as a user's traceback would:
 the frames inside the project and pytest's `E` lines (the exception, the
-values compared), never the test's code.
+values compared), never the test's code; where those lines do not say what a
+test expects to be raised or warned (the base commit failed otherwise), the
+behaviour adds it (`expected: raises ValueError matching 'multiplier'`).
 Where an endpoint is configured, the builder agent (`taskforge.agents.swe`) rewrites the
 text into the issue a user would have filed, from the symptoms and the diff; a rewrite that
 quotes the fix or leaves out a required name is sent back, and a rewrite that fails or is
 skipped leaves the raw text. Every statement ends up naming the interface the hidden tests
-need (the names only the solution brings), appended when the text does not mention them.
+need (the names only the solution brings) and what its FAIL_TO_PASS tests expect to be raised or
+warned, appended when the text does not state them.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from pathlib import Path
 
 from taskforge.agents.client import Agents
 from taskforge.agents.swe import rewrite_problem_statement
+from taskforge.graders.swe.expectations import Expectation
 from taskforge.graders.swe.patch import is_test_path
 from taskforge.graders.swe.statement import mentions
 from taskforge.schemas import InputError
@@ -80,10 +84,12 @@ def load_issues(path: Path) -> dict[int, Issue]:
 
 @dataclass(frozen=True)
 class Symptom:
-    """One behaviour that is wrong at the base commit: the test that shows it and what it printed there."""
+    """One behaviour that is wrong at the base commit: the test that shows it, what it printed there, and what it
+    expects to be raised or warned (`graders.swe.expectations`)."""
 
     test: str
     failure: str
+    expected: tuple[Expectation, ...] = ()
 
 
 def behaviour(test: str) -> str:
@@ -120,9 +126,17 @@ def error_lines(failure: str) -> str:
     return "\n".join(shown or failure.strip().splitlines()[-5:])
 
 
+def shown_failure(symptom: Symptom) -> str:
+    """What a statement shows of a behaviour: its error lines, then what the test expects to be raised or warned
+    where those lines do not already say it (a `TypeError` for an unknown keyword never names the `ValueError`
+    the fixed code must raise; pytest's `DID NOT RAISE <class 'ValueError'>` does)."""
+    shown = error_lines(symptom.failure)
+    return "\n".join([shown, *(f"expected: {e.text}" for e in symptom.expected if not e.stated_in(shown))])
+
+
 def symptom_statement(repo: str, symptoms: list[Symptom]) -> str:
     """An issue written from what the failing tests show: each behaviour and the error it gives."""
-    listed = "\n\n".join(f"{n}. {behaviour(s.test)}\n" + "\n".join(f"    {line}" for line in error_lines(s.failure)
+    listed = "\n\n".join(f"{n}. {behaviour(s.test)}\n" + "\n".join(f"    {line}" for line in shown_failure(s)
                                                                        .splitlines())
                           for n, s in enumerate(symptoms, start=1))
     areas = sorted({s.test.split("::")[0].rsplit("/", 1)[-1].removeprefix("test_").removesuffix(".py")
@@ -131,6 +145,14 @@ def symptom_statement(repo: str, symptoms: list[Symptom]) -> str:
             f"At this commit, {'this behaviour does' if len(symptoms) == 1 else 'these behaviours do'} not work "
             f"as intended; what happens instead:\n\n{listed}\n\n"
             "Expected: each behaviour above works, and nothing else changes.")
+
+
+def expectation_note(text: str, expected: dict[str, list[Expectation]]) -> str:
+    """What the statement adds about what the hidden tests expect to be raised or warned, where `text` does not
+    state it yet (an issue's text, a rewrite, a behaviour the symptoms leave out)."""
+    unstated = [f"- {behaviour(test)}: {e.text}" for test, found in expected.items() for e in found
+                if not e.stated_in(text)]
+    return "The checks also expect:\n" + "\n".join(unstated) if unstated else ""
 
 
 def interface_note(missing: list[str], specs: dict[str, list[str]]) -> str:
@@ -158,10 +180,13 @@ class Statement:
 
 def problem_statement(message: str, issues: dict[int, Issue], diff: str, repo: str, first_commit_at: str,
                       subject: str, agents: Agents, symptoms: list[Symptom],
-                      interface: dict[str, list[str]]) -> Statement:
+                      interface: dict[str, list[str]], expected: dict[str, list[Expectation]] | None = None
+                      ) -> Statement:
     """The statement of a candidate: linked issue texts (SWE-bench joins `title\\nbody`), else the symptoms,
     rewritten by the builder agent when it answers, with the `interface` stated (new names the hidden tests call,
-    each with the header and docstring the solution gives it, where it defines one). Hints are the linked
+    each with the header and docstring the solution gives it, where it defines one) and what each FAIL_TO_PASS
+    test in `expected` expects to be raised or warned, where the text does not say it (the agent is told it
+    with the symptoms). Hints are the linked
     issues' comments made before `first_commit_at` (ISO 8601, UTC). `diff` is the whole change, tests included
     (the agent's material)."""
     linked = [issues[n] for n in linked_issues(message) if n in issues]
@@ -170,7 +195,8 @@ def problem_statement(message: str, issues: dict[int, Issue], diff: str, repo: s
         raw = Statement("".join(f"{i.title}\n{i.body}\n" for i in linked), hints, "issue")
     else:
         raw = Statement(symptom_statement(repo, symptoms), "", "symptoms")
-    observed = "\n\n".join(f"{s.test}\n{s.failure}" for s in symptoms)
+    observed = "\n\n".join(f"{s.test}\n{s.failure}" + "".join(f"\nexpected: {e.text}" for e in s.expected
+                                                              if not e.stated_in(s.failure)) for s in symptoms)
     reply = rewrite_problem_statement(agents, repo=repo, diff=diff, commit_message=message, subject=subject,
                                       issue_text=raw.text if linked else None, symptoms=observed,
                                       required_names=list(interface))
@@ -179,5 +205,5 @@ def problem_statement(message: str, issues: dict[int, Issue], diff: str, repo: s
                                                                    rewrite_reason=reply.reason))
     missing = [name for name in interface if not mentions(chosen.text, name)]
     specs = {name: lines for name, lines in interface.items() if lines}
-    note = interface_note(missing, specs)
-    return replace(chosen, text=f"{chosen.text.rstrip()}\n\n{note}") if note else chosen
+    notes = [note for note in (expectation_note(chosen.text, expected or {}), interface_note(missing, specs)) if note]
+    return replace(chosen, text="\n\n".join([chosen.text.rstrip(), *notes])) if notes else chosen

@@ -52,3 +52,13 @@ def line_counts(work_tree: Path, paths: list[str]) -> dict[str, int]:
         if file.is_file():
             counts[path] = file.read_bytes().count(b"\n")
     return counts
+
+
+def text_in_tree(work_tree: Path, path: str) -> str | None:
+    """A file's text in a checked-out tree; None where it is absent or the path leads out of the tree (a diff's
+    path is read from a stored row)."""
+    file = (work_tree / path).resolve()
+    root = work_tree.resolve()
+    if root not in file.parents or not file.is_file():
+        return None
+    return file.read_text(encoding="utf-8", errors="replace")

@@ -160,11 +160,12 @@ def new_interface(patch: str, test_patch: str, existing: set[str], base: Path | 
 
 def without_specs(text: str, patch: str, test_patch: str, existing: set[str], base: Path | None) -> str:
     """A prompt or statement with the headers and docstrings of the new interface taken out (showing those is
-    stating the interface, not the fix)."""
-    for spec in interface_specs(patch, new_interface(patch, test_patch, existing, base)).values():
-        for line in spec:
-            if line.strip():
-                text = text.replace(line.strip(), "")
+    stating the interface, not the fix). Longest lines first: a docstring's lone `)` taken out first would take
+    every `)` out and leave the longer lines unmatched."""
+    specs = interface_specs(patch, new_interface(patch, test_patch, existing, base)).values()
+    lines = {line.strip() for spec in specs for line in spec if line.strip()}
+    for line in sorted(lines, key=lambda line: (-len(line), line)):
+        text = text.replace(line, "")
     return text
 
 

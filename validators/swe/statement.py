@@ -3,7 +3,8 @@ interface the hidden tests need (see `taskforge.graders.swe.statement` for what 
 
 The statement is read from the prompt the solver sees (the `<issue>` block of
 the user message), and the names already in the repository are looked up in
-the task's snapshot (its work tree is the base commit: the leakage audit fails a snapshot whose tree differs).
+the task's snapshot (its work tree is the base commit: the leakage audit fails a snapshot whose tree differs),
+as are the test files the expected exceptions and warnings are read from (`graders.swe.expectations`).
 """
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from taskforge.graders.swe.safe_git import names_in_tree
+from taskforge.graders.swe.expectations import hidden_test_expectations
+from taskforge.graders.swe.safe_git import names_in_tree, text_in_tree
 from taskforge.graders.swe.harness import cache_root
 from taskforge.graders.swe.statement import names_the_fix, patch_names, unstated_interface
 from taskforge.schemas import Task, ValidationResult
-from taskforge.schemas.swe import SweReference
+from taskforge.schemas.swe import SwePayload, SweReference
 
 _ISSUE = re.compile(r"<issue>\n?(.*?)\n?</issue>", re.DOTALL)
 
@@ -52,9 +54,20 @@ class StatementHidesFix:
                                 reason="; ".join(problems) or None)
 
 
+def unstated_expectations(task: Task, statement: str) -> list[str]:
+    """What the FAIL_TO_PASS tests expect to be raised or warned (re-read with `ast` from the test patch over the
+    snapshot's files) that the statement does not state. The list of FAIL_TO_PASS tests is the stored one: the
+    execution part rejects a task whose list differs from what its runs give."""
+    snapshot = cache_root() / task.environment["snapshot"]
+    expected = hidden_test_expectations(SweReference.of(task).test_patch, lambda path: text_in_tree(snapshot, path),
+                                        list(SwePayload.of(task).FAIL_TO_PASS))
+    return list(dict.fromkeys(e.text for found in expected.values() for e in found if not e.stated_in(statement)))
+
+
 class StatementStatesInterface:
     """A part of SWE `reference`: rejects a task whose hidden tests call a name only the solution brings and the
-    statement never mentions (no solver could pass them without the reference)."""
+    statement never mentions, or expect an exception or warning (and its message pattern) the statement never
+    states (no solver could pass them without the reference)."""
 
     name = "statement_states_interface"
 
@@ -64,5 +77,9 @@ class StatementStatesInterface:
     def run(self, task: Task) -> ValidationResult:
         statement, patch, test_patch, existing, snapshot = _statement_and_names(task)
         unstated = unstated_interface(statement, patch, test_patch, existing, snapshot)
-        reason = f"the hidden tests call {', '.join(unstated)}, which the statement never mentions" if unstated else None
-        return ValidationResult(check=self.name, passed=not unstated, score=0.0 if unstated else 1.0, reason=reason)
+        expectations = unstated_expectations(task, statement)
+        problems = ([f"the hidden tests call {', '.join(unstated)}, which the statement never mentions"] if unstated
+                    else []) + ([f"the hidden tests expect what the statement never states: {'; '.join(expectations)}"]
+                                if expectations else [])
+        return ValidationResult(check=self.name, passed=not problems, score=0.0 if problems else 1.0,
+                                reason="; ".join(problems) or None)
