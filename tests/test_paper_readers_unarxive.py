@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from factories import literature_tasks
 from taskforge.builders.literature.collection import load_collection
 from taskforge.builders.literature.debris import has_unresolved_reference
 from taskforge.builders.literature.findings import findings
@@ -88,3 +89,13 @@ def test_the_default_collection_holds_each_full_text_once_beside_the_arxiv_metad
     with_text = [p.paper_id for p in loaded.collection.papers if p.sections and p.paper_id.startswith("arxiv-")]
     assert len(with_text) == 13
 
+
+def test_a_number_drawn_twice_is_one_task_whatever_the_seed(tmp_path):
+    """2212.11889 has one full-text number to ask (1.2 MK): both draws give the same options in the same order."""
+    source = tmp_path / "papers"
+    source.mkdir()
+    (source / "coronal.jsonl").write_text(next(line for line in SUBSET.read_text(encoding="utf-8").splitlines()
+                                               if '"paper_id": "2212.11889"' in line) + "\n", encoding="utf-8")
+    first, second = literature_tasks(source, tmp_path / "data", ["fulltext_qa"], per_kind=2)
+    assert first.reference["answer_text"] == "1.2" and first.payload["options"] == second.payload["options"]
+    assert first.task_id == second.task_id
