@@ -17,6 +17,14 @@ DEBRIS_SENTENCES = {
     "The vocabulary is the set {w1, w2, w3} of the most frequent words in the corpus.": "set or list notation",
     "Smith, J., et al. 2019. Parsing with trees. In Proceedings of ACL, pp. 12-20.": "bibliography entries",
     "This work was supported in part by NSF grant 1234567 and by a DARPA fellowship.": "acknowledgments or funding",
+    # data/samples/papers/unarxive (2212.11772, 2212.11889): a formula rendered as inline LaTeX, and a `\\ref`
+    # unarXive left unresolved
+    "Besides, we use \\(Adam\\) optimizer with 0.001 learning rate and L1 loss function.": "LaTeX or math debris",
+    "Table REF shows that the AIA count rates\nas predicted with a 1.2 and 1.3 MK isothermal models and with the EIS "
+    "DEM are close, within 50%.": "an unresolved cross-reference",
+    # data/samples/papers/unarxive (2212.11790): a `\\cref` unarXive wrote as its label
+    "fig:memoryqueuesize presents the effect of the train query queue size on text-video retrieval performance on "
+    "ActivityNet.": "an unresolved cross-reference",
 }
 CLEAN_SENTENCES = [
     # from data/samples/papers (PMC and S2ORC full texts)
@@ -46,6 +54,9 @@ def test_clean_sentences_of_real_papers_are_accepted(sentence):
     ("TF and DF are compared in Section 3.2 of the paper.", "3.2", "points into the document"),
     ("As Table 4.1 shows, recall drops.", "4.1", "points into the document"),
     ("see Fig. 2.5 for the curves", "2.5", "points into the document"),
+    # data/samples/papers/unarxive (2212.11765): the end of a range of sections
+    ("we will next analyze the different components of the multi-variate timeseries input (Sec. 5.2 - 5.4) and then "
+     "we focus on ESG rating prediction's accuracy", "5.4", "points into the document"),
     ("The corpus was released in 2018 with new labels.", "2018", "is a year"),
     ("the set {0.5, 0.7} of thresholds", "0.5", "math or set notation"),
 ])

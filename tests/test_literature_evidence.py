@@ -41,6 +41,14 @@ def test_numbers_that_are_not_the_papers_results_make_no_claim(section, sentence
     assert number in claims and claims[number] is None
 
 
+def test_relative_gains_are_claimed_as_improvements():
+    # data/samples/papers/unarxive (2212.11790), comparison to the state of the art
+    ncl = _claims("On ActivityNet, NCL gives 13% and 10% relative gains on text-to-video and video-to-text R@1, "
+                  "respectively, compared to the previous state-of-the-art of CLIP4Clip [24].")
+    assert ncl["13"]["gain"] and ncl["10"]["gain"] and ncl["10"]["setting"] == "NCL"
+    assert not _claims(COCITATION)["94.8"]["gain"]
+
+
 def test_a_claim_names_the_setting_it_was_measured_for_not_the_baseline():
     mesh = _claims(MESH)
     assert mesh["86.4"] == {"value": "86.4", "metric": "F1", "setting": "MeSH", "gain": False}

@@ -34,6 +34,29 @@ def test_pointers_versions_years_and_bounds_are_not_findings():
     assert _values("Cells were kept at 37.5 degrees in the incubator for the whole run.") == []
 
 
+def test_hyper_parameters_number_formats_and_other_clauses_quantities_are_not_findings():
+    # data/samples/papers/unarxive (2212.11772, 2212.11889) and the unarXive sample's 2212.11791
+    assert _values("There are 50 units in the Bi-GRU layers, and the fully connected layers used in our model have "
+                   "200 units with 0.3 dropout rate.") == []
+    assert _values("The audio sequences of CMU-MOSI are extracted at a sampling rate of 12.5 Hz.") == []
+    assert _values("The text has been corrected to indicate a best full-precision model of 59.93 instead of the "
+                   "erroneous 59.95.") == []
+    assert _values("We reduced the AIA count rates to the EIS spatial resolution,\nand assumed a slit step size of "
+                   "1.9.") == []
+
+
+def test_a_metric_across_a_clause_still_qualifies_a_number_whose_clause_names_no_quantity():
+    # data/samples/papers/unarxive (2212.11809), results
+    assert _values("AZF has a +16.8% increase in accuracy to 60.0% (± 1.0%), and Chemformer has the smallest gain in "
+                   "accuracy with an +11.2% increase to 65.9% (± 1.0%).") == ["16.8", "60.0", "11.2", "65.9"]
+
+
+def test_replies_to_reviewers_give_no_findings():
+    reply = "The text has been corrected: the best full-precision model reaches a perplexity of 59.93 on PTB."
+    paper = Paper(paper_id="p1", title="Integer-only RNNs", sections=[Section(name="reviewer_1", text=reply)])
+    assert findings(paper) == []
+
+
 def test_only_the_content_sections_of_a_paper_give_findings():
     result = "Our parser reaches an accuracy of 91.4 on the PTB test set."
     thanks = "We thank the NSF for grant support; the accuracy of 88.2 was computed by our funders."

@@ -1,8 +1,9 @@
 """What text extraction leaves in a paper's full text that a task must never be built from.
 
 Each test names the kind of debris it finds, or returns None: numbers that are
-section, table, figure, page or equation numbers; headings; OCR-garbled words
-("Ru les of In fe rence"); LaTeX and math debris ("N4t", "\\mathbf", "0:5; 0:5/");
+section, table, figure, page or equation numbers (and ranges of them: "Sec. 5.2 - 5.4"); headings;
+OCR-garbled words ("Ru les of In fe rence"); LaTeX and math debris ("N4t", "\\mathbf", "\\(x_1\\)", "0:5; 0:5/");
+cross-references left unresolved ("Figure REF", "Eq. (REF )", "fig:tsne", as unarXive writes a `\\ref`, `\\cref`);
 flattened tables (rows of numbers); set or list notation ("{w1, w2, …}");
 bibliography entries; acknowledgments and funding statements. Generators call
 `passage_debris` on whole passages, `sentence_debris` on the sentence a task
@@ -14,12 +15,19 @@ from __future__ import annotations
 
 import re
 
-_POINTER = re.compile(
+_POINTER_WORD = (
     r"(?:\b(?:sections?|sects?\.?|secs?\.?|chapters?|ch\.|tables?|tabs?\.?|figures?|figs?\.?|eqs?\.?|equations?|"
     r"appendix|appendices|pages?|pp?\.|lines?|algorithms?|alg\.|theorems?|lemmas?|definitions?|propositions?|"
-    r"corollary|footnotes?|steps?|versions?|items?|no\.|nos\.|refs?\.?)|§|#)\s*[\(\[]?\s*$",
-    re.IGNORECASE)
+    r"corollary|footnotes?|steps?|versions?|items?|no\.|nos\.|refs?\.?)|§|#)\s*[\(\[]?\s*")
+_POINTER = re.compile(_POINTER_WORD + r"$", re.IGNORECASE)
 """What, just before a number, makes it a pointer into the document rather than a finding."""
+_POINTER_RANGE = re.compile(_POINTER_WORD + r"\d+(?:\.\d+)*\s*(?:[-–—]|and|to)\s*$", re.IGNORECASE)
+"""A pointer's range or list: the second number of "Sec. 5.2 - 5.4" points as the first does."""
+_UNRESOLVED_REFERENCE = re.compile(
+    r"(?<![\w-])REF(?![\w-])|(?i:\b(?:fig|figure|tab|tbl|table|sec|subsec|section|eqn?|equation|app|appendix|alg|"
+    r"algorithm|lst|thm|lem|lemma|prop|cor|def|chap):[a-z0-9])")
+"""A cross-reference whose target was not resolved: unarXive writes a `\\ref{…}` as "REF" ("Table REF"), a
+`\\cref{…}` as its label ("fig:tsne visualizes …")."""
 _HEADING_NUMBER = re.compile(r"^\s*(?:\d+(?:\.\d+)*|[IVX]+|[A-Z])[.)]?\s+[A-Z]")
 _SHORT_WORDS = frozenset(
     "a an as at be by do go he if in is it me my no of on or so to up us we am id ie eg vs al et ii iii iv vi "
@@ -30,7 +38,7 @@ _FRAGMENT = re.compile(r"[A-Z][a-z]|[a-z]{1,2}")
 _UNIT_BEFORE, _JOINED_AFTER = re.compile(r"[\d/]\s?$"), re.compile(r"^[/-]")
 """A short word after a number or slash is a unit ('0.2 g/kg', '37.5 mg'); one before a slash or hyphen is a
 unit or a prefix ('un-nanosized'): neither is an OCR fragment."""
-_LATEX = re.compile(r"\\[a-zA-Z]+|\$(?![\d,.\s])[^$\n]{1,80}\$|[_^]\{|\{\s*\}|\\\\|\(cid:\d+\)|\ufffd|[\u2200-\u22ff]{2,}")
+_LATEX = re.compile(r"\\[a-zA-Z()]|\$(?![\d,.\s])[^$\n]{1,80}\$|[_^]\{|\{\s*\}|\\\\|\(cid:\d+\)|\ufffd|[\u2200-\u22ff]{2,}")
 _JUNK_TOKEN = re.compile(r"^(?:[A-Za-z]\d[a-z]{1,2}|[a-z]\d[A-Z][a-z]?)$")
 """Short tokens that mix letters and digits the way extracted math does ('N4t', 'x2i'), not the way names do
 ('BERT2', 'GPT-3', 'CoNLL-2003', 'word2vec', 'F1')."""
@@ -62,7 +70,7 @@ def number_debris(text: str, start: int, end: int) -> str | None:
     equation or the like; it numbers a heading; it is a year; it labels a list item ('25%: 1'); or it sits in
     math or set notation."""
     before, number = text[max(0, start - 24):start], text[start:end]
-    if _POINTER.search(before):
+    if _POINTER.search(before) or _POINTER_RANGE.search(text[max(0, start - 40):start]):
         return f"the number {number} points into the document ({before.strip()[-12:]} {number})"
     if _HEADING_NUMBER.match(text[start:start + 40]) and (start == 0 or text[start - 1] in "\n"):
         return f"the number {number} numbers a heading"
@@ -114,6 +122,12 @@ def is_table(text: str) -> bool:
     return (len(numeric) >= 4 and len(numeric) >= 0.35 * len(tokens)) or runs is not None
 
 
+def has_unresolved_reference(text: str) -> bool:
+    """Whether the text points at a figure, table, section or equation whose number was lost ("Figure REF"): a
+    sentence with one is never quoted; a passage with one elsewhere stays evidence, read as the paper's text."""
+    return _UNRESOLVED_REFERENCE.search(text) is not None
+
+
 def is_bibliography(text: str) -> bool:
     """Whether the text is (or is mostly) reference-list entries."""
     return len(_BIBLIOGRAPHY.findall(text)) >= 2 or bool(re.match(r"^\s*\[\d+\]\s+[A-Z]", text))
@@ -140,6 +154,8 @@ def sentence_debris(sentence: str) -> str | None:
         return "set or list notation"
     if len(sentence.split()) < 6:
         return "too short to state a finding"
+    if has_unresolved_reference(sentence):
+        return "an unresolved cross-reference"
     if _ENDS_IN_A_CELL.search(sentence):
         return "a flattened table"
     return passage_debris(sentence)

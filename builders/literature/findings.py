@@ -20,16 +20,17 @@ from taskforge.graders.literature.concepts import content_sections
 from taskforge.graders.literature.papers import ABSTRACT, Paper, paragraphs
 
 METRIC = re.compile(
-    r"\b(?:accuracy|precision|recall|F1|F-?scores?|F-?measures?|BLEU|ROUGE(?:-[\dLSW]+)?|METEOR|AUC|AUROC|perplexity|"
+    r"\b(?:accuracy|(?<!-)precision|recall|F1|F-?scores?|F-?measures?|BLEU|ROUGE(?:-[\dLSW]+)?|METEOR|AUC|AUROC|perplexity|"
     r"error rates?|WER|CER|MAP|MRR|n?DCG|NDCG|correlations?|Pearson|Spearman|kappa|exact match|EM|"
     r"[PR]@\d+|Hits@\d+|odds ratios?|hazard ratios?|relative risks?|risk ratios?|prevalence|seroprevalence|"
     r"incidence|sensitivity|specificity|mortality|survival|positive predictive value|PPV|NPV|"
     r"effect sizes?|Cohen's d|ICC|intraclass correlation|Cronbach's alpha|heritability|coefficients?|"
     r"R2|R\^2|speed-?up|throughput|latency|BPC|bits per character|success rate|win rate|AP|mAP|IoU|"
     r"percentage|proportion|(?:mean|median|average) (?:\w+ ){0,2}(?:time|score|age|length|size|value|rate|count|number)|"
-    r"(?<!learning )(?<!dropout )(?<!sampling )\b[a-z]+ rates?)\b",
+    r"\b(?!learning |dropout |sampling )[a-z]+ rates?)\b",
     re.IGNORECASE)
-"""Words that name what a reported number measures."""
+"""Words that name what a reported number measures (not a number format such as "full-precision", nor a
+hyper-parameter such as a learning, dropout or sampling rate)."""
 _CASED = {"EM", "AP", "MAP", "CER", "WER", "PPV", "NPV", "ICC", "BPC", "AUC", "AUROC"}
 NUMBER = re.compile(r"(?<![\w.,-])\d+\.\d+(?![\w-]|\.\d)|(?<![\w.,-])\d+(?:\.\d+)?(?=\s?%)")
 """A reported number: a decimal (87.3) or a percentage (45%), not part of a name or a longer number."""
@@ -39,6 +40,11 @@ _NOT_A_RESULT = re.compile(
 _CONFIDENCE_LEVEL = re.compile(r"\s?%\s*(?:CI\b|confidence)", re.IGNORECASE)
 MAX_METRIC_DISTANCE = 80
 """How far (in characters) a metric word may be from the number it qualifies."""
+_CLAUSE_BREAK = re.compile(r";|,\s+(?:and|but|while|whereas)\s")
+_OWN_QUANTITY = re.compile(r"([A-Za-z-]+)\s+(?:of|=)\s*$")
+"""A clause break, and a number its own clause names the quantity of: a metric word across the break measures
+something else ("the count rates …, and assumed a slit step size of 1.9"; not "a MAP score of 83.8 on co-view,
+and 84.5 on coread")."""
 
 
 @dataclass(frozen=True)
@@ -55,14 +61,19 @@ class Finding:
 
 
 def _metric_near(sentence: str, start: int, end: int) -> str | None:
-    """The metric word nearest the number, if one is close enough (an upper-case-only metric must be written
-    in capitals: 'map' is not 'MAP')."""
+    """The metric word nearest the number, if one is close enough and in the number's clause (an upper-case-only
+    metric must be written in capitals: 'map' is not 'MAP')."""
     best = None
+    own = _OWN_QUANTITY.search(sentence[:start])
+    own = own is not None and not METRIC.fullmatch(own[1])
     for match in METRIC.finditer(sentence):
         word = match[0]
         if word.upper() in _CASED and word != word.upper():
             continue
         distance = match.start() - end if match.start() >= end else start - match.end()
+        between = sentence[end:match.start()] if match.start() >= end else sentence[match.end():start]
+        if own and _CLAUSE_BREAK.search(between):
+            continue
         if 0 <= distance <= MAX_METRIC_DISTANCE and (best is None or distance < best[0]):
             best = (distance, word)
     return best[1] if best else None

@@ -9,7 +9,7 @@ off the collection itself, where a paper defines an abbreviation ("part of speec
 into its prompt and constraint: builders and validators match the same forms.
 
 Only a paper's content counts: title, abstract and body sections, never its
-reference list, acknowledgments, funding or competing-interest statements (a
+reference list, acknowledgments, funding, competing-interest statements or replies to reviewers (a
 grant number does not make a paper "mention NSF").
 """
 
@@ -22,7 +22,8 @@ from taskforge.graders.literature.papers import ABSTRACT, Paper, section_texts
 
 NON_CONTENT_SECTION = re.compile(
     r"acknowledg|funding|financial|grant|reference|bibliograph|citation|competing|conflict|disclosure|declaration|"
-    r"contribution|availability|ethic|consent|abbreviation|supplementa|author_information|about_the_author",
+    r"contribution|availability|ethic|consent|abbreviation|supplementa|author_information|about_the_author|"
+    r"reviewer|rebuttal|response_to",
     re.IGNORECASE)
 """Section names whose text is not the paper's content (by the normalised section name)."""
 _DEFINED = re.compile(r"((?:[A-Za-z][\w'-]*[ -]){1,10})\(\s*([A-Z][A-Za-z0-9-]{1,9})\s*\)")

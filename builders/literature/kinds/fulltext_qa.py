@@ -6,7 +6,9 @@ never a section, table or page number, a heading, a table's debris or LaTeX:
 abstract, so the answer needs the full text.
 Distractors are other numbers of the same paper (near misses a careless reader
 picks), topped up with nearby values; the last option is always
-"Insufficient information", which is never right for a built task.
+"Insufficient information", which is never right for a built task. The options
+and their order follow from the key alone, so a key drawn twice (a small
+collection has few) is one task, landed once.
 """
 
 from __future__ import annotations
@@ -73,11 +75,12 @@ def generate(env: SearchEnvironment, rng: random.Random, writer: QuestionWriter)
         return None
     key = rng.choice(keys)
     passage_id, passage, sentence, value = key.passage_id, key.passage, key.sentence, key.value
+    keyed = random.Random(f"{KIND}:{paper.paper_id}:{passage_id}:{value}")
     cloze = re.sub(_number_pattern(value), BLANK, sentence, count=1)
     facts = {"title": paper.title, "cloze": cloze}
     question = writer.phrase(KIND, facts)
-    values = [value, *_distractors(value, paper, sentence, rng)]
-    rng.shuffle(values)
+    values = [value, *_distractors(value, paper, sentence, keyed)]
+    keyed.shuffle(values)
     letters = string.ascii_uppercase[:len(values) + 1]
     options = dict(zip(letters, [*values, INSUFFICIENT]))
     answer = letters[values.index(value)]

@@ -46,8 +46,10 @@ _COMPARISON = re.compile(r"\b(?:over|than|compared|versus|vs\.?|against|baseline
 _BRACKETED = re.compile(r"\([^()]*\)")
 _GAIN_BEFORE = re.compile(r"(?:\bby|\+|∆=?\s*\+?|\b(?:improvement|increase|gain|drop|decrease|reduction) of)\s*$",
                           re.IGNORECASE)
-_GAIN_AFTER = re.compile(r"\s*(?:%\s*)?(?:[\w-]+\s+)?(?:points?|pp)\b")
-"""A number that is a difference: after 'by', '+', '∆' or 'improvement of', or counted in points ('4.2 F1 points')."""
+_GAIN_AFTER = re.compile(r"(?:\s*(?:%|,|and|\d+(?:\.\d+)?))*\s*(?:[\w-]+\s+)?(?:points?|pp|gains?|boosts?|"
+                         r"improvements?|increases?)\b")
+"""A number that is a difference: after 'by', '+', '∆' or 'improvement of', or counted in points or as a gain ('4.2 F1
+points', '13% and 10% relative gains')."""
 
 
 def _setting(sentence: str, start: int, metric: str) -> str | None:

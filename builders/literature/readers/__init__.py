@@ -1,7 +1,7 @@
 """Readers of real paper collections, each mapping its format onto the one record the collection loader reads.
 
 JSON and JSON-lines records are recognised one by one by their keys: OpenAlex
-works, Semantic Scholar (S2ORC, S2AG, Graph API) papers, arXiv snapshot records;
+works, unarXive full texts, Semantic Scholar (S2ORC, S2AG, Graph API) papers, arXiv snapshot records;
 anything else is taken as a native record (`id`, `doi`, `title`, `abstract` …).
 XML files are recognised by their root element: JATS/PMC `<article>`, GROBID
 `<TEI>`, ACL Anthology `<collection>`, arXiv OAI-PMH. A record that cannot be
@@ -13,13 +13,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from taskforge.builders.literature.readers import acl, arxiv, jats, openalex, semantic_scholar, tei
+from taskforge.builders.literature.readers import acl, arxiv, jats, openalex, semantic_scholar, tei, unarxive
 from taskforge.builders.literature.readers.xmltree import local, parse
 from taskforge.schemas import InputError
 
 XML_SUFFIXES = (".xml", ".nxml")
 JSON_FORMATS: list[tuple[Callable[[dict[str, Any]], bool], Callable[[dict[str, Any]], dict[str, Any]]]] = [
     (openalex.matches, openalex.to_record),
+    (unarxive.matches, unarxive.to_record),
     (arxiv.matches, arxiv.from_json),
     (semantic_scholar.matches, semantic_scholar.to_record),
 ]
