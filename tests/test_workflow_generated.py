@@ -4,6 +4,8 @@ descendants whose inputs are their own (no answer of one task gives another's)."
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from taskforge import sandbox
@@ -83,3 +85,13 @@ def test_a_capability_picks_the_seeds_that_exercise_it(process_backend):
     tasks = _build("objective_tracking", 2)
     assert {t.payload["root_seed_id"] for t in tasks} == {"subscription-mrr-bridge"}
     assert {t.capability for t in tasks} == {"objective_tracking"}
+
+
+def test_every_commission_account_merger_moves_an_account_to_another_territory(shipped):
+    seed = next(s for s in shipped if s.package.seed_id == "sales-commission-run")
+    for data_seed in (11, 12, 13):
+        inputs = generated(seed, data_seed=data_seed, scale=0.05).package.inputs
+        territory = {line.split(",")[1]: line.rsplit(",", 1)[1] for line in inputs["inputs/accounts.csv"].splitlines()[1:]}
+        mergers = re.findall(r"Account merger\. (.+?) is merged into (.+?) as of", inputs["inputs/plan_memos.md"])
+        assert len(mergers) == 2
+        assert all(territory[absorbed] != territory[into] for absorbed, into in mergers), (data_seed, mergers)

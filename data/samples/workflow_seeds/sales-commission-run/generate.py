@@ -132,7 +132,12 @@ for (code, label, _), whose in zip(rng.sample(steady, 2), rng.sample(spare, 2)):
     memos.append((some_day(dt.date(YEAR, 2, 1), dt.date(YEAR, 10, 1)),
                   f"Planned handover (cancelled). A handover of the {label} territory to {whose[1]} was discussed "
                   f"and cancelled; {label} stays with its owner."))
-for absorbed, into in zip(*[iter(rng.sample([a for a in accounts if a[2] != "CHN" and a not in group], 4))] * 2):
+merging = rng.sample([a for a in accounts if a[2] != "CHN" and a not in group], 4)
+pairings = [((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2))]
+crossing = next((p for p in pairings if all(merging[i][2] != merging[j][2] for i, j in p)), pairings[0])
+"""Each merger joins accounts of two territories where the four drawn allow it: a merger inside one territory
+credits the same rep either way, so its memo would change nothing."""
+for absorbed, into in ((merging[i], merging[j]) for i, j in crossing):
     when = some_day(dt.date(YEAR, 3, 1), dt.date(YEAR, 11, 1))
     memos.append((when - dt.timedelta(days=rng.randrange(1, 10)),
                   f"Account merger. {absorbed[1]} is merged into {into[1]} as of {long_date(when)}; invoices to "
