@@ -8,8 +8,8 @@ import json
 
 from llm_server import ChatServer
 from taskforge.agents.client import Agents
-from taskforge.builders.swe.problem import Issue, Symptom, problem_statement, symptom_statement
-from taskforge.graders.swe.expectations import Expectation, hidden_test_expectations
+from taskforge.builders.swe.problem import Issue, Symptom, problem_statement, shown_tests, symptom_statement
+from taskforge.graders.swe.expectations import Expectation, hidden_test_expectations, touched_tests
 from taskforge.graders.swe.safe_git import text_in_tree
 from test_agents import make_agents
 
@@ -235,3 +235,27 @@ def test_the_builder_agent_is_told_the_expectation_and_its_rewrite_keeps_it_stat
     assert statement.origin == "rewritten" and statement.text.endswith(
         "should be refused.\n\nThe checks also expect:\n"
         "- Wait: initial and multiplier raises: raises ValueError matching 'multiplier'")
+
+
+def test_a_statement_lists_the_behaviours_the_change_is_about_before_tests_that_only_fail_with_them():
+    added = '''
+
+@pytest.mark.parametrize("shell", ["bash", "pwsh"])
+def test_full_complete(shell):
+    assert wait(shell)
+
+
+def test_pwsh_escapes_help():
+    assert wait("pwsh")
+'''
+    untouched = [f"{PATH}::test_a_{n}" for n in range(4)]
+    cases = [f"{PATH}::test_full_complete[bash]", f"{PATH}::test_full_complete[pwsh]", f"{PATH}::test_pwsh_escapes_help"]
+    fail_to_pass = untouched + cases
+    about = touched_tests(_diff(BASE, BASE + added), lambda path: BASE if path == PATH else None, fail_to_pass)
+    assert about == set(cases)
+    assert shown_tests(fail_to_pass, about, 3) == [f"{PATH}::test_full_complete[bash]",
+                                                   f"{PATH}::test_full_complete[pwsh]", f"{PATH}::test_pwsh_escapes_help"]
+    assert shown_tests(fail_to_pass, about, 2) == [f"{PATH}::test_full_complete[bash]",
+                                                   f"{PATH}::test_pwsh_escapes_help"], "one case of each function first"
+    assert shown_tests(fail_to_pass, about, 4) == [untouched[0], *cases], "then the others, in their order"
+    assert shown_tests(untouched, set(), 4) == untouched, "a list within the limit is shown whole, as it comes"

@@ -17,7 +17,7 @@ boundary of a shallow clone (its parent is missing).
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -30,13 +30,13 @@ from taskforge.builders.swe.assemble import KIND, TIME_BUDGET_S, instance_id, pa
 from taskforge.builders.swe.environment import EnvironmentRecord, build_environment
 from taskforge.builders.swe.interpreter import declared_at
 from taskforge.builders.swe.mining import Candidate, Limits, MiningReport, mine, select
-from taskforge.builders.swe.problem import Issue, Symptom, load_issues, problem_statement
+from taskforge.builders.swe.problem import Issue, Symptom, load_issues, problem_statement, shown_tests
 from taskforge.builders.swe.recipe import Recipe, dependency_files_id, detect_recipe
 from taskforge.builders.swe.repair import TASK_RULES, repair
 from taskforge.builders.swe.snapshot import make_snapshot
 from taskforge.builders.swe.source import SourceRepository, open_source, repository_licence
 from taskforge.builders.swe.versioning import version_at
-from taskforge.graders.swe.expectations import hidden_test_expectations
+from taskforge.graders.swe.expectations import hidden_test_expectations, touched_tests
 from taskforge.graders.swe.grading import harvest
 from taskforge.graders.swe.safe_git import GitError, line_counts, names_in_tree, text_in_tree
 from taskforge.graders.swe.harness import BedError, InstallFailed, Outcomes, TaskBed, cache_root, cached_runs
@@ -187,10 +187,11 @@ class SweBuilder:
         needed = new_interface(patch, test_patch, names_in_tree(snapshot, patch_names(patch, test_patch, snapshot)),
                                snapshot)
         interface = {name: interface_specs(patch, needed).get(name, []) for name in needed}
-        expected = hidden_test_expectations(test_patch, lambda path: text_in_tree(snapshot, path),
-                                            harvested.fail_to_pass)
+        read_base = partial(text_in_tree, snapshot)
+        expected = hidden_test_expectations(test_patch, read_base, harvested.fail_to_pass)
+        about = touched_tests(test_patch, read_base, harvested.fail_to_pass)
         symptoms = [Symptom(test, outcomes.empty.shown_by(test), tuple(expected.get(test, ())))
-                    for test in harvested.fail_to_pass[:MAX_SYMPTOMS]]
+                    for test in shown_tests(harvested.fail_to_pass, about, MAX_SYMPTOMS)]
         statement = problem_statement(candidate.message, issues, patch + test_patch, source.name,
                                       candidate.first_commit_at, instance_id(source.name, candidate),
                                       current_agents(), symptoms, interface, expected)

@@ -82,6 +82,19 @@ def load_issues(path: Path) -> dict[int, Issue]:
     return issues
 
 
+def shown_tests(fail_to_pass: list[str], about: set[str], limit: int) -> list[str]:
+    """The FAIL_TO_PASS tests a statement lists, at most `limit`, in their own order: first one case of each test
+    function the change is about (`about`: tests of functions the test patch adds or changes), then further cases
+    of those, then the other tests (ones that only fail with them, e.g. in a module that no longer imports)."""
+    cases: dict[str, int] = {}
+    ranked = []
+    for position, test in enumerate(fail_to_pass):
+        function = test.split("[", 1)[0]
+        cases[function] = cases.get(function, -1) + 1
+        ranked.append((test not in about, cases[function], position))
+    return [fail_to_pass[position] for *_, position in sorted(sorted(ranked)[:limit], key=lambda rank: rank[2])]
+
+
 @dataclass(frozen=True)
 class Symptom:
     """One behaviour that is wrong at the base commit: the test that shows it, what it printed there, and what it

@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterator
 
 from taskforge.graders.swe.functions import parse_module, post_image, touched_functions
 from taskforge.graders.swe.patch import split_files
@@ -166,12 +166,10 @@ def _qualified(test: str) -> tuple[str, str]:
     return path, ".".join([*parts[:-1], parts[-1].split("[", 1)[0]] if parts else [])
 
 
-def hidden_test_expectations(test_patch: str, read_base: Callable[[str], str | None],
-                      tests: list[str]) -> dict[str, list[Expectation]]:
-    """For each of `tests` (test ids) whose function the test patch adds or changes, what it expects to be raised
-    or warned (tests expecting nothing are left out). `read_base` gives a file's text at the base commit (None
-    where it has none)."""
-    expected: dict[str, list[Expectation]] = {}
+def _touched_files(test_patch: str, read_base: Callable[[str], str | None]
+                   ) -> Iterator[tuple[str, ast.Module, set[str]]]:
+    """Each Python test file the test patch leaves: its path, its module as the patch leaves it, and the qualified
+    names of the functions the patch adds or changes there (files that do not parse are left out)."""
     for piece in split_files(test_patch):
         if not piece.new_path.endswith(".py") or piece.is_deleted or piece.is_binary:
             continue
@@ -181,13 +179,33 @@ def hidden_test_expectations(test_patch: str, read_base: Callable[[str], str | N
             tree = parse_module(new)
         except (SyntaxError, ValueError):
             continue
-        touched = {name.split("::", 1)[1] for name in touched_functions(piece.new_path, piece.text, old, new)}
+        yield piece.new_path, tree, {name.split("::", 1)[1]
+                                     for name in touched_functions(piece.new_path, piece.text, old, new)}
+
+
+def _is_touched(name: str, touched: set[str]) -> bool:
+    return any(t == name or t.startswith(name + ".") for t in touched)
+
+
+def touched_tests(test_patch: str, read_base: Callable[[str], str | None], tests: list[str]) -> set[str]:
+    """Which of `tests` (test ids) run a function the test patch adds or changes: the behaviours the change is
+    about, beside tests that only fail with them (a module that no longer imports)."""
+    touched_by_file = {path: touched for path, _, touched in _touched_files(test_patch, read_base)}
+    return {test for test in tests
+            if _is_touched(_qualified(test)[1], touched_by_file.get(_qualified(test)[0], set()))}
+
+
+def hidden_test_expectations(test_patch: str, read_base: Callable[[str], str | None],
+                      tests: list[str]) -> dict[str, list[Expectation]]:
+    """For each of `tests` (test ids) whose function the test patch adds or changes, what it expects to be raised
+    or warned (tests expecting nothing are left out). `read_base` gives a file's text at the base commit (None
+    where it has none)."""
+    expected: dict[str, list[Expectation]] = {}
+    for file, tree, touched in _touched_files(test_patch, read_base):
         functions, pytest = _functions(tree), _PytestNames.of(tree)
         for test in tests:
             path, name = _qualified(test)
-            if path != piece.new_path or name not in functions:
-                continue
-            if any(t == name or t.startswith(name + ".") for t in touched):
+            if path == file and name in functions and _is_touched(name, touched):
                 found = function_expectations(functions[name], pytest)
                 if found:
                     expected[test] = found
