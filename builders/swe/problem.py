@@ -31,7 +31,7 @@ from taskforge.agents.client import Agents
 from taskforge.agents.swe import rewrite_problem_statement
 from taskforge.graders.swe.expectations import Expectation
 from taskforge.graders.swe.patch import is_test_path
-from taskforge.graders.swe.specification import INTERFACE_NAMES_NOTE, INTERFACE_SPECS_NOTE, SYMPTOMS_CLOSING
+from taskforge.graders.swe.specification import FRAME, INTERFACE_NAMES_NOTE, INTERFACE_SPECS_NOTE, SYMPTOMS_CLOSING
 from taskforge.graders.swe.statement import mentions
 from taskforge.schemas import InputError
 
@@ -119,7 +119,6 @@ def behaviour(test: str) -> str:
 
 MAX_ERROR_LINES = 12
 MAX_FRAMES = 6
-_FRAME = re.compile(r"^(\S+\.py):\d+: in \S+")
 
 
 def error_lines(failure: str) -> str:
@@ -129,7 +128,7 @@ def error_lines(failure: str) -> str:
     frames: list[list[str]] = []
     errors: list[str] = []
     for line in failure.splitlines():
-        frame = _FRAME.match(line)
+        frame = FRAME.match(line)
         if frame:
             frames.append([line] if not is_test_path(frame[1]) and not frame[1].startswith("/") else [])
         elif line.startswith("E "):

@@ -34,7 +34,8 @@ _LISTING = re.compile(r"\AWrong behaviour in [^\n]*\nAt this commit, (?:this beh
 _INTERFACE_NOTES = re.compile(re.escape(INTERFACE_NAMES_NOTE) + r"[^\n]*|" + re.escape(INTERFACE_SPECS_NOTE)
                               + r"\n\n```python\n.*?\n```", re.DOTALL)
 _NEXT_BEHAVIOUR = re.compile(r"\n\n(?=\d+\. )")
-_FRAME = re.compile(r"^\S+\.py:\d+: in \S+")
+FRAME = re.compile(r"^(\S+\.py):\d+: in \S+")
+"""A frame of pytest's short traceback (`src/click/core.py:12: in main`), its file captured."""
 _MISSING = re.compile(r"^(?:\w+\.)*(?:ImportError|ModuleNotFoundError|AttributeError|NameError): (?P<message>.+)$")
 _DIRECTIVE = re.compile(r"^\s*\.\.\s+[\w:-]+::.*$", re.MULTILINE)
 _DOCSTRING = re.compile(r"(\"\"\"|''')(?P<text>.*?)(?:\1|\Z)", re.DOTALL)
@@ -53,7 +54,7 @@ def listed_failures(statement: str) -> list[list[str]] | None:
 def only_missing(shown: list[str], names: list[str]) -> bool:
     """The lines of a behaviour show only that one of `names` is missing: past the frames (a frame line and its
     indented code), each line is an import, attribute or name error naming one of them."""
-    errors = [line for line in shown if line.strip() and not line.startswith(" ") and not _FRAME.match(line)]
+    errors = [line for line in shown if line.strip() and not line.startswith(" ") and not FRAME.match(line)]
     return bool(errors) and all(
         (missing := _MISSING.match(line)) is not None
         and any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", missing["message"]) for name in names)
