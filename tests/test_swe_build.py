@@ -344,6 +344,68 @@ def test_a_repository_that_will_not_build_is_quarantined_with_its_log_and_not_re
     assert record.log_tail == built.detail["log_tail"], "the recorded failure is reused, not retried"
 
 
+SHAPES = {
+    "pyproject.toml": '[project]\nname = "shapes"\nversion = "0.1.0"\nrequires-python = ">=3.9"\n\n'
+                      '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n',
+    "shapes/__init__.py": '"""Plane shapes."""\n',
+    "shapes/area.py": "def square(side):\n    return side * side\n",
+    "tests/test_area.py": "from shapes.area import square\n\n\ndef test_square():\n    assert square(3) == 9\n",
+}
+RECTANGLE = ('\n\nclass Rectangle:\n    """A rectangle.\n\n    .. versionadded:: 1.1\n    """\n\n'
+             "    def __init__(self, width, height):\n        self.width, self.height = width, height\n\n"
+             '    def describe(self):\n        return f"{self.width}x{self.height}"\n')
+PERIMETER = ('\n\ndef perimeter(width, height):\n    """Return the perimeter of a rectangle: twice the sum of its '
+             "width and height,\n    in the type the arithmetic gives (an int for int sides, else a float).\n\n"
+             '    .. versionadded:: 1.2\n    """\n    return 2 * (width + height)\n')
+CIRCLE = '\n\ndef circle(radius):\n    """A circle\'s area."""\n    return round(3.14159 * radius * radius, 2)\n'
+
+
+def _shapes_history(repo):
+    """A history of three changes bringing new names: `Rectangle` (its docstring one summary line, its tests' module
+    cannot import it), `perimeter` (a docstring saying what it returns, its tests meet an AttributeError) and
+    `circle` (a one-line docstring) with a fix of `square` whose test fails on an assertion."""
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    for path, text in SHAPES.items():
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text)
+    _commit_all(repo, "initial")
+    area = repo / "shapes" / "area.py"
+    area.write_text(area.read_text() + RECTANGLE)
+    (repo / "tests" / "test_rectangle.py").write_text(
+        "from shapes.area import Rectangle\n\n\ndef test_describe():\n    assert Rectangle(2, 3).describe() == '2x3'\n"
+        "\n\ndef test_describe_square():\n    assert Rectangle(4, 4).describe() == '4x4'\n")
+    _commit_all(repo, "Rectangles")
+    area.write_text(area.read_text() + PERIMETER)
+    (repo / "tests" / "test_perimeter.py").write_text(
+        "from shapes import area\n\n\ndef test_perimeter():\n    assert area.perimeter(2, 3) == 10\n")
+    _commit_all(repo, "Perimeters")
+    area.write_text(area.read_text().replace("    return side * side\n", "    return round(side * side, 6)\n") + CIRCLE)
+    (repo / "tests" / "test_area.py").write_text(SHAPES["tests/test_area.py"] + (
+        "\n\ndef test_square_float():\n    assert square(0.1) == 0.01\n"
+        "\n\ndef test_circle():\n    from shapes.area import circle\n\n    assert circle(1) == 3.14\n"))
+    _commit_all(repo, "Circles, and square keeps a float short")
+
+
+def test_a_statement_showing_only_that_new_names_are_missing_is_rejected_unless_their_docstrings_specify(tmp_path):
+    repo = tmp_path / "shapes"
+    _shapes_history(repo)
+    item = PlanItem(family="swe", capability="implementation", quota=3, gap_ids=[], priority=1.0)
+    with sandbox_kind("process"):
+        tasks = {t.reference["fix_message"].split()[0].rstrip(","): validate(t)
+                 for t in SweBuilder().build(item, BuildContext(cycle_id="test", options={"source": str(repo)}))}
+    rectangle, perimeter, circles = tasks["Rectangles"], tasks["Perimeters"], tasks["Circles"]
+    assert "ImportError: cannot import name 'Rectangle'" in rectangle.payload["problem_statement"]
+    assert failed_checks(rectangle) == {"reference"}, rectangle.reasons
+    assert ("statement_states_interface: the statement specifies no behaviour: each behaviour it lists only shows "
+            "that a name of the new interface (Rectangle, describe) is missing, and its docstrings say 2 word(s) "
+            "(fewer than 20)" in rectangle.reasons[0])
+    assert "has no attribute 'perimeter'" in perimeter.payload["problem_statement"]
+    assert perimeter.status == "accepted", perimeter.reasons
+    assert "assert 0.010000000000000002 == 0.01" in circles.payload["problem_statement"]
+    assert "cannot import name 'circle'" in circles.payload["problem_statement"]
+    assert circles.status == "accepted", circles.reasons
+
+
 @pytest.mark.usefixtures("prefect_server")
 def test_cli_builds_lands_and_exports_swe_tasks(built, capsys, data_dir, tmp_path):
     export = tmp_path / "instances.jsonl"

@@ -31,6 +31,7 @@ from taskforge.agents.client import Agents
 from taskforge.agents.swe import rewrite_problem_statement
 from taskforge.graders.swe.expectations import Expectation
 from taskforge.graders.swe.patch import is_test_path
+from taskforge.graders.swe.specification import FRAME, INTERFACE_NAMES_NOTE, INTERFACE_SPECS_NOTE, SYMPTOMS_CLOSING
 from taskforge.graders.swe.statement import mentions
 from taskforge.schemas import InputError
 
@@ -118,7 +119,6 @@ def behaviour(test: str) -> str:
 
 MAX_ERROR_LINES = 12
 MAX_FRAMES = 6
-_FRAME = re.compile(r"^(\S+\.py):\d+: in \S+")
 
 
 def error_lines(failure: str) -> str:
@@ -128,7 +128,7 @@ def error_lines(failure: str) -> str:
     frames: list[list[str]] = []
     errors: list[str] = []
     for line in failure.splitlines():
-        frame = _FRAME.match(line)
+        frame = FRAME.match(line)
         if frame:
             frames.append([line] if not is_test_path(frame[1]) and not frame[1].startswith("/") else [])
         elif line.startswith("E "):
@@ -156,8 +156,7 @@ def symptom_statement(repo: str, symptoms: list[Symptom]) -> str:
                     for s in symptoms})
     return (f"Wrong behaviour in {repo} ({', '.join(areas)})\n"
             f"At this commit, {'this behaviour does' if len(symptoms) == 1 else 'these behaviours do'} not work "
-            f"as intended; what happens instead:\n\n{listed}\n\n"
-            "Expected: each behaviour above works, and nothing else changes.")
+            f"as intended; what happens instead:\n\n{listed}\n\n{SYMPTOMS_CLOSING}")
 
 
 def expectation_note(text: str, expected: dict[str, list[Expectation]]) -> str:
@@ -171,11 +170,10 @@ def expectation_note(text: str, expected: dict[str, list[Expectation]]) -> str:
 def interface_note(missing: list[str], specs: dict[str, list[str]]) -> str:
     """What the statement adds about the interface the checks use: the names it does not mention yet, and the
     header and docstring of each new function or class they call."""
-    parts = [("The checks use these names, which do not exist yet and must be provided: "
-              + ", ".join(f"`{name}`" for name in missing) + ".")] if missing else []
+    parts = [INTERFACE_NAMES_NOTE + ", ".join(f"`{name}`" for name in missing) + "."] if missing else []
     if specs:
         blocks = "\n\n".join("\n".join(lines) for lines in specs.values())
-        parts.append(f"The checks call this new interface:\n\n```python\n{blocks}\n```")
+        parts.append(f"{INTERFACE_SPECS_NOTE}\n\n```python\n{blocks}\n```")
     return "\n\n".join(parts)
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from taskforge.graders.swe.expectations import hidden_test_expectations
 from taskforge.graders.swe.safe_git import names_in_tree, text_in_tree
 from taskforge.graders.swe.harness import cache_root
+from taskforge.graders.swe.specification import unspecified_behaviour
 from taskforge.graders.swe.statement import names_the_fix, patch_names, unstated_interface
 from taskforge.schemas import Task, ValidationResult
 from taskforge.schemas.swe import SwePayload, SweReference
@@ -67,7 +68,9 @@ def unstated_expectations(task: Task, statement: str) -> list[str]:
 class StatementStatesInterface:
     """A part of SWE `reference`: rejects a task whose hidden tests call a name only the solution brings and the
     statement never mentions, or expect an exception or warning (and its message pattern) the statement never
-    states (no solver could pass them without the reference)."""
+    states (no solver could pass them without the reference), or whose statement, written from symptoms, shows
+    only that new names are missing while their docstrings say too little to specify a behaviour
+    (`graders.swe.specification`: the hidden tests then check a format no statement gives)."""
 
     name = "statement_states_interface"
 
@@ -78,8 +81,9 @@ class StatementStatesInterface:
         statement, patch, test_patch, existing, snapshot = _statement_and_names(task)
         unstated = unstated_interface(statement, patch, test_patch, existing, snapshot)
         expectations = unstated_expectations(task, statement)
+        unspecified = unspecified_behaviour(statement, patch, test_patch, existing, snapshot)
         problems = ([f"the hidden tests call {', '.join(unstated)}, which the statement never mentions"] if unstated
                     else []) + ([f"the hidden tests expect what the statement never states: {'; '.join(expectations)}"]
-                                if expectations else [])
+                                if expectations else []) + ([unspecified] if unspecified else [])
         return ValidationResult(check=self.name, passed=not problems, score=0.0 if problems else 1.0,
                                 reason="; ".join(problems) or None)
