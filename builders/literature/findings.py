@@ -40,7 +40,7 @@ _NOT_A_RESULT = re.compile(
 _CONFIDENCE_LEVEL = re.compile(r"\s?%\s*(?:CI\b|confidence)", re.IGNORECASE)
 MAX_METRIC_DISTANCE = 80
 """How far (in characters) a metric word may be from the number it qualifies."""
-_CLAUSE_BREAK = re.compile(r";|,\s+(?:and|but|while|whereas)\s")
+CLAUSE_BREAK = re.compile(r";|,\s+(?:and|but|while|whereas)\s")
 _OWN_QUANTITY = re.compile(r"([A-Za-z-]+)\s+(?:of|=)\s*$")
 """A clause break, and a number its own clause names the quantity of: a metric word across the break measures
 something else ("the count rates …, and assumed a slit step size of 1.9"; not "a MAP score of 83.8 on co-view,
@@ -72,7 +72,7 @@ def _metric_near(sentence: str, start: int, end: int) -> str | None:
             continue
         distance = match.start() - end if match.start() >= end else start - match.end()
         between = sentence[end:match.start()] if match.start() >= end else sentence[match.end():start]
-        if own and _CLAUSE_BREAK.search(between):
+        if own and CLAUSE_BREAK.search(between):
             continue
         if 0 <= distance <= MAX_METRIC_DISTANCE and (best is None or distance < best[0]):
             best = (distance, word)

@@ -1,14 +1,18 @@
 """select_evidence: a claim and the full-text papers a search retrieved for it; pick the supporting papers and the
 passages that show it.
 
-The claim is read off one result (`findings.py`): a reported number with its metric ("an nDCG of 53.9") and,
-where the sentence names it before the number, the method, dataset or group it was measured for ("for MeSH").
-Only results count: a number in a methods section, a configured parameter ("set to 0.5 mL/h"), a quantity
-with a unit of measure ("0.22 μM"), or a number in brackets after another ("86.4 (82.0)") makes no claim. The
-setting is the nearest named term before the number outside brackets with no comparison between them (in
-"improving over SGC" the baseline is not the setting), and is left out when a candidate's title names it (the
-title would single the paper out). A passage supports the claim when it states the number with every term
-of it; every supporting passage must be a clean content passage (`debris.py`).
+The claim is read off one result (`findings.py`): a reported number with its metric ("an nDCG of 53.9") and the
+method, dataset or group it was measured for ("for MeSH"). Only results count: a number in a methods section, a
+configured parameter ("set to 0.5 mL/h"), a quantity with a unit of measure ("0.22 μM"), or a number in brackets
+after another ("86.4 (82.0)") makes no claim. Nor does a result whose setting cannot be read: "accuracy = 95" of
+what would be supported by any paper reporting that figure for anything. The setting is a named term of the
+number's clause: before it, outside brackets, with no comparison between them (in "improving over SGC" the
+baseline is not the setting), nearest first; or after it in a phrase the number's own words lead to ("95% on
+MIMIC-III"); or, when the sentence names none, the one term the passage names before it. A term listed with
+another ("LocalRetro and MHNreact") is no setting of one number. A setting a candidate's title names is passed
+over for the next (the title would single the paper out); a claim with none left is not made. A passage supports
+the claim when it states the number with its metric and setting; every supporting passage must be a clean content
+passage (`debris.py`).
 
 The candidates are the retrieved papers that have full text, so none can be ruled out from its title; the
 task needs near-miss passages: passages of the candidates that state another figure of the same metric or
@@ -22,7 +26,7 @@ import re
 
 from taskforge.builders.literature.cases import Case, key_passage, paper_entry, read_call, search_call
 from taskforge.builders.literature.debris import passage_debris, term_debris
-from taskforge.builders.literature.findings import METRIC, NUMBER, Finding, findings
+from taskforge.builders.literature.findings import CLAUSE_BREAK, METRIC, NUMBER, Finding, findings
 from taskforge.builders.literature.prompting import user_message
 from taskforge.builders.literature.questions import QuestionWriter
 from taskforge.builders.literature.text import entity_terms
@@ -37,10 +41,12 @@ PAPERS_TRIED = 12
 _NOT_RESULTS = re.compile(r"method|material|setup|implementation|procedure|parameter|introduction|related|"
                           r"background|data_collection", re.IGNORECASE)
 """Sections whose numbers are set-ups, other people's results or motivation, not the paper's findings."""
-_CONFIGURED = re.compile(r"\b(?:(?:is|are|was|were) set to|parameters? (?:is|are|was|were)|settings? (?:is|are|was|"
-                         r"were))\b", re.IGNORECASE)
+_CONFIGURED = re.compile(r"\b(?:(?:is|are|was|were) set to|(?:we|they)\s+set\s+(?:[\w-]+\s+){0,4}to|"
+                         r"parameters? (?:is|are|was|were)|settings? (?:is|are|was|were))\b", re.IGNORECASE)
 _MEASURE_AFTER = re.compile(r"\s?(?:[μµ]\w*|[munk]?[MgLlV]\b|mL|wt|kV|cm|mm|nm|kg|mg|°|W/|h\b|min\b|s\b)")
-"""A unit of measure right after a number: the number is an amount (a dose, a voltage), not a result."""
+_RANGE_TO = re.compile(r"\s+to\s+\d+(?:\.\d+)?")
+"""A unit of measure right after a number, or after the range it starts ("from 0.226 to 0.689 W/mK"): the
+number is an amount (a dose, a voltage), not a result."""
 _COMPARISON = re.compile(r"\b(?:over|than|compared|versus|vs\.?|against|baseline|outperform\w*|unlike)\b",
                          re.IGNORECASE)
 _BRACKETED = re.compile(r"\([^()]*\)")
@@ -52,22 +58,79 @@ _GAIN_AFTER = re.compile(r"(?:\s*(?:%|,|and|\d+(?:\.\d+)?))*\s*(?:[\w-]+\s+)?(?:
 points', '13% and 10% relative gains')."""
 
 
-def _setting(sentence: str, start: int, metric: str) -> str | None:
-    """The named term the number was measured for: the nearest one before it, outside brackets, with no
-    comparison word just before it (in "improving over SGC" the baseline is no setting); None when there is none."""
+_LISTED = re.compile(r"[A-Z][\w-]*,?\s+(?:and|or|&)\s+$|^,?\s+(?:and|or|&)\s+[A-Z]|^/|/$")
+"""A named term joined to another by 'and', 'or', '&' or '/' (text before or after the term)."""
+_AFTER_END = re.compile(r"[,;:()]|\.\s|\b(?:and|but|while|whereas|which|where|respectively)\b|" + _COMPARISON.pattern,
+                        re.IGNORECASE)
+_LED_TO = re.compile(r"\s*%?(?:\s+[\w@-]+){0,3}?\s+(?:on|for|in|at|across|within)\s+", re.IGNORECASE)
+"""The end of the phrase after a number, and the words that lead from the number to what it was measured on
+("% accuracy on", "F1 score for")."""
+_JOINED_NUMBERS = re.compile(r"(?:\d+(?:\.\d+)?\s?%?\s*(?:,|and)\s*)+$")
+"""Numbers joined to the one that follows them ("13% and " before "10%")."""
+
+
+def _nameable(term: str, metric: str) -> bool:
+    """Whether a named term can be a setting: not debris and not the metric itself."""
+    return term_debris(term) is None and term != metric and not METRIC.fullmatch(term)
+
+
+def _alone(text: str, at: int, term: str) -> bool:
+    """Whether the term at `at` of `text` is not listed with another ("LocalRetro and MHNreact")."""
+    return not (_LISTED.search(text[:at]) or _LISTED.search(text[at + len(term):]))
+
+
+def _settings_before(sentence: str, start: int, metric: str) -> list[str]:
+    """The named terms of the number's clause before it, nearest first, outside brackets and with no comparison
+    word just before them (in "improving over SGC" the baseline is no setting); a farther one only when no other
+    number but one joined to this ("13% and 10%") lies between (in "LocalRetro shows 96.6%, followed by MHNreact
+    with 93.3%" LocalRetro is no setting of 93.3)."""
     before = _BRACKETED.sub(lambda m: " " * len(m[0]), sentence[:start])
-    for term in reversed(entity_terms(before)):
+    clause = max((m.end() for m in CLAUSE_BREAK.finditer(before)), default=0)
+    found = []
+    for term in reversed(entity_terms(before[clause:])):
         at = before.rfind(term)
-        if (term_debris(term) is None and term != metric and not METRIC.fullmatch(term)
-                and not _COMPARISON.search(before[max(0, at - 24):])):
-            return term
-    return None
+        between = _JOINED_NUMBERS.sub("", before[at + len(term):])
+        if (_nameable(term, metric) and _alone(before, at, term) and not _COMPARISON.search(before[max(0, at - 24):])
+                and not (found and NUMBER.search(between))):
+            found.append(term)
+    return found
+
+
+def _settings_after(sentence: str, end: int, metric: str) -> list[str]:
+    """The first named term of the phrase the number leads to ("95% accuracy on MIMIC-III"), up to the next
+    number, punctuation, clause or comparison."""
+    tail = sentence[end:]
+    stop = min((m.start() for m in (_AFTER_END.search(tail), NUMBER.search(tail)) if m), default=len(tail))
+    led = _LED_TO.match(tail[:stop])
+    if led is None:
+        return []
+    phrase = tail[:stop]
+    return [term for term in entity_terms(phrase[led.end():])
+            if _nameable(term, metric) and _alone(phrase, phrase.find(term, led.end()), term)][:1]
+
+
+def _setting_in_context(finding: Finding) -> list[str]:
+    """The one named term the passage names before the sentence, when the sentence names none."""
+    if entity_terms(finding.sentence):
+        return []
+    earlier = finding.passage[:max(0, finding.passage.find(finding.sentence))]
+    terms = [t for t in entity_terms(earlier) if _nameable(t, finding.metric)]
+    return terms if len(terms) == 1 and not _COMPARISON.search(earlier) else []
+
+
+def settings(finding: Finding, start: int, end: int) -> list[str]:
+    """What the number was measured for, most likely first: named terms of its clause before it, the term its
+    phrase leads to after it, or the passage's one term."""
+    found = _settings_before(finding.sentence, start, finding.metric)
+    found += [t for t in _settings_after(finding.sentence, end, finding.metric) if t not in found]
+    return found or _setting_in_context(finding)
 
 
 def claim_of(finding: Finding) -> dict | None:
-    """The claim a finding makes (`value`, `metric`, `setting` or None, `gain`), or None when the number is not
-    a result of the paper: in a section of methods or background, a configured parameter, an amount with a
-    unit, or a bracketed alternative of another number."""
+    """The claim a finding makes (`value`, `metric`, the `settings` it may name, most likely first, `gain`), or
+    None when the number is not a result of the paper (in a section of methods or background, a configured
+    parameter, an amount with a unit, or a bracketed alternative of another number) or its setting cannot be
+    read."""
     if _NOT_RESULTS.search(finding.passage_id.rsplit(":", 1)[0]) or _CONFIGURED.search(finding.sentence):
         return None
     match = next((m for m in NUMBER.finditer(finding.sentence) if m[0] == finding.value), None)
@@ -75,11 +138,14 @@ def claim_of(finding: Finding) -> dict | None:
         return None
     start, end = match.span()
     bracketed = any(m.start() < start < m.end() for m in _BRACKETED.finditer(finding.sentence))
-    if bracketed or _MEASURE_AFTER.match(finding.sentence, end):
+    to = _RANGE_TO.match(finding.sentence, end)
+    if bracketed or _MEASURE_AFTER.match(finding.sentence, to.end() if to else end):
+        return None
+    named = settings(finding, start, end)
+    if not named:
         return None
     gain = bool(_GAIN_BEFORE.search(finding.sentence[:start]) or _GAIN_AFTER.match(finding.sentence, end))
-    return {"value": finding.value, "metric": finding.metric,
-            "setting": _setting(finding.sentence, start, finding.metric), "gain": gain}
+    return {"value": finding.value, "metric": finding.metric, "settings": named, "gain": gain}
 
 
 def evidence_passages(paper: Paper) -> dict[str, str]:
@@ -107,15 +173,17 @@ def generate(env: SearchEnvironment, rng: random.Random, writer: QuestionWriter)
         if not claims:
             continue
         claim = rng.choice(claims)
-        probe = {**claim, "setting": None}
+        figure = {"value": claim["value"], "metric": claim["metric"], "gain": claim["gain"]}
         retrieved = [collection.by_id[hit["paper_id"]]
-                     for hit in env.search(writer.phrase(KIND, {**probe, "terms": [claim["metric"]]}),
+                     for hit in env.search(writer.phrase(KIND, {**figure, "terms": [claim["metric"]]}),
                                            RETRIEVED)["results"]]
         candidates = sorted({p.paper_id: p for p in [paper, *retrieved] if p.sections}.values(),
                             key=lambda p: p.paper_id)
-        if claim["setting"] and any(mentions(p.title, claim["setting"]) for p in candidates):
-            claim = probe
-        support = {"value": claim["value"], "terms": [t for t in (claim["setting"], claim["metric"]) if t]}
+        setting = next((s for s in claim["settings"] if not any(mentions(p.title, s) for p in candidates)), None)
+        if setting is None:
+            continue
+        claim = {**figure, "setting": setting}
+        support = {"value": claim["value"], "terms": [setting, claim["metric"]]}
         question = writer.phrase(KIND, {**claim, "terms": support["terms"]})
         gold_passages = [key_passage(p, pid, text) for p in candidates for pid, text in passages(p).items()
                          if supports(text, support)]
