@@ -38,6 +38,11 @@ _NOT_A_RESULT = re.compile(
     r"(?:\bp\s*[<=>≤≥]\s*|\bCI\b[^)]{0,12}|±\s*|\bSD\b\s*[=:]?\s*|\bSE\b\s*[=:]?\s*|\b95\s*%\s*|\bn\s*=\s*|"
     r"\bversion\s+|\bv)$", re.IGNORECASE)
 _CONFIDENCE_LEVEL = re.compile(r"\s?%\s*(?:CI\b|confidence)", re.IGNORECASE)
+_HYPOTHETICAL = re.compile(r"\bif\s+(?:we|one|they|it|this|these)\s+(?:were|had)\b|\bwould\s+(?:\w+\s+)?(?:have|be|get|"
+                           r"give|yield|reach|achieve|obtain|result|lead)\b|\bcould\s+(?:have|reach|achieve)\b",
+                           re.IGNORECASE)
+"""A sentence saying what would have been ("if we were to remove the lowest performing operator we would in fact
+have 95% accuracy"): its numbers are a what-if, not a finding."""
 MAX_METRIC_DISTANCE = 80
 """How far (in characters) a metric word may be from the number it qualifies."""
 CLAUSE_BREAK = re.compile(r";|,\s+(?:and|but|while|whereas)\s")
@@ -86,8 +91,8 @@ def _setting(sentence: str, start: int, metric: str) -> tuple[str, ...]:
 
 
 def sentence_findings(passage_id: str, passage: str, sentence: str) -> list[Finding]:
-    """The findings one clean sentence states."""
-    if sentence_debris(sentence):
+    """The findings one clean sentence states (none where it says what would have been)."""
+    if sentence_debris(sentence) or _HYPOTHETICAL.search(sentence):
         return []
     found = []
     for match in NUMBER.finditer(sentence):

@@ -32,7 +32,8 @@ def _find_papers(facts: dict[str, Any]) -> str:
 
 
 def _select_evidence(facts: dict[str, Any]) -> str:
-    what = (f"an improvement of {facts['value']} in {facts['metric']}" if facts.get("gain")
+    what = (f"a relative improvement of {facts['value']}% in {facts['metric']}" if facts.get("relative")
+            else f"an improvement of {facts['value']} in {facts['metric']}" if facts.get("gain")
             else f"{facts['metric']} = {facts['value']}")
     setting = f" for {facts['setting']}" if facts.get("setting") else ""
     return f"Claim: a paper in the collection reports {what}{setting}."

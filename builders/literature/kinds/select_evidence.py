@@ -56,6 +56,10 @@ _GAIN_AFTER = re.compile(r"(?:\s*(?:%|,|and|\d+(?:\.\d+)?))*\s*(?:[\w-]+\s+)?(?:
                          r"improvements?|increases?)\b")
 """A number that is a difference: after 'by', '+', '∆' or 'improvement of', or counted in points or as a gain ('4.2 F1
 points', '13% and 10% relative gains')."""
+_RELATIVE = re.compile(r"\brelative\b", re.IGNORECASE)
+_RELATIVE_BEFORE = re.compile(r"\brelative\s*$", re.IGNORECASE)
+"""A difference stated as a share of the figure it improves on ('10% relative gains', 'a relative improvement of'):
+claimed as such, since a relative gain of 10 % is not 10 points."""
 
 
 _LISTED = re.compile(r"[A-Z][\w-]*,?\s+(?:and|or|&)\s+$|^,?\s+(?:and|or|&)\s+[A-Z]|^/|/$")
@@ -127,7 +131,8 @@ def settings(finding: Finding, start: int, end: int) -> list[str]:
 
 
 def claim_of(finding: Finding) -> dict | None:
-    """The claim a finding makes (`value`, `metric`, the `settings` it may name, most likely first, `gain`), or
+    """The claim a finding makes (`value`, `metric`, the `settings` it may name, most likely first, `gain` and
+    whether the gain is `relative`), or
     None when the number is not a result of the paper (in a section of methods or background, a configured
     parameter, an amount with a unit, or a bracketed alternative of another number) or its setting cannot be
     read."""
@@ -144,8 +149,11 @@ def claim_of(finding: Finding) -> dict | None:
     named = settings(finding, start, end)
     if not named:
         return None
-    gain = bool(_GAIN_BEFORE.search(finding.sentence[:start]) or _GAIN_AFTER.match(finding.sentence, end))
-    return {"value": finding.value, "metric": finding.metric, "settings": named, "gain": gain}
+    before, after = _GAIN_BEFORE.search(finding.sentence[:start]), _GAIN_AFTER.match(finding.sentence, end)
+    relative = bool(before and _RELATIVE_BEFORE.search(finding.sentence[:before.start()])
+                    or after and _RELATIVE.search(after[0]))
+    return {"value": finding.value, "metric": finding.metric, "settings": named, "gain": bool(before or after),
+            "relative": relative}
 
 
 def evidence_passages(paper: Paper) -> dict[str, str]:
@@ -173,7 +181,8 @@ def generate(env: SearchEnvironment, rng: random.Random, writer: QuestionWriter)
         if not claims:
             continue
         claim = rng.choice(claims)
-        figure = {"value": claim["value"], "metric": claim["metric"], "gain": claim["gain"]}
+        figure = {"value": claim["value"], "metric": claim["metric"], "gain": claim["gain"],
+                  "relative": claim["relative"]}
         retrieved = [collection.by_id[hit["paper_id"]]
                      for hit in env.search(writer.phrase(KIND, {**figure, "terms": [claim["metric"]]}),
                                            RETRIEVED)["results"]]
