@@ -15,6 +15,12 @@ gloss: below it a docstring names what a thing is, not what it returns or prints
 `PowerShellComplete` 8, tomlkit's `load` 7 and `dump` 8, `SingleKey` 3, click's `get_invalid_choice_message` 15
 (its hidden test compares the exact message); at or above it: tomlkit's `add_line` 21 (states what `add_comma`
 does), `register_encoder` with `unregister_encoder` 39, `string` 75, click's `_PagerWriter` 80.
+
+A parameter the fix adds to a function of the base commit is a missing name too (`graders.swe.parameters`):
+`TypeError: f() got an unexpected keyword argument 'x'` tells the solver that `x` must be accepted, not what it
+does. Its words are what the solver reads of it: the base commit's docstring lines describing it; the lines the
+fix adds to a docstring are never shown (click's `Argument` gained `help` documented by the fix as `:param help:
+the help string.`, every symptom `Parameter.__init__() got an unexpected keyword argument 'help'`).
 """
 
 from __future__ import annotations
