@@ -131,7 +131,8 @@ OVERLINE_TESTS = ["tests/test_utils.py::test_styling[overline]", "tests/test_uti
 def _style_after(documented: bool) -> str:
     """`style` as the fix leaves it: an `overline` parameter, documented in its docstring or not."""
     after = STYLE_BEFORE.replace("reset=True):", "reset=True, overline=None):")
-    after = after.replace("    bits = [text]\n", "    bits = [text]\n    if overline:\n        bits.insert(0, \"\\x1b[53m\")\n")
+    after = after.replace("    bits = [text]\n",
+                          "    bits = [text]\n    if overline:\n        bits.insert(0, \"\\x1b[53m\")\n")
     return after.replace("do not carry over.\n", "do not carry over.\n" + OVERLINE_DOC) if documented else after
 
 

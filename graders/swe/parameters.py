@@ -59,16 +59,19 @@ def _functions(tree: ast.Module) -> dict[str, tuple[ast.FunctionDef | ast.AsyncF
 
 
 def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """The names a call can pass by position or keyword (`*args` and `**kwargs` left out)."""
     arguments = function.args
     return [a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]]
 
 
 def _positional(function: ast.FunctionDef | ast.AsyncFunctionDef) -> int | None:
+    """How many positional arguments a call may pass, as Python counts them (`self` included; None: any)."""
     arguments = function.args
     return None if arguments.vararg else len(arguments.posonlyargs) + len(arguments.args)
 
 
 def _parse(source: str) -> ast.Module | None:
+    """The module's tree, None where it does not parse."""
     try:
         return parse_module(source)
     except (SyntaxError, ValueError):
