@@ -175,14 +175,15 @@ def mle_tasks(folder: Path) -> list[Task]:
 def release_rows(tmp_path_factory, docker_engine) -> list[dict]:
     """The RL rows, from its train and test files, of a release of every family (literature, long-context,
     workflow and swe built and checked in the process sandbox, mle in docker), with the instance image of every SWE
-    task built."""
+    task built. Two SWE candidates: the sample's first, `sub(..., absolute=True)`, specifies no behaviour and is
+    rejected (`graders.swe.specification`)."""
     root = tmp_path_factory.mktemp("release")
     data = DataDir(root / "data")
     with pytest.MonkeyPatch.context() as patch:
         chosen = sandbox.get_sandbox("process")
         patch.setattr(sandbox, "default_sandbox", lambda: chosen)
         tasks = (literature_tasks(paper_collection(root / "papers.jsonl", count=200, seed=3), data.root, list(KINDS))
-                 + long_context_tasks(2, target_tokens=4096) + workflow_tasks(2) + swe_tasks(1))
+                 + long_context_tasks(2, target_tokens=4096) + workflow_tasks(2) + swe_tasks(2))
         landed = land_validated(data, tasks)
     landed += land_validated(data, mle_tasks(root / "mle"))
     for task in landed:

@@ -80,7 +80,12 @@ def test_the_right_candidates_are_accepted(built):
     _, tasks = built
     assert set(tasks) == {"div_fix", "already_passing", "mul_fix_flaky", "power_merge", "sub_absolute"}
     accepted = {role for role, task in tasks.items() if task.status == "accepted"}
-    assert accepted == {"div_fix", "mul_fix_flaky", "power_merge", "sub_absolute"}, {r: t.reasons for r, t in tasks.items()}
+    assert accepted == {"div_fix", "mul_fix_flaky", "power_merge"}, {r: t.reasons for r, t in tasks.items()}
+    assert tasks["sub_absolute"].reasons == [
+        "reference: statement_states_interface: the statement specifies no behaviour: each behaviour it lists only "
+        "shows that a parameter the fix adds (sub: absolute) is missing, and what the solver reads of them (shown "
+        "docstrings, the base commit's docstrings) says 0 word(s) (fewer than 20; the docstring lines the fix adds "
+        "are never shown)"], "its one symptom is `sub() got an unexpected keyword argument 'absolute'`"
     div = tasks["div_fix"]
     assert div.payload["FAIL_TO_PASS"] == ["tests/test_ops.py::test_div_by_zero"]
     assert div.payload["PASS_TO_PASS"] == ["tests/test_ops.py::test_add", "tests/test_ops.py::test_sub"]
@@ -416,10 +421,10 @@ def test_cli_builds_lands_and_exports_swe_tasks(built, capsys, data_dir, tmp_pat
     captured = capsys.readouterr()
     assert code == 0, captured.err
     summary = json.loads(captured.out)
-    assert summary["families"]["swe"] == {"candidates": 5, "accepted": 4, "rejected": 1,
-                                          "rejected_by_check": {"noop": 1, "shortcut": 1}}
+    assert summary["families"]["swe"] == {"candidates": 5, "accepted": 3, "rejected": 2,
+                                          "rejected_by_check": {"noop": 1, "reference": 1, "shortcut": 1}}
     instances = [json.loads(line) for line in export.read_text().splitlines()]
-    assert summary["swebench_instances"] == 4 and len(instances) == 4
+    assert summary["swebench_instances"] == 3 and len(instances) == 3
     assert {i["instance_id"] for i in instances} == {t.payload["instance_id"] for t in built[1].values()
                                                      if t.status == "accepted"}
     assert str(data_dir) not in export.read_text() and os.environ[CACHE_ENV] not in export.read_text()
@@ -427,7 +432,7 @@ def test_cli_builds_lands_and_exports_swe_tasks(built, capsys, data_dir, tmp_pat
     assert main(["release", "--version", "1.0.0", "--out", str(tmp_path / "release"), "--data-dir", str(data_dir),
                  "--json"]) == 0, capsys.readouterr().err
     rows = datasets.load_dataset(str(tmp_path / "release"), "swe", split="train", cache_dir=str(tmp_path / "hf"))
-    assert rows.num_rows == 4
+    assert rows.num_rows == 3
     entry = reward_entry("swe")
     with sandbox_kind("process"):
         for row in rows:

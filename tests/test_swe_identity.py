@@ -4,7 +4,11 @@ first-failure stop, the copied-in workspace and the background release (7e54d53)
 Re-pinned once when statements began stating what a FAIL_TO_PASS test expects raised: the `div` task's issue text
 never names the `ZeroDivisionError` its hidden test expects, so its statement gains `The checks also expect:` and
 its id changes; the other tasks' ids, decisions and statements are as before (with the expectations read as none,
-the old digests 2c024b12b16dfdef / a342182e75d85f5b come back)."""
+the old digests 2c024b12b16dfdef / a342182e75d85f5b come back). Re-pinned once more when a parameter the fix adds
+counted as a missing name (`graders.swe.specification`): the `sub(..., absolute=True)` task's every symptom is
+`TypeError: sub() got an unexpected keyword argument 'absolute'` and nothing documents it, so it is rejected; the
+other tasks' ids, decisions and rows are as before (with it accepted, 40925f974e1e72eb / 8d1a6baa72674f1d come
+back)."""
 
 from __future__ import annotations
 
@@ -17,8 +21,8 @@ from factories import land_validated, swe_tasks
 from taskforge import sandbox
 from taskforge.store.layout import DataDir
 
-IDS_AND_DECISIONS = "40925f974e1e72eb"
-SHARD_BYTES = "8d1a6baa72674f1d"
+IDS_AND_DECISIONS = "2dee4a68d6715357"
+SHARD_BYTES = "bfbde0c8ba59c750"
 
 
 def _digest(parts: list[bytes]) -> str:
