@@ -53,22 +53,29 @@ def _findings(collection: PaperCollection, paper_id: str) -> tuple[Finding, ...]
     return tuple(findings(collection.by_id[paper_id]))
 
 
-def asked_findings(paper: Paper, collection: PaperCollection) -> list[tuple[Finding, list[str]]]:
+@lru_cache(maxsize=4)
+def _askable(collection: PaperCollection) -> tuple[str, ...]:
+    """The full-text papers with a finding to ask (few in a real collection: the draw is among them)."""
+    return tuple(p.paper_id for p in collection.papers if p.sections and asked_findings(collection, p.paper_id))
+
+
+@lru_cache(maxsize=256)
+def asked_findings(collection: PaperCollection, paper_id: str) -> tuple[tuple[Finding, tuple[str, ...]], ...]:
     """The paper's own results (`select_evidence.claim_of`, not a gain) with a decimal number outside flattened
     tables, each with the fewest of its claim's setting terms (most likely first) for which the paper states no other
     level of its metric."""
-    asked = []
-    for finding in _findings(collection, paper.paper_id):
+    paper, asked = collection.by_id[paper_id], []
+    for finding in _findings(collection, paper_id):
         claim = claim_of(finding)
         if (claim is None or claim["gain"] or not DECIMAL.fullmatch(finding.value)
                 or passage_debris(finding.passage) is not None):
             continue
         for n in range(1, min(MAX_SETTING_TERMS, len(claim["settings"])) + 1):
-            terms = claim["settings"][:n]
-            if stated_values(paper, finding.metric, terms) == {finding.value}:
+            terms = tuple(claim["settings"][:n])
+            if stated_values(paper, finding.metric, list(terms)) == {finding.value}:
                 asked.append((finding, terms))
                 break
-    return asked
+    return tuple(asked)
 
 
 def _first_hops(paper: Paper, collection: PaperCollection, asked: list[str], rng: random.Random
@@ -154,16 +161,14 @@ def _facts(constraints: list[dict[str, Any]], collection: PaperCollection, findi
 
 
 def generate(env: SearchEnvironment, rng: random.Random, writer: QuestionWriter) -> Case | None:
-    """One described_finding case from a random paper with a full text, or None when it does not make one."""
+    """One described_finding case from a random paper with a finding to ask, or None when it does not make one."""
     collection = env.collection
-    with_text = [p for p in collection.papers if p.sections]
-    if not with_text:
+    askable = _askable(collection)
+    if not askable:
         return None
-    paper = rng.choice(with_text)
-    asked = asked_findings(paper, collection)
-    if not asked:
-        return None
-    finding, terms = rng.choice(asked)
+    paper = collection.by_id[rng.choice(askable)]
+    finding, setting = rng.choice(asked_findings(collection, paper.paper_id))
+    terms = list(setting)
     keyed = random.Random(f"{KIND}:{paper.paper_id}:{finding.passage_id}:{finding.value}:{','.join(terms)}")
     hops = _first_hops(paper, collection, [finding.metric, *finding.setting], keyed)
     for hop in hops:
