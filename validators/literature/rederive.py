@@ -187,13 +187,13 @@ def _described_finding(task: Task, collection: PaperCollection) -> list[str]:
     if len(values) != 1:
         return problems + [f"{paper.paper_id} states {len(values)} numbers ({', '.join(sorted(values))}) for the "
                            f"metric and setting asked, not one"]
-    options = {letter: v for letter, v in payload.options.items() if letter != payload.insufficient_option}
-    right = [letter for letter, v in options.items() if cell_value(v) == cell_value(next(iter(values)))]
+    (value,) = values
+    right = [letter for letter, text in payload.options.items()
+             if letter != payload.insufficient_option and cell_value(text) == cell_value(value)]
     if right != [reference.answer]:
-        problems.append(f"the stated number {next(iter(values))} is option(s) {right}, the reference answers "
-                        f"{reference.answer}")
-    if cell_value(reference.answer_text) not in {cell_value(v) for v in values}:
-        problems.append(f"the reference's answer text {reference.answer_text!r} is not the stated number")
+        problems.append(f"the stated number {value} is option(s) {right}, the reference answers {reference.answer}")
+    if cell_value(reference.answer_text) != cell_value(value):
+        problems.append(f"the reference's answer text {reference.answer_text!r} is not the stated number {value}")
     return problems
 
 
