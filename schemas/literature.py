@@ -47,6 +47,17 @@ class FulltextQaPayload(LiteraturePayload):
     insufficient_option: str
 
 
+class DescribedFindingPayload(LiteraturePayload):
+    """A number asked by its metric and setting, of the one paper meeting `constraints`; lettered options."""
+
+    kind: Literal["described_finding"]
+    question: str
+    options: dict[str, str]
+    insufficient_option: str
+    constraints: list[dict[str, Any]]
+    asked: dict[str, Any]
+
+
 class Candidate(Record):
     """A paper offered to an evidence-selection task."""
 
@@ -125,6 +136,10 @@ class FulltextQaReference(LiteratureReference):
     key_sentence: str
 
 
+class DescribedFindingReference(FulltextQaReference):
+    """The right letter, its text, and the sentence of the described paper that states it."""
+
+
 class SelectedEvidence(Record):
     """The supporting papers and their passages."""
 
@@ -177,6 +192,10 @@ class FulltextQaGrader(LiteratureGrader):
     insufficient: str
 
 
+class DescribedFindingGrader(FulltextQaGrader):
+    """The letter chosen among `options`, as for fulltext_qa."""
+
+
 class SelectEvidenceGrader(LiteratureGrader):
     """The supporting papers and passages chosen."""
 
@@ -191,13 +210,14 @@ class TableSynthesisGrader(LiteratureGrader):
     columns: list[str]
 
 
-KINDS = ("find_papers", "fulltext_qa", "select_evidence", "table_synthesis")
+KINDS = ("find_papers", "fulltext_qa", "select_evidence", "table_synthesis", "described_finding")
 PAYLOADS: dict[str, type[TaskPart]] = dict(zip(KINDS, (FindPapersPayload, FulltextQaPayload, SelectEvidencePayload,
-                                                       TableSynthesisPayload)))
+                                                       TableSynthesisPayload, DescribedFindingPayload)))
 REFERENCES: dict[str, type[TaskPart]] = dict(zip(KINDS, (FindPapersReference, FulltextQaReference,
-                                                         SelectEvidenceReference, TableSynthesisReference)))
+                                                         SelectEvidenceReference, TableSynthesisReference,
+                                                         DescribedFindingReference)))
 GRADERS: dict[str, type[TaskPart]] = dict(zip(KINDS, (FindPapersGrader, FulltextQaGrader, SelectEvidenceGrader,
-                                                      TableSynthesisGrader)))
+                                                      TableSynthesisGrader, DescribedFindingGrader)))
 
 
 def _by_kind(models: dict[str, type[TaskPart]], base: type[TaskPart], kind: str) -> type[TaskPart]:

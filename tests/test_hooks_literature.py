@@ -70,8 +70,8 @@ def test_accepted_rewrites_replace_the_templated_questions(collection, tmp_path)
         requests = list(server.requests)
     calls = agents.take_calls()
     assert Counter((c.purpose, c.role, c.status, c.family, c.stage) for c in calls) == {
-        ("literature_questions", "builder", "ok", "literature", "build"): 4,
-        ("review", "reviewer", "ok", "literature", "build"): 4}
+        ("literature_questions", "builder", "ok", "literature", "build"): len(KINDS),
+        ("review", "reviewer", "ok", "literature", "build"): len(KINDS)}
     checks = default_checks(collection["data_dir"])
     for task, template in zip(tasks, collection["template"]):
         question = task.payload.get("question") or task.payload["claim"]

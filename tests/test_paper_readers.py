@@ -119,11 +119,11 @@ def test_tasks_from_a_real_collection_of_each_format_are_accepted(tmp_path, fmt,
 def test_the_shipped_real_collection_builds_every_kind(tmp_path):
     """select_evidence among them: a claim read off a result of a full-text paper, among full-text candidates
     whose passages state other figures of the same metric."""
-    kinds = ["find_papers", "select_evidence", "fulltext_qa", "table_synthesis"]
+    kinds = ["find_papers", "select_evidence", "fulltext_qa", "table_synthesis", "described_finding"]
     tasks = literature_tasks(SAMPLES_DIR / "papers", tmp_path, kinds)
     checks = default_checks(tmp_path)
     assert [t.kind for t in tasks] == kinds
-    assert [validate(t, checks).status for t in tasks] == ["accepted"] * 4
+    assert [validate(t, checks).status for t in tasks] == ["accepted"] * 5
 
 
 def test_bad_records_of_each_format_are_quarantined_with_file_and_line_and_the_rest_loads(tmp_path):

@@ -118,7 +118,8 @@ def test_sft_command_records_every_episode_regrades_once_and_adds_builder_runs(c
     argv = ["sft", str(traces), "--out", str(out), "--data-dir", str(data.root), "--json"]
     assert main([*argv, "--builder-runs"]) == 0
     summary = json.loads(capsys.readouterr().out)
-    assert (summary["episodes"], summary["selected"], summary["regraded"], summary["quarantined"]) == (7, 6, 1, 1)
+    assert (summary["episodes"], summary["selected"], summary["regraded"], summary["quarantined"]) == (
+        3 + len(tasks), 2 + len(tasks), 1, 1)
     with Catalog(data.catalog, read_only=True) as catalog:
         recorded = {r["episode_id"]: r for r in catalog.query("SELECT * FROM sft_examples")}
     assert recorded["ep-late"]["reason"] == "success on regrade" and recorded["ep-late"]["regraded_score"] == 1.0
@@ -126,7 +127,7 @@ def test_sft_command_records_every_episode_regrades_once_and_adds_builder_runs(c
     assert not recorded["ep-broken"]["selected"]
     assert recorded["ep-compacted"]["regrade"] == "not regraded"
     builder = [r for r in recorded.values() if r["source"] == "builder"]
-    assert len(builder) == 4 and all(r["selected"] and r["score"] == 1.0 for r in builder)
+    assert len(builder) == len(tasks) and all(r["selected"] and r["score"] == 1.0 for r in builder)
     rows = datasets.load_dataset("parquet", data_files=str(out / "data" / "*.parquet"), split="train",
                                  cache_dir=str(tmp_path / "hf"))
     demo = next(r for r in rows if r["episode_id"] == f"builder-{finding.task_id}")

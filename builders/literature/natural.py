@@ -69,6 +69,10 @@ def brief_for(case: Case) -> QuestionBrief:
         keep, withhold = [facts["value"], *facts["terms"]], gold
     elif case.kind == "fulltext_qa":
         keep, withhold = [facts["title"]], [reference["answer_text"]]
+    elif case.kind == "described_finding":
+        keep = [str(v) for c in facts["constraints"] for k, v in c.items() if k not in ("type", "paper_id")]
+        keep += [facts["metric"], *facts["setting"]]
+        withhold = gold + [p["title"] for p in reference["papers"] if p["role"] == "gold"] + [reference["answer_text"]]
     return QuestionBrief(asks=case.question, gold_paper_ids=gold, keep=keep, withhold=withhold)
 
 

@@ -20,6 +20,7 @@ ANSWER_FORMATS = {
                         "\"<paper_id>\", \"passage\": \"<section>:<n>\"}, ...]}. Leave out candidates that do not "
                         "support it."),
     "fulltext_qa": "Reply with the letter of one option on a final line of the form 'Answer: X'.",
+    "described_finding": "Reply with the letter of one option on a final line of the form 'Answer: X'.",
     "table_synthesis": ("Reply with a JSON object mapping each paper id to an object with one value per column key, "
                         "e.g. {\"<paper_id>\": {\"<column>\": <value>, ...}, ...}; answer yes/no columns with "
                         "\"yes\" or \"no\"."),

@@ -44,6 +44,26 @@ def _fulltext_qa(facts: dict[str, Any]) -> str:
             f"“{facts['cloze']}” Which number fills the blank?")
 
 
+_CLAUSES = {
+    "cites": lambda c: f"cites “{c['title']}”",
+    "cited_by": lambda c: f"is cited by “{c['title']}”",
+    "published_in": lambda c: f"was published in {c['year']}",
+    "venue": lambda c: f"appeared in {c['venue']}",
+}
+
+
+def _described_finding(facts: dict[str, Any]) -> str:
+    clauses = [_CLAUSES[c["type"]](c) for c in facts["constraints"] if c["type"] != "mentions"]
+    terms = [c["term"] for c in facts["constraints"] if c["type"] == "mentions"]
+    if terms:
+        clauses.append(f"mentions {' and '.join(terms)} (case, plurals and hyphens aside) in its title, abstract or "
+                       f"body text")
+    description = ", ".join(clauses[:-1]) + (" and " if len(clauses) > 1 else "") + clauses[-1]
+    setting = " and ".join(facts["setting"])
+    return (f"One paper in the collection {description}. What {facts['metric']} does that paper report for "
+            f"{setting}? (Its text states the number in one sentence with “{facts['metric']}” and {setting}.)")
+
+
 def _table_synthesis(facts: dict[str, Any]) -> str:
     return f"Compare these {facts['rows']} papers in a table with one row per paper and the columns below."
 
@@ -54,7 +74,7 @@ class TemplateQuestions:
     name = "templates-v1"
     templates: dict[str, Callable[[dict[str, Any]], str]] = {
         "find_papers": _find_papers, "select_evidence": _select_evidence,
-        "fulltext_qa": _fulltext_qa, "table_synthesis": _table_synthesis,
+        "fulltext_qa": _fulltext_qa, "table_synthesis": _table_synthesis, "described_finding": _described_finding,
     }
 
     def phrase(self, kind: str, facts: dict[str, Any]) -> str:

@@ -6,18 +6,11 @@ import re
 
 from taskforge.builders.literature.debris import term_debris
 from taskforge.graders.literature.concepts import content_sections, mentions_concept
+from taskforge.graders.literature.descriptions import DECIMAL, sentences
 from taskforge.graders.literature.papers import Paper, passages
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 ENTITY = re.compile(r"(?<![\w-])[A-Z][a-z]*[A-Z0-9][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?![\w-])")
 """A named term: a capitalised word with an inner capital or digit (LumenQA, GraphMixer, MIMIC-III, F1)."""
-DECIMAL = re.compile(r"(?<![\w.-])\d+\.\d+(?![\w-]|\.\d)")
-"""A reported number with a decimal point (87.3), not part of a name or a longer number."""
-
-
-def sentences(text: str) -> list[str]:
-    """The sentences of a passage."""
-    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
 
 
 def entity_terms(text: str) -> list[str]:

@@ -12,7 +12,8 @@ to score with the task's own scorer. None reads a passage the way the task asks.
   with a capital or a digit after its first letter, outside quoted titles); for
   table_synthesis "yes" where the title names the term; for fulltext_qa the one
   option the quoted paper's title or abstract mentions, if only one.
-A fulltext_qa shortcut that finds no single option answers the refusal option.
+A fulltext_qa shortcut that finds no single option answers the refusal option; described_finding is answered as
+fulltext_qa (its quoted titles are the papers the description names).
 """
 
 from __future__ import annotations
@@ -109,7 +110,7 @@ def _table_synthesis(payload: dict[str, Any], env: SearchEnvironment) -> dict[st
 
 SOLVERS: dict[str, Callable[[dict[str, Any], SearchEnvironment], dict[str, str]]] = {
     "find_papers": _find_papers, "select_evidence": _select_evidence, "fulltext_qa": _fulltext_qa,
-    "table_synthesis": _table_synthesis}
+    "table_synthesis": _table_synthesis, "described_finding": _fulltext_qa}
 
 
 def shortcut_answers(kind: str, payload: dict[str, Any], env: SearchEnvironment) -> dict[str, str]:

@@ -7,9 +7,9 @@ import re
 from taskforge.graders.paper_ids import arxiv_ids_in, dois_in
 from taskforge.graders.literature.papers import mentions
 from taskforge.schemas import Task
-from taskforge.schemas.literature import (FindPapersReference, FulltextQaPayload, FulltextQaReference,
-                                          LiteratureReference, PaperEntry, SelectEvidencePayload,
-                                          SelectEvidenceReference, TableSynthesisReference)
+from taskforge.schemas.literature import (DescribedFindingPayload, DescribedFindingReference, FindPapersReference,
+                                          FulltextQaPayload, FulltextQaReference, LiteratureReference, PaperEntry,
+                                          SelectEvidencePayload, SelectEvidenceReference, TableSynthesisReference)
 
 
 def _occurrences(text: str, paper_id: str) -> int:
@@ -35,14 +35,19 @@ def _common_leaks(task: Task, visible: str) -> list[str]:
     return leaks
 
 
-def _find_papers_leaks(task: Task, visible: str) -> list[str]:
+def _named_gold(reference: LiteratureReference, visible: str) -> list[str]:
+    """Gold papers the prompt names by id or title."""
     leaks = []
-    for paper in _gold(FindPapersReference.of(task)):
+    for paper in _gold(reference):
         if _occurrences(visible, paper.paper_id):
             leaks.append(f"the prompt names answer paper {paper.paper_id}")
         if paper.title.casefold() in visible.casefold():
             leaks.append(f"the question names answer paper {paper.paper_id} by its title")
     return leaks
+
+
+def _find_papers_leaks(task: Task, visible: str) -> list[str]:
+    return _named_gold(FindPapersReference.of(task), visible)
 
 
 def _select_evidence_leaks(task: Task, visible: str) -> list[str]:
@@ -53,9 +58,9 @@ def _select_evidence_leaks(task: Task, visible: str) -> list[str]:
             f"{baseline})" for pid in gold_ids if counts.get(pid, 0) != baseline]
 
 
-def _fulltext_qa_leaks(task: Task, visible: str) -> list[str]:
-    reference = FulltextQaReference.of(task)
-    listing = {f"{letter}. {text}" for letter, text in FulltextQaPayload.of(task).options.items()}
+def _answer_leaks(visible: str, options: dict[str, str], reference: FulltextQaReference) -> list[str]:
+    """A multiple-choice answer shown outside the options, or its sentence quoted."""
+    listing = {f"{letter}. {text}" for letter, text in options.items()}
     outside = "\n".join(line for line in visible.splitlines() if line.strip() not in listing)
     leaks = []
     if mentions(outside, reference.answer_text):
@@ -65,6 +70,16 @@ def _fulltext_qa_leaks(task: Task, visible: str) -> list[str]:
     return leaks
 
 
+def _fulltext_qa_leaks(task: Task, visible: str) -> list[str]:
+    return _answer_leaks(visible, FulltextQaPayload.of(task).options, FulltextQaReference.of(task))
+
+
+def _described_finding_leaks(task: Task, visible: str) -> list[str]:
+    """The paper is described, never named; the answer and its sentence are not shown."""
+    reference = DescribedFindingReference.of(task)
+    return _named_gold(reference, visible) + _answer_leaks(visible, DescribedFindingPayload.of(task).options, reference)
+
+
 def _table_synthesis_leaks(task: Task, visible: str) -> list[str]:
     return [f"the prompt gives the {column} of {row} ({value})"
             for row, cells in TableSynthesisReference.of(task).answer.items() for column, value in cells.items()
@@ -72,7 +87,8 @@ def _table_synthesis_leaks(task: Task, visible: str) -> list[str]:
 
 
 _BY_KIND = {"find_papers": _find_papers_leaks, "select_evidence": _select_evidence_leaks,
-            "fulltext_qa": _fulltext_qa_leaks, "table_synthesis": _table_synthesis_leaks}
+            "fulltext_qa": _fulltext_qa_leaks, "table_synthesis": _table_synthesis_leaks,
+            "described_finding": _described_finding_leaks}
 
 
 def literature_leaks(task: Task) -> list[str]:

@@ -13,6 +13,11 @@ constraints, and compared with the reference the task stores (part of the `refer
   question's sentence as the paper's full text states it (when the question
   shows no blank: the one option the stored key sentence states, which must be
   a full-text sentence of the paper);
+- described_finding: exactly one snapshot paper meets the stored description
+  (`graders/literature/descriptions.py`), and it is the gold paper; the prompt
+  states each constraint (papers by their snapshot titles) and the metric and
+  setting asked; that paper states exactly one number for the metric and
+  setting, and it is the reference's option;
 - table_synthesis: every cell read off the snapshot (year, venue, first author;
   whether the paper cites the work the column names by title; whether its
   content mentions the term the column names, in a form the rows' papers give).
@@ -26,14 +31,16 @@ from pathlib import Path
 from typing import Any, Callable
 
 from taskforge.graders.literature.concepts import concept_forms, content_text, mentions_concept
+from taskforge.graders.literature.descriptions import described, stated_values
 from taskforge.graders.literature.environment import environment_for
 from taskforge.graders.literature.papers import ABSTRACT, Paper, PaperCollection, full_text, mentions, passages, supports
 from taskforge.graders.literature.scorers import cell_value
 from taskforge.graders.literature.shortcuts import column_term
 from taskforge.schemas import Task, ValidationResult
-from taskforge.schemas.literature import (FindPapersPayload, FindPapersReference, FulltextQaPayload,
-                                          FulltextQaReference, SelectEvidencePayload, SelectEvidenceReference,
-                                          TableSynthesisPayload, TableSynthesisReference)
+from taskforge.schemas.literature import (DescribedFindingPayload, DescribedFindingReference, FindPapersPayload,
+                                          FindPapersReference, FulltextQaPayload, FulltextQaReference,
+                                          SelectEvidencePayload, SelectEvidenceReference, TableSynthesisPayload,
+                                          TableSynthesisReference)
 
 BLANK = "____"
 _QUOTED_CLOZE = re.compile(r"“([^”]*____[^”]*)”")
@@ -144,6 +151,52 @@ def _fulltext_qa(task: Task, collection: PaperCollection) -> list[str]:
     return problems
 
 
+def described_paper(payload: DescribedFindingPayload, collection: PaperCollection) -> tuple[Paper | None, str]:
+    """The one snapshot paper meeting the stored description, or None and why not."""
+    try:
+        meeting = described(collection, payload.constraints)
+    except (KeyError, ValueError) as error:
+        return None, f"the description cannot be derived ({error})"
+    if len(meeting) != 1:
+        return None, f"{len(meeting)} papers of the snapshot meet the description, not one"
+    return meeting[0], ""
+
+
+def _unstated_constraints(payload: DescribedFindingPayload, collection: PaperCollection, visible: str) -> list[str]:
+    """The constraints and asked words the prompt does not state."""
+    problems = []
+    for constraint in payload.constraints:
+        named = collection.by_id.get(constraint.get("paper_id", ""))
+        words = [named.title] if named else [str(v) for k, v in constraint.items() if k not in ("type", "paper_id")]
+        if "paper_id" in constraint and named is None:
+            problems.append(f"the described relation's paper {constraint['paper_id']} is not in the snapshot")
+        problems += [f"the prompt does not state {word!r}" for word in words if word not in visible]
+    return problems + [f"the prompt does not state {word!r}" for word in
+                       [payload.asked["metric"], *payload.asked["setting"]] if word not in visible]
+
+
+def _described_finding(task: Task, collection: PaperCollection) -> list[str]:
+    payload, reference = DescribedFindingPayload.of(task), DescribedFindingReference.of(task)
+    problems = _unstated_constraints(payload, collection, visible_text(task))
+    paper, why = described_paper(payload, collection)
+    if paper is None:
+        return problems + [why]
+    if reference.gold_ids != [paper.paper_id]:
+        problems.append(f"the description gives {paper.paper_id}, the reference {reference.gold_ids}")
+    values = stated_values(paper, payload.asked["metric"], payload.asked["setting"])
+    if len(values) != 1:
+        return problems + [f"{paper.paper_id} states {len(values)} numbers ({', '.join(sorted(values))}) for the "
+                           f"metric and setting asked, not one"]
+    (value,) = values
+    right = [letter for letter, text in payload.options.items()
+             if letter != payload.insufficient_option and cell_value(text) == cell_value(value)]
+    if right != [reference.answer]:
+        problems.append(f"the stated number {value} is option(s) {right}, the reference answers {reference.answer}")
+    if cell_value(reference.answer_text) != cell_value(value):
+        problems.append(f"the reference's answer text {reference.answer_text!r} is not the stated number {value}")
+    return problems
+
+
 def _cited_work(description: str, collection: PaperCollection) -> Paper | None:
     """The collection paper a column names by its title (the longest title the description contains)."""
     named = [p for p in collection.papers if p.title and p.title in description]
@@ -186,7 +239,7 @@ def _table_synthesis(task: Task, collection: PaperCollection) -> list[str]:
 
 DERIVATIONS: dict[str, Callable[[Task, PaperCollection], list[str]]] = {
     "find_papers": _find_papers, "select_evidence": _select_evidence, "fulltext_qa": _fulltext_qa,
-    "table_synthesis": _table_synthesis}
+    "table_synthesis": _table_synthesis, "described_finding": _described_finding}
 
 
 class RederivedAnswer:

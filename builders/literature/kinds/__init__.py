@@ -6,7 +6,8 @@ import random
 from typing import Callable
 
 from taskforge.builders.literature.cases import Case
-from taskforge.builders.literature.kinds import find_papers, fulltext_qa, select_evidence, table_synthesis
+from taskforge.builders.literature.kinds import (described_finding, find_papers, fulltext_qa, select_evidence,
+                                                table_synthesis)
 from taskforge.builders.literature.questions import QuestionWriter
 from taskforge.graders.literature.environment import SearchEnvironment
 
@@ -17,5 +18,8 @@ GENERATORS: dict[str, Generator] = {
     "select_evidence": select_evidence.generate,
     "fulltext_qa": fulltext_qa.generate,
     "table_synthesis": table_synthesis.generate,
+    "described_finding": described_finding.generate,
 }
 KINDS = tuple(GENERATORS)
+"""The kinds a build without a capability mapping cycles through by task index (index mod 5): a kind is added last,
+so the first indices keep their kinds (described_finding moved every index from 4 on onto another kind)."""

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import random
 import re
-import string
 
 from taskforge.builders.literature.cases import Case, key_passage, paper_entry, read_call, search_call
 from taskforge.builders.literature.debris import passage_debris
 from taskforge.builders.literature.findings import Finding, findings
+from taskforge.builders.literature.options import lettered, near_values
 from taskforge.builders.literature.prompting import user_message
 from taskforge.builders.literature.questions import QuestionWriter
 from taskforge.builders.literature.text import DECIMAL, decimals
@@ -28,7 +28,6 @@ from taskforge.graders.literature.papers import Paper, full_text, mentions
 
 KIND = "fulltext_qa"
 DISTRACTORS = 3
-INSUFFICIENT = "Insufficient information"
 TITLE_SEARCH_K = 5
 BLANK = "____"
 
@@ -51,16 +50,7 @@ def _distractors(value: str, paper: Paper, sentence: str, rng: random.Random) ->
     excluded = set(decimals(sentence))
     same_paper = sorted((v for v in decimals(full_text(paper)) if v not in excluded),
                         key=lambda v: (abs(float(v) - float(value)), v))
-    chosen = same_paper[:DISTRACTORS]
-    places = len(value.split(".")[1])
-    step = 1
-    while len(chosen) < DISTRACTORS:
-        for sign in (1, -1):
-            near = f"{float(value) + sign * step * rng.uniform(0.6, 3.0):.{places}f}"
-            if near not in excluded and near not in chosen and float(near) > 0 and len(chosen) < DISTRACTORS:
-                chosen.append(near)
-        step += 1
-    return chosen
+    return near_values(value, same_paper[:DISTRACTORS], excluded, DISTRACTORS, rng)
 
 
 def generate(env: SearchEnvironment, rng: random.Random, writer: QuestionWriter) -> Case | None:
@@ -81,13 +71,11 @@ def generate(env: SearchEnvironment, rng: random.Random, writer: QuestionWriter)
     question = writer.phrase(KIND, facts)
     values = [value, *_distractors(value, paper, sentence, keyed)]
     keyed.shuffle(values)
-    letters = string.ascii_uppercase[:len(values) + 1]
-    options = dict(zip(letters, [*values, INSUFFICIENT]))
-    answer = letters[values.index(value)]
+    options, answer, refusal = lettered(values, value)
     listing = [f"{letter}. {text}" for letter, text in options.items()]
     return Case(
         kind=KIND, question=question, user=user_message(KIND, question, listing), facts=facts,
-        payload={"question": question, "options": options, "insufficient_option": letters[-1],
+        payload={"question": question, "options": options, "insufficient_option": refusal,
                  "question_writer": writer.name,
                  "difficulty": {"options": len(options), "same_paper_distractors":
                                 sum(1 for v in values if v != value and mentions(full_text(paper), v))}},
@@ -97,5 +85,5 @@ def generate(env: SearchEnvironment, rng: random.Random, writer: QuestionWriter)
             "key_passages": [key_passage(paper, passage_id, passage)],
             "tool_path": [search_call(paper.title, TITLE_SEARCH_K), read_call(paper.paper_id, passage_id)],
         },
-        grader={"scorer": "literature.multiple_choice", "options": list(letters), "insufficient": letters[-1]},
+        grader={"scorer": "literature.multiple_choice", "options": list(options), "insufficient": refusal},
     )
