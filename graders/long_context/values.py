@@ -235,6 +235,13 @@ def numbers_in(text: str) -> list[float]:
     return [value for _, _, value in number_mentions(text)]
 
 
+def quantities_in(text: str) -> list[float]:
+    """Numbers that are not years (see `number_mentions`), in order. Read from a whole document set they are its
+    sentences' quantities in order: no date, number or version runs over the white space between two sentences,
+    and what a sentence starts or ends next to there reads as its start or end."""
+    return [v for start, end, v in number_mentions(text) if not (1900 <= v <= 2100 and "," not in text[start:end])]
+
+
 def versions_in(text: str) -> list[str]:
     """Version strings (`1.4`, `2.0.3`, `v1.5.3-p1`) written in `text`, without a leading `v`."""
     return [m[1].lower() for m in _VERSION.finditer(text) if "." in m[1]]
