@@ -37,7 +37,6 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import accumulate, compress, repeat
 from operator import is_
-from typing import Any
 
 from taskforge.builders.long_context.render import format_date, format_number, in_words
 from taskforge.builders.long_context.world import (_FIRST_NAMES, _ORG_KINDS, _PLACE_KINDS, _PROJECT_KINDS, DAY_OFFSETS,
@@ -598,6 +597,9 @@ class FillerWriter:
                                     if profile.date < 1 else 0.0)
         self.taken_codes = _words(reserved)
         self.pools = {**{kind: getattr(self.cast, kind) for kind in Cast.__dataclass_fields__}, **VOCABULARY}
+        self.spaced_pools = {kind: tuple(" " + value for value in pool) for kind, pool in self.pools.items()}
+        """The pools' values with the space before them, as a slot after a space takes them (made once: one
+        string per value, whose hash the token count's cache computes once)."""
         self.glued = False
         """Whether a sentence of the block being written glued a number slot to its neighbour (`_GLUED`)."""
         self.numbers: list[str] = []
@@ -642,9 +644,6 @@ class FillerWriter:
         pieces[-1] = last
         return "".join(pieces), tokens, tuple(breaks), () if self.glued else tuple(written)
 
-    def _pick(self, pool: tuple) -> Any:
-        return pool[int(self.random() * len(pool))]
-
     def _write(self, pieces: list[str]) -> None:
         """Append one sentence's pieces."""
         draw, profile, start, first_number = self.random, self.profile, len(pieces), len(self.numbers)
@@ -655,7 +654,8 @@ class FillerWriter:
             pools = self.cue_pools[bisect(self.cue_bounds, draw() * self.cue_bounds[-1])][ledger]
         else:
             pools = _LEDGER_BY_CUE[None] if ledger else _GENERAL
-        frame = self._pick(pools[numbered, dated])
+        frames = pools[numbered, dated]
+        frame = frames[int(draw() * len(frames))]
         if frame.glued:
             self.glued = True
         self._fill(frame, pieces)
@@ -674,9 +674,9 @@ class FillerWriter:
                 pieces.append(after)
                 self.numbers.append(after)
         if numbered and not frame.numeric:
-            self._extend(pieces, self._pick(_NUMBER_ADJUNCTS))
+            self._extend(pieces, _NUMBER_ADJUNCTS[int(draw() * len(_NUMBER_ADJUNCTS))])
         elif draw() < TAIL_RATE:
-            self._extend(pieces, self._pick(_TAILS))
+            self._extend(pieces, _TAILS[int(draw() * len(_TAILS))])
         if pieces[start][0].islower():
             pieces[start] = pieces[start][0].upper() + pieces[start][1:]
 
@@ -700,6 +700,11 @@ class FillerWriter:
                 pieces.append(part)
                 continue
             slot, spaced, base = part
+            if values is None:
+                pool = (self.spaced_pools if spaced else pools).get(base)
+                if pool is not None:
+                    pieces.append(pool[int(draw() * len(pool))])
+                    continue
             value = values.get(slot) if values is not None else None
             if value is None:
                 pool = pools.get(base)
