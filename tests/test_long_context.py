@@ -29,7 +29,7 @@ from taskforge.graders.long_context.solvers import (HARD_POOL_THRESHOLD, SHALLOW
                                                    anchors, content_words, estimate_success)
 from taskforge.graders.long_context.values import (_LOWER_DATE_PATTERNS, _VERSION, _at_year_runs, _digit_runs,
                                                   _version_matches, date_mentions, dates_in, numbers_in,
-                                                  quantities_in)
+                                                  quantities_each, quantities_in)
 from taskforge.schemas import InputError, Message, PlanItem, Task
 from taskforge.schemas.tokens import count_tokens
 from taskforge.validators.runner import DEFAULT_CHECKS, validate
@@ -288,6 +288,12 @@ def test_a_whole_document_set_reads_the_quantities_its_sentences_read(tasks, cat
     sentences read one by one, in order."""
     index = SentenceIndex(tuple((d["doc_id"], d["text"]) for d in tasks[category].payload["documents"]))
     assert quantities_in(index.text) == [q for sentence in index.sentences for q in sentence.quantities]
+
+
+def test_texts_read_together_read_what_each_reads_alone():
+    texts = ["On 3 May 2014,", "12", "-5", " 1,200.5", "v2.3.1", "May 3,", "2014 cost 7", "", "file 12/40", "1999",
+             "12th", " on 2011-08-23.", "KA-4821", "3.", "5 items"]
+    assert quantities_each(texts) == [quantities_in(text) for text in texts]
 
 
 def _in_order(parts: list[str], text: str) -> bool:

@@ -13,7 +13,7 @@ remembered is read whole.
 
 from __future__ import annotations
 
-from taskforge.graders.long_context.values import quantities_in
+from taskforge.graders.long_context.values import quantities_each, quantities_in
 
 _TEXTS: dict[str, tuple] = {}
 _TEXT_LIMIT = 512
@@ -36,10 +36,19 @@ def paragraphs_of(text: str) -> tuple:
 
 
 def quantities_of(text: str) -> list[float]:
-    """`quantities_in(text)`, joined from its paragraphs' sentences and values where the text was remembered."""
+    """`quantities_in(text)`, joined from its paragraphs' sentences and values where the text was remembered
+    (values not read before are read together, `quantities_each`)."""
+    paragraphs, known = paragraphs_of(text), _QUANTITIES
+    written = [sentence for paragraph in paragraphs if paragraph.__class__ is not str for sentence in paragraph
+               if sentence.__class__ is not str]
+    missing = list(set().union(*written).difference(known))
+    if missing:
+        if len(known) + len(missing) > _VALUE_LIMIT:
+            known.clear()
+            missing = list(set().union(*written))
+        known.update(zip(missing, quantities_each(missing)))
     found: list[float] = []
-    known = _QUANTITIES
-    for paragraph in paragraphs_of(text):
+    for paragraph in paragraphs:
         if paragraph.__class__ is str:
             found += quantities_in(paragraph)
             continue
@@ -48,10 +57,5 @@ def quantities_of(text: str) -> list[float]:
                 found += quantities_in(sentence)
                 continue
             for value in sentence:
-                read = known.get(value)
-                if read is None:
-                    if len(known) >= _VALUE_LIMIT:
-                        known.clear()
-                    read = known[value] = quantities_in(value)
-                found += read
+                found += known[value]
     return found
