@@ -16,8 +16,9 @@ from __future__ import annotations
 from taskforge.graders.long_context.values import quantities_each, quantities_in
 
 _TEXTS: dict[str, tuple] = {}
-_TEXT_LIMIT = 512
-"""The most recently remembered texts (a task's documents are read right after they are written)."""
+_TEXT_LIMIT = 64
+"""How many texts are remembered, the latest (a candidate's documents are read right after they are written; a
+text no longer remembered is read whole)."""
 _QUANTITIES: dict[str, list[float]] = {}
 _VALUE_LIMIT = 1 << 18
 
