@@ -24,10 +24,12 @@ from taskforge.builders.long_context.length import LengthNotMetError, LengthTarg
 from conftest import SAMPLES
 from taskforge.graders import scorer_for
 from taskforge.graders.long_context.derive import DERIVATIONS, derive_rollup
+from taskforge.graders.long_context.pieces import paragraphs_of, quantities_of
 from taskforge.graders.long_context.solvers import (HARD_POOL_THRESHOLD, SHALLOW_SOLVERS, FirstMention, SentenceIndex,
-                                                   _quantities, anchors, content_words, estimate_success)
+                                                   anchors, content_words, estimate_success)
 from taskforge.graders.long_context.values import (_LOWER_DATE_PATTERNS, _VERSION, _at_year_runs, _digit_runs,
-                                                  _version_matches, date_mentions, dates_in, numbers_in)
+                                                  _version_matches, date_mentions, dates_in, numbers_in,
+                                                  quantities_each, quantities_in)
 from taskforge.schemas import InputError, Message, PlanItem, Task
 from taskforge.schemas.tokens import count_tokens
 from taskforge.validators.runner import DEFAULT_CHECKS, validate
@@ -285,7 +287,55 @@ def test_a_whole_document_set_reads_the_quantities_its_sentences_read(tasks, cat
     """The most-frequent-answer solver reads every quantity from the whole text at once; it must be what the
     sentences read one by one, in order."""
     index = SentenceIndex(tuple((d["doc_id"], d["text"]) for d in tasks[category].payload["documents"]))
-    assert _quantities(index.text) == [q for sentence in index.sentences for q in sentence.quantities]
+    assert quantities_in(index.text) == [q for sentence in index.sentences for q in sentence.quantities]
+
+
+def test_texts_read_together_read_what_each_reads_alone():
+    texts = ["On 3 May 2014,", "12", "-5", " 1,200.5", "v2.3.1", "May 3,", "2014 cost 7", "", "file 12/40", "1999",
+             "12th", " on 2011-08-23.", "KA-4821", "3.", "5 items"]
+    assert quantities_each(texts) == [quantities_in(text) for text in texts]
+
+
+def _in_order(parts: list[str], text: str) -> bool:
+    """Whether the parts occur in the text one after another (a written date that ended its sentence may have
+    given its full stop to a clause put after it)."""
+    at = 0
+    for part in parts:
+        part = part.removesuffix(".")
+        at = text.find(part, at)
+        if at < 0:
+            return False
+        at += len(part)
+    return True
+
+
+@pytest.mark.parametrize("setting", [("set_aggregation", 32768, True), ("version_impact", 32768, True),
+                                     ("timeline", 131072, False), ("ledger_balance", 131072, False),
+                                     ("budget_rollup", 32768, False)])
+def test_a_document_written_from_values_reads_what_its_whole_text_reads(setting):
+    """The most-frequent-answer solver joins the quantities of a document's remembered paragraphs (per filler
+    sentence the values with digits it was given, each read once per process; fact sentences read whole): for
+    every candidate of real builds they are the whole text's quantities in the same order, and the values and
+    sentences remembered for a paragraph occur in it in that order."""
+    category, tokens, evolve = setting
+    item = PlanItem(family="long_context", capability="finding_integration", quota=1, gap_ids=["gap-t"],
+                    priority=1.0)
+    context = BuildContext(cycle_id="lc-pieces", options={"target_tokens": tokens, "categories": category,
+                                                          "evolve": evolve})
+    for task in LongContextBuilder().build(item, context):
+        values = 0
+        for doc in task.payload["documents"]:
+            paragraphs = paragraphs_of(doc["text"])
+            assert len(paragraphs) == len(doc["text"].split("\n\n"))
+            for paragraph, written in zip(paragraphs, doc["text"].split("\n\n")):
+                parts = [paragraph] if isinstance(paragraph, str) else [
+                    part for sentence in paragraph for part in ([sentence] if isinstance(sentence, str) else sentence)]
+                assert _in_order(parts, written)
+                values += not isinstance(paragraph, str)
+            assert quantities_of(doc["text"]) == quantities_in(doc["text"])
+        assert values
+        whole = "\n\n".join(doc["text"] for doc in task.payload["documents"])
+        assert [q for doc in task.payload["documents"] for q in quantities_of(doc["text"])] == quantities_in(whole)
 
 
 def test_dates_are_read_whatever_the_case_and_the_characters_around_them():

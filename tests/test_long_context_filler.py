@@ -25,11 +25,13 @@ from taskforge.builders.long_context.filler import (CUE_FRAMES, GENERAL_FRAMES, 
                                                     VOCABULARY, CueProfile, FillerWriter, background_cast, cues_in,
                                                     has_digit, has_ledger_words)
 from taskforge.builders.long_context.options import DEFAULT_LENGTHS, LongContextOptions
+from taskforge.builders.long_context.render import Block, with_sentences
 from taskforge.builders.long_context.world import generate_world
 from taskforge.graders.long_context.answerability import answerability_problems
 from taskforge.graders.long_context.derive import hypotheses, rule_space
 from taskforge.graders.long_context.solvers import sentences_of
-from taskforge.graders.long_context.values import date_mentions, dates_in
+from taskforge.graders.long_context.pieces import quantities_of, remember
+from taskforge.graders.long_context.values import date_mentions, dates_in, quantities_in
 from taskforge.schemas import PlanItem, Task
 from taskforge.schemas.tokens import count_tokens
 
@@ -158,7 +160,7 @@ def test_filler_blocks_count_exactly_what_the_tokenizer_counts():
     writer = FillerWriter(world, random.Random(3), profile)
     for count in (1, 2, 5):
         for _ in range(20):
-            text, tokens, breaks = writer.block(count)
+            text, tokens, breaks, _ = writer.block(count)
             assert tokens == count_tokens(text + "\n\n")
             assert len(breaks) == count - 1 and all(text[b:b + 1] == " " and text[b - 1] == "." for b in breaks)
 
@@ -207,3 +209,30 @@ def test_default_mix_reaches_64k_and_128k():
     assert {t.tokens for t in options.targets} == set(DEFAULT_LENGTHS) >= {65536, 131072}
     assert options.target(0).tokens == 65536 and options.target(2).tokens == 131072
     assert {t.tokens for t in LongContextOptions.parse({"target_tokens": 4096}).targets} == {4096}
+
+
+def test_a_block_reads_value_by_value_what_it_reads_whole():
+    """Every digit of filler is in the values its sentences were given (numbers, codes, versions, written dates),
+    none joined to a neighbour, so the quantities of a block's values read one by one are the block's (a block
+    that glued a number to its neighbour, as in 'file 12/40', gives none); with fact sentences put in at its
+    breaks too."""
+    world = generate_world(5, 0)
+    profile = CueProfile(digit=0.9, date=0.6, relation=0.7, cues=(("depend", 0.3), ("grant", 0.3), ("fund", 0.4)),
+                         ledger=0.4)
+    writer, glued = FillerWriter(world, random.Random(5), profile), 0
+    literals = [part for text in (*GENERAL_FRAMES, *NUMBER_ADJUNCTS, *TAILS,
+                                  *(f for frames in (*CUE_FRAMES.values(), *LEDGER_FRAMES.values()) for f in frames))
+                for part in re.split(r"\{\w+\}", text)]
+    assert not [text for text in literals + [v for pool in writer.pools.values() for v in pool] if has_digit(text)]
+    for count in (1, 3, 6) * 120:
+        text, tokens, breaks, digit_parts = writer.block(count)
+        assert len(digit_parts) in (0, count)
+        glued += not digit_parts
+        block = Block(text=text, tokens=tokens, breaks=breaks, digit_parts=digit_parts)
+        if breaks:
+            block = with_sentences(block, [(breaks[0], "f1", "On 3 May 2014, 12 crates were counted.", 9),
+                                           (breaks[-1], "f2", "Version 2.4.1 of libkavel costs 1,250 credits.", 12),
+                                           (breaks[-1], "f3", "It was 2,400 in 2019.", 8)])
+        remember(block.text, (block.digit_parts or block.text,))
+        assert quantities_of(block.text) == quantities_in(block.text)
+    assert 0 < glued < 360

@@ -104,8 +104,8 @@ def filler_blocks(writer: FillerWriter) -> FillerMaker:
     """Removable filler blocks of the writer's sentences, counted as they are written."""
 
     def make(count: int) -> Block:
-        text, tokens, breaks = writer.block(count)
-        return Block(text=text, removable=True, tokens=tokens, breaks=breaks)
+        text, tokens, breaks, digit_parts = writer.block(count)
+        return Block(text=text, removable=True, tokens=tokens, breaks=breaks, digit_parts=digit_parts)
 
     return make
 

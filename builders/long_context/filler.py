@@ -37,7 +37,6 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import accumulate, compress, repeat
 from operator import is_
-from typing import Any
 
 from taskforge.builders.long_context.render import format_date, format_number, in_words
 from taskforge.builders.long_context.world import (_FIRST_NAMES, _ORG_KINDS, _PLACE_KINDS, _PROJECT_KINDS, DAY_OFFSETS,
@@ -437,13 +436,18 @@ _STATIVE = re.compile(r"\b(?:is|are|leads|funds|employs|works|holds|pays|sponsor
 _SLOT = re.compile(r"( ?)\{(\w+)\}")
 _NUMBER_SLOTS = {"n", "n2", "big", "year", "version", "version2", "grant_id", "defect_id", "sum", "sum2", "code",
                  "code2"}
+_GLUED = re.compile(r"[\w.\-/}]\{(?:%s)\}|\{(?:%s)\}(?:[\w\-/{]|\.\S)" % (("|".join(sorted(_NUMBER_SLOTS)),) * 2))
+"""A number slot with no white space between it and a neighbour that could join or stop a number ('{n}/{n2}'):
+the value of such a slot reads differently alone than in its sentence (a block holding one gives no values to
+read one by one, `FillerWriter.block`)."""
 
 
 @dataclass(frozen=True)
 class _Frame:
     """A compiled frame: literal parts (without the space before a slot) and slots (name, whether a space
     precedes it, the name without a trailing 2); whether it states a number, names a year (and so takes no date), is in the present tense,
-    starts with a common word rather than a name or a number, and fills each slot once, independently."""
+    starts with a common word rather than a name or a number, fills each slot once, independently, and has a
+    number slot glued to its neighbour (`_GLUED`)."""
 
     parts: tuple[str | tuple[str, bool, str], ...]
     numeric: bool
@@ -451,6 +455,7 @@ class _Frame:
     stative: bool
     common_start: bool
     plain: bool
+    glued: bool = False
 
 
 def _compile(text: str) -> _Frame:
@@ -468,7 +473,8 @@ def _compile(text: str) -> _Frame:
     named = [part[0] for part in parts if isinstance(part, tuple)]
     slots = set(named)
     return _Frame(tuple(parts), bool(slots & _NUMBER_SLOTS), "year" in slots, _STATIVE.search(text) is not None,
-                  not text.startswith("{"), len(slots) == len(named) and not any(n.endswith("2") for n in named))
+                  not text.startswith("{"), len(slots) == len(named) and not any(n.endswith("2") for n in named),
+                  _GLUED.search(text) is not None)
 
 
 def _choices(texts: tuple[str, ...]) -> dict[tuple[bool, bool], tuple[_Frame, ...]]:
@@ -591,25 +597,40 @@ class FillerWriter:
                                     if profile.date < 1 else 0.0)
         self.taken_codes = _words(reserved)
         self.pools = {**{kind: getattr(self.cast, kind) for kind in Cast.__dataclass_fields__}, **VOCABULARY}
+        self.spaced_pools = {kind: tuple(" " + value for value in pool) for kind, pool in self.pools.items()}
+        """The pools' values with the space before them, as a slot after a space takes them (made once: one
+        string per value, whose hash the token count's cache computes once)."""
+        self.glued = False
+        """Whether a sentence of the block being written glued a number slot to its neighbour (`_GLUED`)."""
+        self.numbers: list[str] = []
+        """The values with digits the sentence being written was given (numbers, written dates), in order."""
 
     def sentence(self) -> str:
         """One filler sentence."""
         pieces: list[str] = []
         self._write(pieces)
+        self.numbers.clear()
         return "".join(pieces)
 
     def sentences(self, count: int) -> list[str]:
         """`count` filler sentences."""
         return [self.sentence() for _ in range(count)]
 
-    def block(self, count: int) -> tuple[str, int, tuple[int, ...]]:
-        """A paragraph of `count` sentences, its token count with the blank line after it, and the offsets
-        between its sentences (where a fact sentence may go: '… end. | Next …')."""
+    def block(self, count: int) -> tuple[str, int, tuple[int, ...], tuple[tuple[str, ...], ...]]:
+        """A paragraph of `count` sentences, its token count with the blank line after it, the offsets
+        between its sentences (where a fact sentence may go: '… end. | Next …'), and per sentence the values
+        with digits it was given (numbers, written dates), in order: a reading of dates and numbers finds in
+        them one by one what it finds in the paragraph, as nothing else written carries a digit and each
+        stands between white space or punctuation that joins it to nothing (none when a sentence glued a
+        number to its neighbour, `_GLUED`)."""
         pieces: list[str] = []
-        breaks, length = [], 0
+        breaks, length, numbers, written = [], 0, self.numbers, []
+        self.glued = False
         for n in range(count):
             start = len(pieces)
             self._write(pieces)
+            written.append(tuple(numbers))
+            numbers.clear()
             if n:
                 breaks.append(length)
                 pieces[start] = " " + pieces[start]
@@ -621,14 +642,11 @@ class FillerWriter:
         if None in counts:
             tokens += sum(map(piece_tokens, compress(pieces, map(is_, counts, repeat(None)))))
         pieces[-1] = last
-        return "".join(pieces), tokens, tuple(breaks)
-
-    def _pick(self, pool: tuple) -> Any:
-        return pool[int(self.random() * len(pool))]
+        return "".join(pieces), tokens, tuple(breaks), () if self.glued else tuple(written)
 
     def _write(self, pieces: list[str]) -> None:
         """Append one sentence's pieces."""
-        draw, profile, start = self.random, self.profile, len(pieces)
+        draw, profile, start, first_number = self.random, self.profile, len(pieces), len(self.numbers)
         dated = draw() < profile.date
         numbered = draw() < (profile.digit * 0.3 if dated else self.number_when_undated)
         ledger = bool(profile.ledger) and draw() < profile.ledger
@@ -636,7 +654,10 @@ class FillerWriter:
             pools = self.cue_pools[bisect(self.cue_bounds, draw() * self.cue_bounds[-1])][ledger]
         else:
             pools = _LEDGER_BY_CUE[None] if ledger else _GENERAL
-        frame = self._pick(pools[numbered, dated])
+        frames = pools[numbered, dated]
+        frame = frames[int(draw() * len(frames))]
+        if frame.glued:
+            self.glued = True
         self._fill(frame, pieces)
         if dated:
             day = _FIRST_DAY + int(draw() * _DAYS)
@@ -647,18 +668,22 @@ class FillerWriter:
                 first = pieces[start]
                 pieces[start] = " " + (first[0].lower() + first[1:] if frame.common_start else first)
                 pieces.insert(start, before)
+                self.numbers.insert(first_number, before)
             else:
                 pieces[-1] = pieces[-1][:-1]
                 pieces.append(after)
+                self.numbers.append(after)
         if numbered and not frame.numeric:
-            self._extend(pieces, self._pick(_NUMBER_ADJUNCTS))
+            self._extend(pieces, _NUMBER_ADJUNCTS[int(draw() * len(_NUMBER_ADJUNCTS))])
         elif draw() < TAIL_RATE:
-            self._extend(pieces, self._pick(_TAILS))
+            self._extend(pieces, _TAILS[int(draw() * len(_TAILS))])
         if pieces[start][0].islower():
             pieces[start] = pieces[start][0].upper() + pieces[start][1:]
 
     def _extend(self, pieces: list[str], clause: _Frame) -> None:
         """Put a clause before the sentence's final full stop."""
+        if clause.glued:
+            self.glued = True
         pieces[-1] = pieces[-1][:-1]
         if not pieces[-1]:
             pieces.pop()
@@ -668,24 +693,33 @@ class FillerWriter:
     def _fill(self, frame: _Frame, pieces: list[str]) -> None:
         """Append a frame's pieces with every slot filled (a slot named like another with a 2 gets another
         value)."""
-        draw, pools = self.random, self.pools
+        draw, pools, numbers = self.random, self.pools, self.numbers
         values: dict[str, str] | None = None if frame.plain else {}
         for part in frame.parts:
             if part.__class__ is str:
                 pieces.append(part)
                 continue
             slot, spaced, base = part
+            if values is None:
+                pool = (self.spaced_pools if spaced else pools).get(base)
+                if pool is not None:
+                    pieces.append(pool[int(draw() * len(pool))])
+                    continue
             value = values.get(slot) if values is not None else None
             if value is None:
                 pool = pools.get(base)
                 if pool is None:
                     value = self._number(base, values.get(base) if values is not None else None)
+                    if base in _NUMBER_SLOTS:
+                        numbers.append(value)
                 else:
                     value = pool[int(draw() * len(pool))]
                     while values is not None and base != slot and value == values.get(base) and len(pool) > 1:
                         value = pool[int(draw() * len(pool))]
                 if values is not None:
                     values[slot] = value
+            elif base in _NUMBER_SLOTS:
+                numbers.append(value)
             pieces.append(" " + value if spaced else value)
 
     def _number(self, kind: str, first: str | None = None) -> str:

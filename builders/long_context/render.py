@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from taskforge.builders.long_context.world import Event, World
+from taskforge.graders.long_context.pieces import remember
 from taskforge.graders.long_context.values import MONTHS, ORDINAL_WORDS
 
 _DOC_KINDS = ("Quarterly report", "Meeting minutes", "Correspondence file", "Press digest", "Field notes",
@@ -75,13 +76,16 @@ def in_words(n: int) -> str:
 class Block:
     """A paragraph of a document. `anchors` locate the fact sentences it states (fact id, start, end
     within the block); a `removable` block is filler that length fitting may drop; `breaks` are offsets
-    between two of its sentences where another sentence may go."""
+    between two of its sentences where another sentence may go; `digit_parts`, per sentence in order, what
+    carries its digits: the values with digits a filler sentence was given (numbers, written dates), or a
+    sentence put in whole (`taskforge.graders.long_context.pieces` reads them one by one; empty: not known)."""
 
     text: str
     anchors: tuple[tuple[str, int, int], ...] = ()
     removable: bool = False
     tokens: int = 0
     breaks: tuple[int, ...] = ()
+    digit_parts: tuple[str | tuple[str, ...], ...] = ()
 
 
 def with_sentences(block: Block, inserted: list[tuple[int, str, str, int]]) -> Block:
@@ -97,7 +101,20 @@ def with_sentences(block: Block, inserted: list[tuple[int, str, str, int]]) -> B
         position = offset
     parts.append(block.text[position:])
     return Block(text="".join(parts), anchors=tuple(anchors), removable=False,
-                 tokens=block.tokens + sum(tokens for *_, tokens in inserted))
+                 tokens=block.tokens + sum(tokens for *_, tokens in inserted),
+                 digit_parts=_digit_parts_with(block, inserted))
+
+
+def _digit_parts_with(block: Block, inserted: list[tuple[int, str, str, int]]) -> tuple[str | tuple[str, ...], ...]:
+    """The digit parts of a block of filler with sentences put in at its breaks (none when they are not known,
+    or the block already holds a sentence put in)."""
+    parts = block.digit_parts
+    if len(parts) != len(block.breaks) + 1:
+        return ()
+    at, parts = {offset: k + 1 for k, offset in enumerate(block.breaks)}, list(parts)
+    for shift, (offset, _, sentence, _) in enumerate(sorted(inserted, key=lambda item: item[0])):
+        parts.insert(at[offset] + shift, sentence)
+    return tuple(parts)
 
 
 @dataclass
@@ -124,7 +141,10 @@ def render_docs(docs: list[Doc]) -> tuple[list[dict[str, Any]], dict[str, tuple[
                 located[fact_id] = (doc.doc_id, offset + start, offset + end)
             parts.append(block.text)
             offset += len(block.text) + len(BLOCK_SEPARATOR)
-        rendered.append({"doc_id": doc.doc_id, "title": doc.title, "text": BLOCK_SEPARATOR.join(parts)})
+        text = BLOCK_SEPARATOR.join(parts)
+        if any(block.digit_parts for block in doc.blocks):
+            remember(text, tuple(block.digit_parts or block.text for block in doc.blocks))
+        rendered.append({"doc_id": doc.doc_id, "title": doc.title, "text": text})
     return rendered, located
 
 

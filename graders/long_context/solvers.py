@@ -27,7 +27,8 @@ from functools import lru_cache
 from typing import Callable, Protocol
 
 from taskforge.graders import scorer_for
-from taskforge.graders.long_context.values import date_mentions, number_mentions
+from taskforge.graders.long_context.pieces import quantities_of
+from taskforge.graders.long_context.values import date_mentions, quantities_in
 from taskforge.schemas import Task
 from taskforge.schemas.long_context import LongContextGrader, LongContextPayload
 
@@ -94,7 +95,7 @@ class Sentence:
     @property
     def quantities(self) -> tuple[float, ...]:
         if self._quantities is None:
-            self._quantities = tuple(_quantities(self.text))
+            self._quantities = tuple(quantities_in(self.text))
         return self._quantities
 
     @property
@@ -109,13 +110,6 @@ class Sentence:
         if self._names is None:
             self._names = names_in(self.text)
         return self._names
-
-
-def _quantities(text: str) -> list[float]:
-    """Numbers that are not years. Read from a whole document set they are its sentences' quantities in order:
-    no date, number or version runs over the white space between two sentences, and what a sentence starts
-    or ends next to there reads as its start or end."""
-    return [v for start, end, v in number_mentions(text) if not (1900 <= v <= 2100 and "," not in text[start:end])]
 
 
 def _gaps(text: str) -> list[tuple[int, int]]:
@@ -529,7 +523,8 @@ class MostFrequentAnswer:
         text = index.text
         kind, labels = payload.answer_type, grader.labels
         if kind in ("quantity", "days"):
-            return f"Answer: {int(_most_common(_quantities(text), 0))}"
+            quantities = [q for doc in payload.documents for q in quantities_of(doc.text)]
+            return f"Answer: {int(_most_common(quantities, 0))}"
         if kind == "entity":
             asked = set(names_in(payload.question))
             return f"Answer: {_most_common([n for n in names_in(text) if n not in asked], 'unknown')}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from bisect import bisect_right
+from itertools import accumulate
 from typing import Callable, Iterable
 
 _ANSWER_LINE = re.compile(r"answer\s*:\s*(.*)", re.IGNORECASE)
@@ -233,6 +234,29 @@ def _number_matches(text: str, runs: list[tuple[int, int]]) -> list[re.Match[str
 def numbers_in(text: str) -> list[float]:
     """The numbers written in `text` (see `number_mentions`), in order."""
     return [value for _, _, value in number_mentions(text)]
+
+
+def quantities_in(text: str) -> list[float]:
+    """Numbers that are not years (see `number_mentions`), in order. Read from a whole document set they are its
+    sentences' quantities in order: no date, number or version runs over the white space between two sentences,
+    and what a sentence starts or ends next to there reads as its start or end."""
+    return [v for _, v in _quantity_mentions(text)]
+
+
+def quantities_each(texts: list[str]) -> list[list[float]]:
+    """`quantities_in` of each text, read in one pass over the texts joined by line breaks (as over sentences:
+    nothing read runs over a line break, and what a text starts or ends next to one reads as its start or end)."""
+    offsets = [0, *accumulate(len(text) + 1 for text in texts)]
+    found: list[list[float]] = [[] for _ in texts]
+    for start, value in _quantity_mentions("\n".join(texts)):
+        found[bisect_right(offsets, start) - 1].append(value)
+    return found
+
+
+def _quantity_mentions(text: str) -> list[tuple[int, float]]:
+    """Where each number of a text that is not a year starts, and its value, in order."""
+    return [(start, v) for start, end, v in number_mentions(text)
+            if not (1900 <= v <= 2100 and "," not in text[start:end])]
 
 
 def versions_in(text: str) -> list[str]:
