@@ -16,12 +16,13 @@ import pytest  # noqa: E402
 
 pytest_plugins = ["sandbox_fixtures", "s3_fixtures"]
 
-SLOWEST_FILES = ("test_bare_host.py", "test_mle.py", "test_task_runners.py", "test_workflow_tasks.py",
-                 "test_planted_defects.py", "test_reward_install.py", "test_swebench_harness.py", "test_flows.py",
-                 "test_family_tools.py", "test_mle_flow.py", "test_serve.py")
-"""Files that take minutes each (`make test --durations`), run first: `make test`'s two workers take whole files
-in collection order (`--dist loadfile --no-loadscope-reorder`), so a slow file started last leaves one worker
-idle while the other finishes it."""
+SLOWEST_FILES = ("test_crash_resume.py", "test_planted_defects.py", "test_mle.py", "test_swebench_harness.py",
+                 "test_mle_process.py", "test_bare_host.py", "test_mle_planted.py", "test_task_runners.py",
+                 "test_workflow_tasks.py", "test_reward_install.py", "test_flows.py", "test_family_tools.py",
+                 "test_mle_flow.py", "test_serve.py", "test_report.py")
+"""Files that take minutes each (`make test --durations`), longest first: `make test`'s two workers take whole
+files in collection order (`--dist loadfile --no-loadscope-reorder`), so a slow file started last leaves one
+worker idle while the other finishes it."""
 
 
 def pytest_collection_modifyitems(items):
