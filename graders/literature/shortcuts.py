@@ -27,6 +27,8 @@ from taskforge.graders.literature.citations import co_cited
 from taskforge.graders.literature.environment import DEFAULT_K, SearchEnvironment
 from taskforge.graders.literature.papers import Paper, full_text, mentions
 
+SHORTCUT_THRESHOLD = 0.4
+"""The most a shortcut answer may score on a literature task (the `shortcut` check's threshold for the family)."""
 _QUOTED = re.compile(r"“[^”]*”")
 _WORD = re.compile(r"(?<![\w-])[A-Za-z][\w-]*(?![\w-])")
 _TERM_COLUMN = re.compile(r"\bmention (.+?)(?: \(written as [^)]*\))? in its\b")

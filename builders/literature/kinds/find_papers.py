@@ -27,10 +27,12 @@ from taskforge.builders.literature.cases import Case, key_passage, paper_entry, 
 from taskforge.builders.literature.prompting import user_message
 from taskforge.builders.literature.questions import QuestionWriter
 from taskforge.builders.literature.text import entity_terms, first_passage_mentioning, matchable_terms
+from taskforge.graders import scorer_for
 from taskforge.graders.literature.citations import co_cited
 from taskforge.graders.literature.concepts import concept_forms, content_text, mentions_concept
 from taskforge.graders.literature.environment import CITED_BY, REFERENCES, SearchEnvironment
 from taskforge.graders.literature.papers import Paper, PaperCollection
+from taskforge.graders.literature.shortcuts import SHORTCUT_THRESHOLD, shortcut_answers
 
 KIND = "find_papers"
 MIN_CITING, MAX_CITING = 4, 40
@@ -131,11 +133,21 @@ def generate_two_hop(env: SearchEnvironment, rng: random.Random, writer: Questio
         if chosen is None or not _relation_needed(collection, set(texts), forms, chosen[1]):
             continue
         gold, after, near_misses = chosen
-        return _case(KIND_TWO_HOP, anchor, gold, {"type": "co_cited_with", "paper_id": anchor.paper_id}, term, forms,
+        case = _case(KIND_TWO_HOP, anchor, gold, {"type": "co_cited_with", "paper_id": anchor.paper_id}, term, forms,
                      after, {"citing_papers": len(citing), "co_cited_papers": len(related), "answer_size": len(gold),
                              **near_misses},
                      [read_call(anchor.paper_id, CITED_BY), *(read_call(c, REFERENCES) for c in citing)], writer)
+        if not _shortcut_solves(case, env):
+            return case
     return None
+
+
+def _shortcut_solves(case: Case, env: SearchEnvironment) -> bool:
+    """Whether a shortcut answer (every paper cited alongside, the question's top hits, titles naming its words)
+    scores above the threshold, as the `shortcut` check would find."""
+    scorer = scorer_for(case.grader)
+    return any(scorer.score(answer, case.reference, case.grader) > SHORTCUT_THRESHOLD
+               for answer in shortcut_answers(case.kind, case.payload, env).values())
 
 
 def _case(kind: str, anchor: Paper, gold: list[Paper], relation: dict[str, Any], term: str, forms: list[str],
