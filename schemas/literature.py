@@ -31,9 +31,9 @@ class LiteraturePayload(FamilyPayload):
 
 
 class FindPapersPayload(LiteraturePayload):
-    """Papers defined by constraints over citations, metadata and content."""
+    """Papers defined by constraints over citations (one hop, or two for find_papers_2hop), metadata and content."""
 
-    kind: Literal["find_papers"]
+    kind: Literal["find_papers", "find_papers_2hop"]
     question: str
     constraints: list[dict[str, Any]]
 
@@ -210,14 +210,15 @@ class TableSynthesisGrader(LiteratureGrader):
     columns: list[str]
 
 
-KINDS = ("find_papers", "fulltext_qa", "select_evidence", "table_synthesis", "described_finding")
+KINDS = ("find_papers", "fulltext_qa", "select_evidence", "table_synthesis", "described_finding", "find_papers_2hop")
 PAYLOADS: dict[str, type[TaskPart]] = dict(zip(KINDS, (FindPapersPayload, FulltextQaPayload, SelectEvidencePayload,
-                                                       TableSynthesisPayload, DescribedFindingPayload)))
+                                                       TableSynthesisPayload, DescribedFindingPayload,
+                                                       FindPapersPayload)))
 REFERENCES: dict[str, type[TaskPart]] = dict(zip(KINDS, (FindPapersReference, FulltextQaReference,
                                                          SelectEvidenceReference, TableSynthesisReference,
-                                                         DescribedFindingReference)))
+                                                         DescribedFindingReference, FindPapersReference)))
 GRADERS: dict[str, type[TaskPart]] = dict(zip(KINDS, (FindPapersGrader, FulltextQaGrader, SelectEvidenceGrader,
-                                                      TableSynthesisGrader, DescribedFindingGrader)))
+                                                      TableSynthesisGrader, DescribedFindingGrader, FindPapersGrader)))
 
 
 def _by_kind(models: dict[str, type[TaskPart]], base: type[TaskPart], kind: str) -> type[TaskPart]:

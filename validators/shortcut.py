@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import Callable
 
+from taskforge.graders.literature.shortcuts import SHORTCUT_THRESHOLD
 from taskforge.graders.long_context.solvers import HARD_POOL_THRESHOLD
 from taskforge.schemas import Task, ValidationResult
 
-THRESHOLDS: dict[str, float] = {"literature": 0.4, "long_context": HARD_POOL_THRESHOLD, "mle": 0.5, "swe": 0.5,
-                                "workflow": 0.5}
+THRESHOLDS: dict[str, float] = {"literature": SHORTCUT_THRESHOLD, "long_context": HARD_POOL_THRESHOLD, "mle": 0.5,
+                                "swe": 0.5, "workflow": 0.5}
 """The most a shortcut may score (partial credit included) on a task of the family; above it rejects the task."""
 
 ShortcutScores = Callable[[Task], dict[str, float]]

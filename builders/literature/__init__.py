@@ -29,7 +29,7 @@ from taskforge.schemas import InputError, Lineage, Message, PlanItem, Quarantine
 from taskforge.schemas.locations import normalize
 
 KINDS_FOR_CAPABILITY = {
-    "search_breadth": ("find_papers", "table_synthesis"),
+    "search_breadth": ("find_papers", "table_synthesis", "find_papers_2hop"),
     "relevance_judgement": ("select_evidence", "find_papers"),
     "evidence_selection": ("select_evidence", "fulltext_qa"),
     "explore_exploit_balance": ("find_papers", "select_evidence", "table_synthesis"),

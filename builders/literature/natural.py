@@ -62,7 +62,7 @@ def brief_for(case: Case) -> QuestionBrief:
     gold = list(reference["gold_ids"])
     keep: list[str] = []
     withhold: list[str] = []
-    if case.kind == "find_papers":
+    if case.kind in ("find_papers", "find_papers_2hop"):
         keep = [facts["anchor_title"], *facts["forms"], *([str(facts["after"])] if facts.get("after") else [])]
         withhold = gold + [p["title"] for p in reference["papers"] if p["role"] == "gold"]
     elif case.kind == "select_evidence":

@@ -12,9 +12,11 @@ SYSTEM = (
     "your queries, read before you decide, and base the answer only on what the tools return."
 )
 
+PAPER_IDS = ("Reply with the ids of every paper that satisfies all the conditions, as the tools write them, on a "
+             "final line of the form 'Answer: id1, id2, id3'.")
 ANSWER_FORMATS = {
-    "find_papers": ("Reply with the ids of every paper that satisfies all the conditions, as the tools write them, "
-                    "on a final line of the form 'Answer: id1, id2, id3'."),
+    "find_papers": PAPER_IDS,
+    "find_papers_2hop": PAPER_IDS,
     "select_evidence": ("Reply with a JSON object naming the candidates that support the claim and the passages "
                         "that show it: {\"papers\": [\"<paper_id>\", ...], \"passages\": [{\"paper_id\": "
                         "\"<paper_id>\", \"passage\": \"<section>:<n>\"}, ...]}. Leave out candidates that do not "

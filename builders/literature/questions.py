@@ -31,6 +31,14 @@ def _find_papers(facts: dict[str, Any]) -> str:
             f"title, abstract or body text, not counting reference lists or acknowledgments?")
 
 
+def _find_papers_2hop(facts: dict[str, Any]) -> str:
+    after = f" were published after {facts['after']}," if facts.get("after") else ""
+    return (f"Take the paper “{facts['anchor_title']}”. Which other papers in the collection are cited by a paper "
+            f"that cites it, do not cite it themselves,{after} and mention {facts['term']} (written as "
+            f"{describe_forms(facts['forms'])}; case, plurals and hyphens aside) in their title, abstract or body "
+            f"text, not counting reference lists or acknowledgments?")
+
+
 def _select_evidence(facts: dict[str, Any]) -> str:
     what = (f"a relative improvement of {facts['value']}% in {facts['metric']}" if facts.get("relative")
             else f"an improvement of {facts['value']} in {facts['metric']}" if facts.get("gain")
@@ -75,6 +83,7 @@ class TemplateQuestions:
     templates: dict[str, Callable[[dict[str, Any]], str]] = {
         "find_papers": _find_papers, "select_evidence": _select_evidence,
         "fulltext_qa": _fulltext_qa, "table_synthesis": _table_synthesis, "described_finding": _described_finding,
+        "find_papers_2hop": _find_papers_2hop,
     }
 
     def phrase(self, kind: str, facts: dict[str, Any]) -> str:

@@ -1,7 +1,8 @@
 """Shortcut solvers of literature tasks: cheap answers written in the kind's answer format, for the `shortcut` check
 to score with the task's own scorer. None reads a passage the way the task asks.
 
-- `cite_all` (cite everything): find_papers lists every paper citing the anchor;
+- `cite_all` (cite everything): find_papers lists every paper citing the anchor
+  (find_papers_2hop: every paper cited alongside it);
   select_evidence picks every candidate; table_synthesis answers "yes" to every
   yes/no column;
 - `bm25_top_k`: the top `DEFAULT_K` search hits of the question (find_papers; the
@@ -22,9 +23,12 @@ import json
 import re
 from typing import Any, Callable
 
+from taskforge.graders.literature.citations import co_cited
 from taskforge.graders.literature.environment import DEFAULT_K, SearchEnvironment
 from taskforge.graders.literature.papers import Paper, full_text, mentions
 
+SHORTCUT_THRESHOLD = 0.4
+"""The most a shortcut answer may score on a literature task (the `shortcut` check's threshold for the family)."""
 _QUOTED = re.compile(r"“[^”]*”")
 _WORD = re.compile(r"(?<![\w-])[A-Za-z][\w-]*(?![\w-])")
 _TERM_COLUMN = re.compile(r"\bmention (.+?)(?: \(written as [^)]*\))? in its\b")
@@ -57,12 +61,14 @@ def _ids(ids: list[str]) -> str:
 
 
 def _find_papers(payload: dict[str, Any], env: SearchEnvironment) -> dict[str, str]:
-    anchor = next((c["paper_id"] for c in payload["constraints"] if c.get("type") == "cites"), None)
     question = payload["question"]
     found = {"bm25_top_k": _ids(top_hits(env, question)),
              "title_match": _ids([p.paper_id for p in titled(env, keywords(question))])}
-    if anchor is not None:
-        found["cite_all"] = _ids(env.collection.cited_by.get(anchor, []))
+    for constraint in payload["constraints"]:
+        if constraint.get("type") == "cites":
+            found["cite_all"] = _ids(env.collection.cited_by.get(constraint["paper_id"], []))
+        elif constraint.get("type") == "co_cited_with":
+            found["cite_all"] = _ids(list(co_cited(env.collection, constraint["paper_id"])))
     return found
 
 
@@ -110,7 +116,8 @@ def _table_synthesis(payload: dict[str, Any], env: SearchEnvironment) -> dict[st
 
 SOLVERS: dict[str, Callable[[dict[str, Any], SearchEnvironment], dict[str, str]]] = {
     "find_papers": _find_papers, "select_evidence": _select_evidence, "fulltext_qa": _fulltext_qa,
-    "table_synthesis": _table_synthesis, "described_finding": _fulltext_qa}
+    "table_synthesis": _table_synthesis, "described_finding": _fulltext_qa,
+    "find_papers_2hop": _find_papers}
 
 
 def shortcut_answers(kind: str, payload: dict[str, Any], env: SearchEnvironment) -> dict[str, str]:

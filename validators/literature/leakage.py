@@ -88,7 +88,7 @@ def _table_synthesis_leaks(task: Task, visible: str) -> list[str]:
 
 _BY_KIND = {"find_papers": _find_papers_leaks, "select_evidence": _select_evidence_leaks,
             "fulltext_qa": _fulltext_qa_leaks, "table_synthesis": _table_synthesis_leaks,
-            "described_finding": _described_finding_leaks}
+            "described_finding": _described_finding_leaks, "find_papers_2hop": _find_papers_leaks}
 
 
 def literature_leaks(task: Task) -> list[str]:

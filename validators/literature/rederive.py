@@ -6,7 +6,10 @@ constraints, and compared with the reference the task stores (part of the `refer
   the term's forms derived again from the citing papers, `graders/literature/
   concepts.py`, published after the year); the prompt must state each
   constraint (the anchor's title as the snapshot has it, every form of the
-  term, the year);
+  term, the year); find_papers_2hop the same with the papers cited alongside
+  the anchor (`co_cited_with`: cited by a paper citing it, neither it nor a
+  paper citing it, `graders/literature/citations.py`) in place of those
+  citing it, the forms derived again from them;
 - select_evidence: the supporting papers and passages are every candidate passage
   stating the claim's figure with both its terms (the claim must state them);
 - fulltext_qa: the answer is the one option that fills the blank of the
@@ -30,6 +33,7 @@ import re
 from pathlib import Path
 from typing import Any, Callable
 
+from taskforge.graders.literature.citations import co_cited
 from taskforge.graders.literature.concepts import concept_forms, content_text, mentions_concept
 from taskforge.graders.literature.descriptions import described, stated_values
 from taskforge.graders.literature.environment import environment_for
@@ -61,12 +65,25 @@ def cites(paper: Paper, anchor: str) -> bool:
     return anchor in paper.references
 
 
-def meets(paper: Paper, constraint: dict[str, Any], forms: list[str]) -> bool:
+RELATIONS = {"find_papers": "cites", "find_papers_2hop": "co_cited_with"}
+"""The constraint relating a paper to the anchor, by kind: one citation hop, or two."""
+
+
+def related(collection: PaperCollection, relation: dict[str, Any]) -> list[str]:
+    """The ids of the collection papers in a relation to its anchor: citing it, or cited alongside it."""
+    if relation["type"] == "cites":
+        return [c for c in collection.cited_by.get(relation["paper_id"], ()) if c in collection.by_id]
+    return list(co_cited(collection, relation["paper_id"]))
+
+
+def meets(paper: Paper, constraint: dict[str, Any], forms: list[str], collection: PaperCollection) -> bool:
     """Whether a paper meets one find_papers constraint (a term mentioned in any of `forms`, as a concept in the
     paper's content); ValueError for a constraint type nothing derives."""
     kind = constraint.get("type")
     if kind == "cites":
         return cites(paper, constraint["paper_id"])
+    if kind == "co_cited_with":
+        return paper.paper_id in co_cited(collection, constraint["paper_id"])
     if kind == "mentions":
         return mentions_concept(content_text(paper), forms)
     if kind == "published_after":
@@ -77,13 +94,13 @@ def meets(paper: Paper, constraint: dict[str, Any], forms: list[str]) -> bool:
 def _find_papers(task: Task, collection: PaperCollection) -> list[str]:
     payload, reference = FindPapersPayload.of(task), FindPapersReference.of(task)
     visible = visible_text(task)
-    problems = []
-    anchors = [c["paper_id"] for c in payload.constraints if c.get("type") == "cites"]
-    citing = [collection.by_id[c] for a in anchors for c in collection.cited_by.get(a, ()) if c in collection.by_id]
-    texts = [content_text(p) for p in citing]
+    relations = [c for c in payload.constraints if c.get("type") in RELATIONS.values()]
+    problems = [] if any(c["type"] == RELATIONS[task.kind] for c in relations) else [
+        f"a {task.kind} task relates no paper to an anchor by {RELATIONS[task.kind]}"]
+    texts = [content_text(collection.by_id[r]) for relation in relations for r in related(collection, relation)]
     forms = {c["term"]: concept_forms(c["term"], texts) for c in payload.constraints if c.get("type") == "mentions"}
     for constraint in payload.constraints:
-        if constraint.get("type") == "cites":
+        if constraint.get("type") in RELATIONS.values():
             anchor = collection.by_id.get(constraint["paper_id"])
             if anchor is None:
                 problems.append(f"the anchor {constraint['paper_id']} is not in the snapshot")
@@ -95,7 +112,7 @@ def _find_papers(task: Task, collection: PaperCollection) -> list[str]:
         elif constraint.get("type") == "published_after" and str(constraint["year"]) not in visible:
             problems.append(f"the prompt does not state the year {constraint['year']}")
     gold = {p.paper_id for p in collection.papers
-            if all(meets(p, c, forms.get(c.get("term"), [])) for c in payload.constraints)}
+            if all(meets(p, c, forms.get(c.get("term"), []), collection) for c in payload.constraints)}
     problems += _set_differences("the gold set", set(reference.answer), gold)
     if set(reference.gold_ids) != set(reference.answer):
         problems.append("the reference's gold ids are not its answer")
@@ -239,7 +256,7 @@ def _table_synthesis(task: Task, collection: PaperCollection) -> list[str]:
 
 DERIVATIONS: dict[str, Callable[[Task, PaperCollection], list[str]]] = {
     "find_papers": _find_papers, "select_evidence": _select_evidence, "fulltext_qa": _fulltext_qa,
-    "table_synthesis": _table_synthesis, "described_finding": _described_finding}
+    "table_synthesis": _table_synthesis, "described_finding": _described_finding, "find_papers_2hop": _find_papers}
 
 
 class RederivedAnswer:

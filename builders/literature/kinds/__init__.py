@@ -19,7 +19,9 @@ GENERATORS: dict[str, Generator] = {
     "fulltext_qa": fulltext_qa.generate,
     "table_synthesis": table_synthesis.generate,
     "described_finding": described_finding.generate,
+    "find_papers_2hop": find_papers.generate_two_hop,
 }
 KINDS = tuple(GENERATORS)
-"""The kinds a build without a capability mapping cycles through by task index (index mod 5): a kind is added last,
-so the first indices keep their kinds (described_finding moved every index from 4 on onto another kind)."""
+"""The kinds a build without a capability mapping cycles through by task index (index mod 6): a kind is added last,
+so the first indices keep their kinds (described_finding moved every index from 4 on onto another kind,
+find_papers_2hop every index from 5 on)."""
