@@ -25,6 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from figures import emit  # noqa: E402
 from taskforge.builders.literature.collection import load_collection  # noqa: E402
 from taskforge.builders.literature.synthetic import generate_records, write_jsonl  # noqa: E402
 from taskforge.graders.literature.bm25 import Analyzer, BM25Index  # noqa: E402
@@ -39,8 +40,10 @@ def timed(work):
     return result, time.perf_counter() - started
 
 
-def row(label: str, ours: float, bare: float, unit: str = "s") -> str:
-    return f"{label:<44} {ours:>12.3f} {bare:>12.3f} {unit:<4} {ours / bare if bare else float('nan'):>8.2f}x"
+def report(label: str, ours: float, bare: float, unit: str = "s") -> None:
+    """Print one row of the table and its BENCH figure (the bare side as the floor)."""
+    print(f"{label:<44} {ours:>12.3f} {bare:>12.3f} {unit:<4} {ours / bare if bare else float('nan'):>8.2f}x")
+    emit(f"literature: {label}", ours, bare, unit)
 
 
 def main() -> None:
@@ -88,13 +91,13 @@ def main() -> None:
           f"{sum(1 for p in collection.papers if p.sections):,} with full text), "
           f"{len(index.vocabulary):,} terms, {len(index.docs):,} postings, {len(queries):,} queries\n")
     print(f"{'':<44} {'ours':>12} {'bare':>12} {'':<4} {'ratio':>9}")
-    print(row("load JSONL → papers  vs  json.loads only", load_s, parse_s))
-    print(row("index build  vs  same analyzer over the text", build_s, analyze_s))
-    print(row("index build  vs  str.split over the text", build_s, split_s))
+    report("load JSONL → papers  vs  json.loads only", load_s, parse_s)
+    report("index build  vs  same analyzer over the text", build_s, analyze_s)
+    report("index build  vs  str.split over the text", build_s, split_s)
     qps, tool_qps = len(queries) / query_s, len(queries) / tool_s
-    print(row("queries/s: BM25 top-10  vs  top-k pick over N", qps, len(queries) / topk_s, "q/s"))
-    print(row("queries/s: BM25 top-10  vs  term-overlap scan", qps, len(scan_queries) / scan_s, "q/s"))
-    print(row("queries/s: search tool (JSON-ready)  vs  BM25", tool_qps, qps, "q/s"))
+    report("queries/s: BM25 top-10  vs  top-k pick over N", qps, len(queries) / topk_s, "q/s")
+    report("queries/s: BM25 top-10  vs  term-overlap scan", qps, len(scan_queries) / scan_s, "q/s")
+    report("queries/s: search tool (JSON-ready)  vs  BM25", tool_qps, qps, "q/s")
     print(f"\nother: generate {generate_s:.1f} s, content version {version_s:.2f} s, snapshot save {save_s:.2f} s, "
           f"snapshot load+verify {reload_s:.2f} s, a unique title as query ranks its paper first: {top1:.1%}")
 

@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 import psutil
+from figures import emit
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACE = ROOT / "data" / "samples" / "traces" / "ledger_agent.native.jsonl"
@@ -91,9 +92,15 @@ def main() -> None:
     ]
     measure(commands[1][1], env)
     print(f"{'command':44} {'wall s (median)':>16} {'own MiB':>9} {'all MiB':>9}   load {os.getloadavg()[0]:.1f}")
+    medians = {}
     for label, argv in commands:
         walls, owns, totals = zip(*(measure(argv, env) for _ in range(args.runs)))
-        print(f"{label:44} {statistics.median(walls):16.2f} {max(owns):9.0f} {max(totals):9.0f}")
+        medians[label] = statistics.median(walls)
+        print(f"{label:44} {medians[label]:16.2f} {max(owns):9.0f} {max(totals):9.0f}")
+    emit("CLI start-up: taskforge diagnose of one trace", medians[commands[3][0]], medians[commands[1][0]], "s",
+         "<= 1x", "a bare one-task Prefect flow, wall")
+    emit("CLI start-up: taskforge --help", medians[commands[4][0]], medians[commands[0][0]], "s", "",
+         "python -c pass, wall")
     shutil.rmtree(scratch, ignore_errors=True)
 
 
