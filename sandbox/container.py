@@ -136,8 +136,10 @@ class DockerSession:
                 raise FileNotFoundError(f"{path} is not a regular file or folder")
 
     def commit(self, repository: str, tag: str, changes: list[str]) -> str:
-        """Save the container's filesystem as an image (used to derive environment images); returns its id."""
-        return self.container.commit(repository=repository, tag=tag, changes=changes).id
+        """Save the container's filesystem as an image (used to derive environment images); returns its id. The
+        image's owner label is emptied: a container another tool starts from it is nobody's orphan."""
+        return self.container.commit(repository=repository, tag=tag,
+                                     changes=[*changes, f'LABEL {OWNER_LABEL}=""']).id
 
 
 class DockerSandbox:

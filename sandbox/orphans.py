@@ -3,7 +3,10 @@
 Every container carries an owner label — this host's name, the owning process's
 pid and its start time — so that the next process choosing the docker backend on
 this host removes the containers whose owner is gone (and only those: a live
-cycle's containers, or another host's, are never touched).
+cycle's containers, or another host's, are never touched). Images committed from a
+sandbox container have the label emptied; a container that still inherits one from
+its image (an image committed before that, run by another tool such as the SWE-bench
+harness) was not created by a sandbox and is never removed.
 """
 
 from __future__ import annotations
@@ -44,12 +47,21 @@ def owner_alive(tag: str) -> bool:
     return _start_ticks(int(pid)) == ticks
 
 
+def inherited_owner(client: docker.DockerClient, container: dict) -> bool:
+    """Whether the container's owner label is its image's (set when the image was committed, not by a sandbox)."""
+    try:
+        image_labels = client.api.inspect_image(container["ImageID"])["Config"]["Labels"] or {}
+    except NotFound:
+        return False
+    return image_labels.get(OWNER_LABEL) == container["Labels"].get(OWNER_LABEL)
+
+
 def sweep_orphans(client: docker.DockerClient) -> int:
     """Remove this host's containers whose owner process is gone; how many were removed."""
     removed = 0
     try:
         for container in client.api.containers(all=True, filters={"label": OWNER_LABEL}):
-            if owner_alive(container["Labels"].get(OWNER_LABEL, "")):
+            if owner_alive(container["Labels"].get(OWNER_LABEL, "")) or inherited_owner(client, container):
                 continue
             try:
                 client.api.remove_container(container["Id"], force=True, v=True)

@@ -115,3 +115,29 @@ def test_containers_of_a_killed_process_are_swept_and_live_ones_kept(docker_engi
         assert [c.id for c in left] == [live.id], "the orphan is removed, the live process's container kept"
     finally:
         live.remove(force=True)
+
+
+@pytest.mark.docker
+def test_containers_another_tool_starts_from_a_committed_image_are_never_swept(docker_sandbox, docker_engine):
+    """An image committed from a sandbox session carries no owner; a container that inherits a dead owner from an
+    older image (how the SWE-bench harness runs instance images) was not made by a sandbox and is kept."""
+    tag = f"taskforge/test-committed:{secrets.token_hex(4)}"
+    with docker_sandbox.session(Job(command=(), label="commit-probe")) as session:
+        session.commit(*tag.split(":"), [])
+    older = docker_engine.containers.create(BASE_IMAGE, ["true"], labels={OWNER_LABEL: f"{owner_tag()}:gone"})
+    older_image = older.commit(repository="taskforge/test-committed", tag="owner-gone")
+    older.remove(force=True)
+    started = [docker_engine.containers.run(image, ["sleep", "300"], detach=True, network_mode="none")
+               for image in (tag, older_image.id)]
+    try:
+        assert docker_engine.images.get(tag).labels[OWNER_LABEL] == ""
+        assert not owner_alive(started[1].labels[OWNER_LABEL])
+        get_sandbox("docker")
+        for container in started:
+            container.reload()
+            assert container.status == "running", "a container no sandbox created is left to its tool"
+    finally:
+        for container in started:
+            container.remove(force=True)
+        for image in (tag, older_image.id):
+            docker_engine.images.remove(image, force=True)

@@ -74,6 +74,12 @@ def harness(client: docker.DockerClient, root: Path, predictions: str, kind: str
     return run_id, json.loads(report.read_text()), networks
 
 
+def run_logs(root: Path, run_id: str) -> str:
+    """The end of every instance log of a run (what an assertion shows when an instance is not resolved)."""
+    logs = sorted((root / "logs" / "run_evaluation" / run_id).glob("*/*/run_instance.log"))
+    return "\n".join(f"{log.parent.name}: ...{log.read_text()[-1500:]}" for log in logs)
+
+
 def predictions_file(root: Path, instances: list[dict], patch: str, model: str) -> str:
     """A predictions file giving every instance `patch`."""
     path = root / f"{model}.jsonl"
@@ -93,7 +99,7 @@ def test_the_export_holds_the_accepted_tasks_with_their_images(exported, docker_
 def test_gold_predictions_resolve_every_instance_with_the_network_off(exported, docker_engine):
     root, instances, accepted = exported
     run_id, report, networks = harness(docker_engine, root, "gold", "gold")
-    assert report["resolved_ids"] == report["completed_ids"] == sorted(accepted)
+    assert report["resolved_ids"] == report["completed_ids"] == sorted(accepted), run_logs(root, run_id)
     assert report["error_ids"] == report["unresolved_ids"] == report["empty_patch_ids"] == []
     for instance in instances:
         path = root / "logs" / "run_evaluation" / run_id / "gold" / instance["instance_id"] / "report.json"
