@@ -36,6 +36,10 @@ LOG_CONFIG = LogConfig(type=LogConfig.types.JSON, config={"max-size": "256k", "m
 KEEP_ALIVE = ["sleep", "infinity"]
 ENGINE_ERRORS = (DockerException, requests.exceptions.RequestException)
 RESTART_GRACE_S = 10.0
+SIGKILL_EXIT = 137
+"""The exit code of a process killed by SIGKILL (as the kernel's OOM killer does)."""
+OOM_EVENT_GRACE_S = 2.0
+"""How long a SIGKILLed process's `oom` event is waited for (the engine may record it after the exit)."""
 
 
 def describe_engine_error(error: Exception, image: str) -> str:
@@ -68,15 +72,26 @@ class DockerSession:
         self.started_at = time.time()
         self.container.start()
 
-    def oom_killed(self) -> bool:
+    def _oom_events(self) -> int:
+        """How many `oom` events the engine has recorded for this container since it started."""
+        events = self.sandbox.client.events(since=self.started_at, until=time.time(), decode=True,
+                                            filters={"container": self.container.id, "event": "oom"})
+        return sum(1 for _ in events)
+
+    def oom_killed(self, exit_code: int | None = None) -> bool:
         """Whether the kernel killed a process of the container for its memory limit since the last call.
 
         Counted from the engine's `oom` events, which (unlike the container state)
-        also report a process killed while the container itself kept running.
+        also report a process killed while the container itself kept running. The
+        engine may record the event just after the killed process's exit is seen:
+        when the exit code says SIGKILL and no event is there yet, it is waited for
+        a moment.
         """
-        events = self.sandbox.client.events(since=self.started_at, until=time.time(), decode=True,
-                                            filters={"container": self.container.id, "event": "oom"})
-        kills = sum(1 for _ in events)
+        kills = self._oom_events()
+        deadline = time.monotonic() + OOM_EVENT_GRACE_S
+        while kills <= self._oom_kills_seen and exit_code == SIGKILL_EXIT and time.monotonic() < deadline:
+            time.sleep(0.05)
+            kills = self._oom_events()
         killed, self._oom_kills_seen = kills > self._oom_kills_seen, kills
         return killed
 
@@ -104,7 +119,7 @@ class DockerSession:
             result.stdout, result.stderr = stdout.text(), stderr.text()
             if not result.timed_out:
                 result.exit_code = api.exec_inspect(exec_id)["ExitCode"]
-                result.oom_killed = self.oom_killed()
+                result.oom_killed = self.oom_killed(result.exit_code)
         except ENGINE_ERRORS as error:
             result.infrastructure_error = describe_engine_error(error, self.job.image)
         return result
@@ -298,6 +313,6 @@ class DockerSandbox:
         result.run_s = time.monotonic() - run_started
         if result.timed_out:
             result.exit_code = None
-        result.oom_killed = session.oom_killed()
+        result.oom_killed = session.oom_killed(result.exit_code)
         result.stdout = tail_text(container.logs(stdout=True, stderr=False))
         result.stderr = tail_text(container.logs(stdout=False, stderr=True))
