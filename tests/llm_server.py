@@ -110,7 +110,8 @@ class ChatServer:
         return self.responder(body)
 
     def _done(self) -> None:
-        """A request has been answered."""
+        """A request's reply is made: counted before its bytes are sent, as the client may start its next request
+        (and a concurrency limit let it) as soon as they arrive, before this thread runs again."""
         with self._lock:
             self.in_flight -= 1
 
@@ -162,6 +163,9 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 else:
                     payload = {"error": {"message": reply.error, "type": "test", "code": reply.status}}
                 data = json.dumps(payload).encode()
+            finally:
+                server._done()
+            try:
                 self.send_response(reply.status)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(data)))
@@ -171,8 +175,6 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 self.wfile.write(data)
             except (BrokenPipeError, ConnectionResetError):
                 pass
-            finally:
-                server._done()
 
     return Handler
 
