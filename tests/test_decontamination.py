@@ -245,8 +245,9 @@ def test_abstracts_with_a_quarter_of_their_words_replaced_are_found_and_their_si
         registry = evalsets.Registry([evalsets.EvalSet(name="held-out", source="test", items=[
             evalsets.EvalItem(item_id=f"a{n}", text=text) for n, text in enumerate(registered)])])
         vocabulary = [word for text in unrelated for word in text.split()]
-        found += sum(f"a{n}" in {m.item_id for m in registry.matches([("prompt", _replaced(text, 0.25, rng, vocabulary))])}
-                     for n, text in enumerate(registered))
+        for n, text in enumerate(registered):
+            matched = registry.matches([("prompt", _replaced(text, 0.25, rng, vocabulary))])
+            found += f"a{n}" in {m.item_id for m in matched}
         named += sum(bool(registry.matches([("prompt", text)])) for text in unrelated)
         registered_count, unrelated_count = registered_count + len(registered), unrelated_count + len(unrelated)
     assert found >= 0.95 * registered_count
