@@ -302,9 +302,12 @@ def _prs(text: str) -> Iterator[str]:
 
 _KIND_ORDER = {"doi": 0, "arxiv": 1, "pr": 2, "competition": 3, "canary": 4, "13-gram": 5, "paraphrase": 6}
 _BITMAP_BITS = (10, 25)
-"""Least and most bits of a key set's bitmap: about 16 slots a key, so a small set's bitmap stays in the CPU
-cache and one of millions of keys turns away all but a few percent of the values that are not keys."""
-_SLOTS_PER_KEY = 16
+"""Least and most bits of a key set's bitmap: about 32 slots a key, so a small set's bitmap stays in the CPU
+cache and one of millions of keys (4 MB at most) turns away all but a few percent of the values that are not
+keys. With 16 a key, the 800,000 word pairs of 2,000 registered items let twice as many values through to the
+binary search, which cost more than the larger bitmap's cache misses (lookups 0.19 against 0.14 CPU s for
+9 million values)."""
+_SLOTS_PER_KEY = 32
 
 
 def _spread(keys: np.ndarray, bits: int) -> np.ndarray:
