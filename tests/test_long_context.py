@@ -17,7 +17,7 @@ import pytest
 
 from taskforge.builders.base import BuildContext
 from taskforge.builders.long_context import LongContextBuilder, state
-from taskforge.builders.long_context.axes import root_axes
+from taskforge.builders.long_context.axes import root_axes, root_start
 from taskforge.builders.long_context.categories import CATEGORIES, categories_for
 from taskforge.builders.long_context.compose import assemble_world
 from taskforge.builders.long_context.length import LengthNotMetError, LengthTarget
@@ -418,3 +418,24 @@ def test_a_target_too_short_for_budget_rollup_builds_the_other_categories_in_tur
     item = PlanItem(family="long_context", capability="general", quota=2, gap_ids=[], priority=1.0)
     context = BuildContext(cycle_id="lc-short", options={"target_tokens": 2048, "evolve": False})
     assert [t.kind for t in LongContextBuilder().build(item, context)] == sorted(CATEGORIES)[1:3]
+
+
+STARTING_DEEP = ("budget_rollup", "ledger_balance")
+"""Categories whose roots start at deep rungs at any length (the ledger deeper again from 64K)."""
+
+
+@pytest.mark.parametrize("category", sorted(CATEGORIES))
+def test_roots_start_no_easier_at_longer_targets_and_harder_from_16k(category):
+    """A root at 16K, 32K and 128K is at least as hard on every knob as one at 3K (a longer context holds more to
+    find, not only more filler); every category but those starting deep anyway starts a rung up on near misses
+    and on what there is to find from 16K, and words its question apart from the evidence from 32K."""
+    module = CATEGORIES[category]
+    short = root_axes(module.KNOBS, root_start(module, 3072))
+    longer = [root_axes(module.KNOBS, root_start(module, tokens)) for tokens in (16384, 32768, 131072)]
+    for axes in longer:
+        for axis, levels in module.KNOBS.items():
+            assert levels.index(getattr(axes, axis)) >= levels.index(getattr(short, axis)), (axis, axes)
+    if category not in STARTING_DEEP:
+        assert longer[0].near_miss_strength > short.near_miss_strength
+        assert longer[0].search_space > short.search_space
+        assert longer[1].lexical_gap == 1 and short.lexical_gap == 0

@@ -23,6 +23,9 @@ KNOBS = {"near_miss_strength": (0, 1, 2, 3), "computational_depth": (1, 2, 3), "
          "lexical_gap": (0, 1), "search_space": (12, 24, 48, 96), **PLACEMENT_KNOBS}
 START = {"near_miss_strength": 1, "computational_depth": 2, "predicate_composition": 2, "search_space": 24}
 """Where a root task starts on the ladders above (the easier levels stay for `start=easiest`)."""
+START_AT_LENGTH = {16384: {"near_miss_strength": 2, "predicate_composition": 3, "search_space": 48}, 32768: {"lexical_gap": 1}}
+"""Longer targets start harder (`axes.root_start`): from 16K a root starts a rung up on near misses and on
+the knobs that set how much there is to find; from 32K the question is worded apart from the evidence."""
 PURPOSES = {"equipment": "instruments and hardware", "travel": "journeys to partner sites",
             "training": "courses for staff", "fieldwork": "work in the field"}
 WORDING = ("Under grant {grant}, {funder} awarded {amount} credits to {project} for {purpose} in {year}.",

@@ -20,6 +20,9 @@ KNOBS = {"near_miss_strength": (0, 1, 2, 3), "lexical_gap": (0, 1), "derivation_
          "search_space": (8, 16, 32, 64), **PLACEMENT_KNOBS}
 START = {"near_miss_strength": 1, "derivation_depth": 3, "search_space": 16}
 """Where a root task starts on the ladders above (the easier levels stay for `start=easiest`)."""
+START_AT_LENGTH = {16384: {"near_miss_strength": 2, "derivation_depth": 4, "search_space": 32}, 32768: {"lexical_gap": 1}}
+"""Longer targets start harder (`axes.root_start`): from 16K a root starts a rung up on near misses and on
+the knobs that set how much there is to find; from 32K the question is worded apart from the evidence."""
 
 
 def compose(seed: int, axes: Axes, rng: random.Random) -> tuple[Composition, World]:

@@ -27,6 +27,9 @@ KNOBS = {"near_miss_strength": (0, 1, 2, 3), "lexical_gap": (0, 1), "predicate_c
          "answer_scope": (3, 4, 6, 8), "search_space": (12, 16, 24, 32), **PLACEMENT_KNOBS}
 START = {"near_miss_strength": 1, "predicate_composition": 2, "answer_scope": 4, "search_space": 16}
 """Where a root task starts on the ladders above (the easier levels stay for `start=easiest`)."""
+START_AT_LENGTH = {16384: {"near_miss_strength": 2, "predicate_composition": 3, "search_space": 24}, 32768: {"lexical_gap": 1}}
+"""Longer targets start harder (`axes.root_start`): from 16K a root starts a rung up on near misses and on
+the knobs that set how much there is to find; from 32K the question is worded apart from the evidence."""
 VOCABULARY = {"region": ("north", "south", "east", "west"), "kind": ("standard", "fragile", "perishable"),
               "priority": ("routine", "urgent")}
 SYNONYMS = {"north": "northern", "south": "southern", "east": "eastern", "west": "western", "standard": "ordinary",

@@ -24,6 +24,9 @@ KNOBS = {"near_miss_strength": (0, 1, 2, 3), "state_transition_depth": (1, 2, 4,
          "search_space": (2, 4, 8, 16), **PLACEMENT_KNOBS}
 START = {"near_miss_strength": 1, "state_transition_depth": 2, "search_space": 4}
 """Where a root task starts on the ladders above (the easier levels stay for `start=easiest`)."""
+START_AT_LENGTH = {16384: {"near_miss_strength": 2, "state_transition_depth": 4, "search_space": 8}, 32768: {"lexical_gap": 1}}
+"""Longer targets start harder (`axes.root_start`): from 16K a root starts a rung up on near misses and on
+the knobs that set how much there is to find; from 32K the question is worded apart from the evidence."""
 _MATERIALS = ("resin", "alloy", "reagent", "cable", "filter", "sealant")
 WORDING = {
     "count": ((("An inventory check at {site} {date} found {n} crates of {item} in stock.",

@@ -25,6 +25,9 @@ KNOBS = {"near_miss_strength": (0, 1, 2, 3), "lexical_gap": (0, 1), "search_spac
          "answer_scope": (4, 5, 6, 8, 10), **PLACEMENT_KNOBS}
 START = {"near_miss_strength": 1, "search_space": 16, "answer_scope": 5}
 """Where a root task starts on the ladders above (the easier levels stay for `start=easiest`)."""
+START_AT_LENGTH = {16384: {"near_miss_strength": 2, "answer_scope": 6, "search_space": 32}, 32768: {"lexical_gap": 1}}
+"""Longer targets start harder (`axes.root_start`): from 16K a root starts a rung up on near misses and on
+the knobs that set how much there is to find; from 32K the question is worded apart from the evidence."""
 
 
 def event_record(event: Event, kind: str = "event", date: dt.date | None = None, fact_id: str | None = None) -> dict:
