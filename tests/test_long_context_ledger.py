@@ -262,9 +262,10 @@ def test_a_renamed_name_says_when_it_stops_naming_its_first_account(task):
 
 def test_longer_targets_start_deeper_with_more_amendments(task):
     """A 64K root replays 32 bookings of the asked account with two rounds of amendments, where a root of the
-    minimum length replays 16 with one: the facts to integrate grow with the context, not only the filler."""
+    minimum length replays 16 with one, and a 128K root 96: the facts to integrate grow with the context, not only
+    the filler."""
     assert [root_start(ledger, tokens)["state_transition_depth"] for tokens in (MIN_TOKENS, 32768, 65536, 131072)] \
-        == [16, 16, 32, 48]
+        == [16, 16, 32, 96]
     deeper = _build(categories="ledger_balance", target_tokens=65536)[0]
     assert _failed(deeper) == {}
 
@@ -275,3 +276,6 @@ def test_longer_targets_start_deeper_with_more_amendments(task):
 
     (entries, amended), (deeper_entries, deeper_amended) = counted(task), counted(deeper)
     assert deeper_entries >= 2 * entries - 2 and deeper_amended >= 2 * amended
+    deepest = _build(categories="ledger_balance", target_tokens=131072)[0]
+    assert _failed(deepest) == {}
+    assert counted(deepest)[0] >= 2 * deeper_entries

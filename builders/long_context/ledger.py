@@ -46,14 +46,15 @@ from taskforge.graders.long_context.answerability import minimal_support
 from taskforge.graders.long_context.derive import AMENDMENTS, Accounts, LedgerDerivation, day_of, derive_ledger
 
 CATEGORY = "ledger_balance"
-KNOBS = {"state_transition_depth": (8, 12, 16, 22, 32, 48), "near_miss_strength": (1, 2, 3), "search_space": (5, 7, 9),
-         **PLACEMENT_KNOBS}
+KNOBS = {"state_transition_depth": (8, 12, 16, 22, 32, 48, 64, 96), "near_miss_strength": (1, 2, 3),
+         "search_space": (5, 7, 9), **PLACEMENT_KNOBS}
 START = {"state_transition_depth": 16, "near_miss_strength": 2, "search_space": 5, "positional_nonlocality": 0.9,
          "distractor_dispersion": 0.6}
 """Where a root task starts on the ladders above (the easier levels stay for `start=easiest`)."""
-START_AT_LENGTH = {65536: {"state_transition_depth": 32}, 131072: {"state_transition_depth": 48}}
-"""Longer targets start deeper: a 64K root replays 32 bookings, a 128K root 48, so the facts to integrate grow
-with the context rather than the filler alone."""
+START_AT_LENGTH = {65536: {"state_transition_depth": 32}, 131072: {"state_transition_depth": 96}}
+"""Longer targets start deeper: a 64K root replays 32 bookings, a 128K root 96, so the facts to integrate grow
+with the context rather than the filler alone (a read-only solver, reading a 128K root of 48 bookings with a file
+viewer only, still got its balance right)."""
 ADMINISTRATION_RULE = ("A person keeps administering every account handed to them until it is handed to someone "
                        "else.")
 """How the question reads handovers, as `derive_ledger` does: a second account does not end the first (a solver
