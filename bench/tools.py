@@ -5,10 +5,13 @@
 On a workflow task built from the shipped seeds, measures (median of N):
 opening a workspace (staging the inputs and starting the session) beside
 starting a bare session over the same folder; one `run` of `true` beside one
-bare `exec`; one `write_file` + `read_file` beside one bare `put` + `get`; a
-whole scripted attempt (inputs listed, deliverables written, submitted,
+bare `exec`; one `write_file` + `read_file` beside one bare `put` + `get` (the
+fetched copy removed, as the tool leaves none; 10 x N pairs, each a few ms);
+a whole scripted attempt (inputs listed, deliverables written, submitted,
 graded by the task's reward). The tools add the path checks, the bash
-wrapper and the observation; the floor is the sandbox itself.
+wrapper and the observation; the floor is the sandbox itself. Ours and the
+floor take turns, call by call, so that load on a shared machine weighs on
+both alike.
 """
 
 from __future__ import annotations
@@ -47,6 +50,19 @@ def median_s(action: Callable[[], object], runs: int) -> float:
     return statistics.median(times)
 
 
+def paired_medians(ours: Callable[[], object], floor: Callable[[], object], runs: int) -> tuple[float, float]:
+    """The median wall seconds of `runs` calls of each, taking turns (each goes first every other time), after one
+    warm-up of each."""
+    ours(), floor()
+    times: tuple[list[float], list[float]] = ([], [])
+    for index in range(runs):
+        for side in ((0, 1) if index % 2 == 0 else (1, 0)):
+            started = time.perf_counter()
+            (ours, floor)[side]()
+            times[side].append(time.perf_counter() - started)
+    return statistics.median(times[0]), statistics.median(times[1])
+
+
 def workflow_task() -> Task:
     item = PlanItem(family="workflow", capability="verification", quota=1, gap_ids=["gap-w"], priority=1.0)
     context = BuildContext(cycle_id="bench", options={"source": str(SAMPLES_DIR / "workflow_seeds")})
@@ -77,18 +93,25 @@ def main() -> None:
         write_tree(tmp, inputs)
         note = Path(tmp) / "note.txt"
         note.write_text("x" * 2000)
+        fetched = Path(tmp) / "out"
+
+        def bare_put_get() -> None:
+            session.put(note, "note.txt")
+            session.get("note.txt", fetched)
+            (fetched / "note.txt").unlink()
+
         with chosen.session(sandbox.Job(command=(), workspace=Path(tmp), network=False)) as session:
             tools.call("run", {"command": "true"})
             rows = [
-                ("workspace open + one command", median_s(ours_open, args.runs), median_s(bare_open, args.runs),
+                ("workspace open + one command", *paired_medians(ours_open, bare_open, args.runs),
                  "a bare session over the same files, one exec"),
-                ("one `run` of true", median_s(lambda: tools.call("run", {"command": "true"}), args.runs),
-                 median_s(lambda: session.exec(("true",)), args.runs), "one bare exec in a live session"),
+                ("one `run` of true", *paired_medians(lambda: tools.call("run", {"command": "true"}),
+                                                      lambda: session.exec(("true",)), args.runs),
+                 "one bare exec in a live session"),
                 ("write_file + read_file (2 kB)",
-                 median_s(lambda: (tools.call("write_file", {"path": "note.txt", "content": "x" * 2000}),
-                                   tools.call("read_file", {"path": "note.txt"})), args.runs),
-                 median_s(lambda: (session.put(note, "note.txt"), session.get("note.txt", Path(tmp) / "out")),
-                          args.runs), "one bare put + get"),
+                 *paired_medians(lambda: (tools.call("write_file", {"path": "note.txt", "content": "x" * 2000}),
+                                          tools.call("read_file", {"path": "note.txt"})), bare_put_get, 10 * args.runs),
+                 "one bare put + get, the fetched copy removed"),
             ]
 
     def attempt() -> float:

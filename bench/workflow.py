@@ -6,7 +6,8 @@ Builds the first N shipped seeds (each runs its reference workflow once) and
 validates them (no-op, reference x2, perturbation: five more jobs), counting
 sandbox jobs. Prints, side by side, seconds per task and what the same number
 of trivial jobs (`true`) costs in the same backend: the share of the time that
-is sandbox overhead rather than workflow and grading work.
+is sandbox overhead rather than workflow and grading work. Each stage is also
+a `BENCH` line (bench/figures.py): seconds per task beside those trivial jobs.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import statistics
 import sys
 import time
 from pathlib import Path
+
+from figures import emit
 
 # Run as `python bench/workflow.py`, this file's folder comes first on sys.path; drop it (see bench/sandbox.py).
 sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
@@ -64,6 +67,8 @@ def main() -> None:
                                   ("validate (all checks)", validated_s, len(jobs) - build_jobs)):
         fixed = statistics.median(trivial) * count
         print(f"{stage:<28} {seconds / n:>8.2f} {count / n:>10.1f} {fixed / n:>20.2f} {fixed / seconds:>9.0%}")
+        emit(f"workflow {stage} per task (bench/workflow.py, {args.backend})", round(seconds / n, 4),
+             round(fixed / n, 4), "s", note=f"{count / n:.1f} trivial sandbox jobs (`true`), as many as it ran")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -119,6 +120,29 @@ def test_mle_workspace_holds_the_public_files_and_the_science_environment_not_th
                                   "content": mle_task.reference["best_submission"]})
         tools.call("submit", {})
         assert score_task(mle_task, tools.submission()) == 1.0
+
+
+def test_workspace_files_go_in_and_out_one_transfer_at_a_time_and_leave_nothing_behind():
+    item = PlanItem(family="workflow", capability="verification", quota=1, gap_ids=["gap-w"], priority=1.0)
+    task = next(iter(WorkflowBuilder().build(item, BuildContext(
+        cycle_id="test-io", options={"source": str(SAMPLES / "workflow_seeds")}))))
+    with task_tools(task) as tools:
+        assert tools.call("write_file", {"path": "/tmp/note", "content": "x"}).startswith("error: /tmp/note is outside")
+        assert tools.call("write_file", {"path": "deep/note/inner.txt", "content": "inner"}).startswith("wrote")
+        assert tools.call("read_file", {"path": "deep/note"}) == "error: deep/note is not a file in the workspace"
+        assert tools.call("write_file", {"path": "note", "content": "top"}) == "wrote 3 characters to note"
+        assert tools.call("read_file", {"path": "note"}) == "top", "a folder fetched before left nothing in the way"
+
+        def write_then_read(index: int) -> str:
+            tools.call("write_file", {"path": f"w{index}/same.txt", "content": f"text {index} " * 500})
+            return tools.call("read_file", {"path": f"w{index}/same.txt"})
+
+        with ThreadPoolExecutor(4) as pool:
+            read = list(pool.map(write_then_read, range(8)))
+        assert read == [f"text {index} " * 500 for index in range(8)]
+        assert tools.call("run", {"command": "cat w*/same.txt | wc -c"}) == f"exit code 0\n{len(''.join(read))}"
+        tools.call("submit", {})
+        assert json.loads(tools.submission()) == {}
 
 
 def test_literature_tools_search_and_read_the_collection_and_submit_an_answer(tmp_path):

@@ -8,15 +8,23 @@ and every file the solver touches stays inside it: paths are resolved under
 standard error merged into their output, and what the solver is shown of an
 output is its head and tail. A family subclass stages the task's workspace
 (`stage`) and reads the submission back out of it (`collect`).
+
+Files go in and out through one host folder kept for the session's life
+(`transfer/`, beside the staged workspace), one transfer at a time, emptied
+after each: a fresh temporary folder per `write_file` / `read_file` cost about
+as much as the sandbox's own copy of a small file.
 """
 
 from __future__ import annotations
 
+import os
 import shlex
+import shutil
 import tempfile
-from contextlib import ExitStack
+import threading
+from contextlib import ExitStack, contextmanager
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Iterator
 
 from taskforge import sandbox
 from taskforge.sandbox.api import WORKSPACE, Result, Session
@@ -69,6 +77,8 @@ class WorkspaceEnvironment:
         self.submitted = False
         self._stack: ExitStack | None = None
         self._session: Session | None = None
+        self._transfer: Path | None = None
+        self._transfer_lock = threading.Lock()
 
     # what a family decides
 
@@ -148,8 +158,8 @@ class WorkspaceEnvironment:
             relative = self._inside(path)
         except ValueError as exc:
             return f"error: {exc}"
-        with tempfile.TemporaryDirectory(prefix="taskforge-write-") as tmp:
-            source = Path(tmp) / relative.name
+        with self._transfer_folder() as folder:
+            source = folder / "content"
             source.write_text(content, encoding="utf-8")
             try:
                 self._live().put(source, str(relative))
@@ -161,12 +171,12 @@ class WorkspaceEnvironment:
 
     def read_text(self, path: str) -> str | None:
         """A workspace file's text (undecodable bytes replaced), None when it is not a regular file."""
-        with tempfile.TemporaryDirectory(prefix="taskforge-read-") as tmp:
+        with self._transfer_folder() as folder:
             try:
-                self._live().get(path, Path(tmp))
+                self._live().get(path, folder)
             except (FileNotFoundError, ValueError):
                 return None
-            found = Path(tmp) / PurePosixPath(path).name
+            found = folder / PurePosixPath(path).name
             if not found.is_file():
                 return None
             with found.open("rb") as handle:
@@ -174,12 +184,12 @@ class WorkspaceEnvironment:
 
     def read_folder(self, path: str) -> dict[str, str]:
         """Every regular file under a workspace folder, {path relative to the folder: text}; {} when absent."""
-        with tempfile.TemporaryDirectory(prefix="taskforge-read-") as tmp:
+        with self._transfer_folder() as transfer:
             try:
-                self._live().get(path, Path(tmp))
+                self._live().get(path, transfer)
             except (FileNotFoundError, ValueError):
                 return {}
-            folder = Path(tmp) / PurePosixPath(path).name
+            folder = transfer / PurePosixPath(path).name
             if not folder.is_dir():
                 return {}
             return {file.relative_to(folder).as_posix(): file.read_bytes()[:MAX_READ_BYTES].decode("utf-8", "replace")
@@ -206,6 +216,17 @@ class WorkspaceEnvironment:
         joined = path if path.startswith("/") else str(PurePosixPath(WORKSPACE, self.workdir, path))
         return relative_inside(joined, WORKSPACE)
 
+    @contextmanager
+    def _transfer_folder(self) -> Iterator[Path]:
+        """The session's transfer folder (the session started), held by one caller and emptied when it is done."""
+        self._live()
+        assert self._transfer is not None
+        with self._transfer_lock:
+            try:
+                yield self._transfer
+            finally:
+                _empty(self._transfer)
+
     # the session
 
     def _live(self) -> Session:
@@ -218,8 +239,11 @@ class WorkspaceEnvironment:
     def _open(self) -> None:
         stack = ExitStack()
         try:
-            folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="taskforge-ws-"))) / "workspace"
+            root = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="taskforge-ws-")))
+            folder = root / "workspace"
             folder.mkdir()
+            self._transfer = root / "transfer"
+            self._transfer.mkdir()
             self.stage(folder)
             job = sandbox.Job(command=(), workspace=folder, network=False, timeout_s=self.command_timeout_s,
                               memory_mb=self.memory_mb, pids=self.pids, python_env=self.python_env,
@@ -233,13 +257,13 @@ class WorkspaceEnvironment:
                     raise ToolEnvironmentError(f"setting up the workspace of {self.label} failed (exit "
                                                f"{result.exit_code}): {clipped(result.stdout, 1500)}")
         except BaseException:
-            self._session, self._stack = None, None
+            self._session, self._stack, self._transfer = None, None, None
             stack.close()
             raise
 
     def close(self) -> None:
         """Remove the sandbox session and the staged folder."""
-        stack, self._stack, self._session = self._stack, None, None
+        stack, self._stack, self._session, self._transfer = self._stack, None, None, None
         if stack is not None:
             stack.close()
 
@@ -248,3 +272,13 @@ class WorkspaceEnvironment:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _empty(folder: Path) -> None:
+    """Remove everything inside `folder` (what one transfer left there)."""
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path)
+            else:
+                os.unlink(entry.path)
