@@ -83,22 +83,25 @@ def _spans(source: str) -> list[tuple[int, int, str, bool]]:
     return spans
 
 
-def enclosing(spans: list[tuple[int, int, str, bool]], line: int) -> str | None:
+def enclosing(spans: list[tuple[int, int, str, bool]], line: int, functions: bool = True) -> str | None:
     """The innermost function holding a line, or None when the innermost definition around it is a class, or
-    there is none."""
+    there is none (with `functions` false: the innermost class, None when it is a function)."""
     holding = [(last - first, name, is_function) for first, last, name, is_function in spans if first <= line <= last]
     if not holding:
         return None
     _, name, is_function = min(holding)
-    return name if is_function else None
+    return name if is_function == functions else None
 
 
-def touched_functions(path: str, file_diff: str, old_source: str | None, new_source: str | None) -> set[str]:
+def touched_functions(path: str, file_diff: str, old_source: str | None, new_source: str | None,
+                      functions: bool = True) -> set[str]:
     """`path::name` of every function a file's diff changes (added lines read in the new file, removed lines in
-    the old one)."""
+    the old one); with `functions` false, of every class whose own lines (its header, decorators and class
+    attributes, not its methods) it changes."""
     new_lines, old_lines = changed_lines(file_diff)
     new_spans, old_spans = _spans(new_source or ""), _spans(old_source or "")
-    names = {enclosing(new_spans, n) for n in new_lines} | {enclosing(old_spans, n) for n in old_lines}
+    names = ({enclosing(new_spans, n, functions) for n in new_lines}
+             | {enclosing(old_spans, n, functions) for n in old_lines})
     return {f"{path}::{name}" for name in names if name}
 
 
