@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-from taskforge.graders.swe.functions import parse_module, post_image, touched_functions
+from taskforge.graders.swe.functions import parse_module, post_image, touched_definitions
 from taskforge.graders.swe.parametrize import (Binding, Case, Definition, PytestNames, Value, argument, assignments,
                                                bindings, dotted, keyword, mark_cases)
 from taskforge.graders.swe.patch import split_files
@@ -354,9 +354,8 @@ def _touched_files(test_patch: str, read_base: Callable[[str], str | None]) -> I
         except (SyntaxError, ValueError):
             yield piece.new_path, None
             continue
-        touched, changed = (frozenset(name.split("::", 1)[1] for name in touched_functions(
-            piece.new_path, piece.text, old, new, functions)) for functions in (True, False))
-        yield piece.new_path, _Module.of(piece.new_path, tree, touched, changed)
+        touched, changed = touched_definitions(piece.text, old, new)
+        yield piece.new_path, _Module.of(piece.new_path, tree, frozenset(touched), frozenset(changed))
 
 
 def touched_tests(test_patch: str, read_base: Callable[[str], str | None], tests: list[str]) -> set[str]:
