@@ -211,15 +211,23 @@ BAD_MULTIPLIERS = [(-1, "must be positive"), (math.inf, "finite")]
 def test_bad_multiplier(multiplier, message, jitter):
     with pytest.raises(ValueError, match=message):
         wait(multiplier=multiplier, jitter=jitter)
+
+
+@pytest.mark.parametrize("name", ["safecall", "LazyFile"])
+def test_deprecated(name):
+    with pytest.warns(DeprecationWarning, match=re.compile(re.escape(name))):
+        getattr(pkg, name)
 """
     tests = [f"{PATH}::test_div_errors[{case}]" for case in ("0-ZeroDivisionError", "2-TypeError", "2-None",
                                                              "\\x00-Bad")]
     tests += [f"{PATH}::test_bad_multiplier[-1-must be positive-False]",
               f"{PATH}::test_bad_multiplier[inf-finite-True]"]
+    tests += [f"{PATH}::test_deprecated[LazyFile]"]
     found = {test: [e.text for e in expected] for test, expected in _expected(added, tests).items()}
     assert found == {tests[0]: ["raises ZeroDivisionError"], tests[1]: ["raises TypeError"],
                      tests[3]: ["raises errors.Bad"], tests[4]: ["raises ValueError matching 'must be positive'"],
-                     tests[5]: ["raises ValueError matching 'finite'"]}, "the case given None expects nothing"
+                     tests[5]: ["raises ValueError matching 'finite'"],
+                     tests[6]: ["warns DeprecationWarning matching 'LazyFile'"]}, "the case given None expects nothing"
 
 
 def test_cases_ids_made_by_a_function_do_not_tell_apart_keep_every_case_expectation_and_fixture_ids_are_skipped():

@@ -99,14 +99,14 @@ def _classes(node: ast.expr | None, bound: Binding) -> tuple[str, ...]:
 
 
 def _literal(node: ast.expr | None, bound: Binding) -> str | None:
-    """A pattern given as a literal string, or as `re.escape("literal")`; None for anything computed."""
+    """A pattern given as a literal string (or a name bound to one), as `re.escape(…)` or `re.compile(…)` of one;
+    None for anything computed."""
     node = _value(node, bound)
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
-    if (isinstance(node, ast.Call) and dotted(node.func) == "re.escape" and len(node.args) == 1
-            and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
-        return re.escape(node.args[0].value)
-    return None
+    wrapper = dotted(node.func) if isinstance(node, ast.Call) and len(node.args) == 1 else None
+    inner = _literal(node.args[0], bound) if wrapper in ("re.escape", "re.compile") else None
+    return None if inner is None else re.escape(inner) if wrapper == "re.escape" else inner
 
 
 def _expectation(call: ast.Call, pytest: PytestNames, bound: Binding) -> Expectation | None:
