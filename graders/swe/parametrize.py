@@ -11,11 +11,14 @@ order pytest applies the marks, make it, after the ids of fixture parameters, wh
 from __future__ import annotations
 
 import ast
+import hashlib
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from itertools import product
 from math import prod
 
+LONG_STRING = 100
+"""The longest string pytest 9 makes an id of as it is, whatever its long-string strategy."""
 MAX_IDS = 1024
 """The most ids one case's values are spelled in before the case is left unmatched (each value has a few)."""
 
@@ -115,8 +118,9 @@ def _given_id(node: ast.expr | None) -> set[str] | None:
 
 def _value_ids(node: ast.expr, argname: str, index: int, constants: dict[str, ast.expr]) -> set[str]:
     """The ids pytest may make of one value of the `index`th case: the literal for a string, number, bool or
-    None; the name for a class or function (an enum member spelled `Color.RED`); else the argument's name and
-    the index."""
+    None (for a string longer than `LONG_STRING`, pytest 9's `parametrize_long_str_id_strategy` may make it the
+    fallback or a sha256 instead); the name for a class or function (an enum member spelled `Color.RED`); else
+    the fallback, the argument's name and the index."""
     fallback = f"{argname}{index}"
     node = constants.get(node.id, node) if isinstance(node, ast.Name) else node
     if isinstance(node, ast.Lambda):
@@ -129,11 +133,11 @@ def _value_ids(node: ast.expr, argname: str, index: int, constants: dict[str, as
         value = ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return {fallback}
-    if isinstance(value, str):
-        return _escaped(value)
-    if isinstance(value, bytes):
-        return {"".join(c if c.isprintable() else f"\\x{ord(c):02x}"
-                        for c in value.decode("ascii", "backslashreplace"))}
+    if isinstance(value, (str, bytes)):
+        spelled = _escaped(value) if isinstance(value, str) else {"".join(
+            c if c.isprintable() else f"\\x{ord(c):02x}" for c in value.decode("ascii", "backslashreplace"))}
+        return spelled if len(value) <= LONG_STRING else spelled | {fallback, hashlib.sha256(
+            value.encode() if isinstance(value, str) else value).hexdigest()}
     return {str(value)} if value is None or isinstance(value, (bool, int, float, complex)) else {fallback}
 
 
