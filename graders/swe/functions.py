@@ -83,23 +83,34 @@ def _spans(source: str) -> list[tuple[int, int, str, bool]]:
     return spans
 
 
-def enclosing(spans: list[tuple[int, int, str, bool]], line: int) -> str | None:
+def enclosing(spans: list[tuple[int, int, str, bool]], line: int, functions: bool = True) -> str | None:
     """The innermost function holding a line, or None when the innermost definition around it is a class, or
-    there is none."""
+    there is none (with `functions` false: the innermost class, None when it is a function)."""
     holding = [(last - first, name, is_function) for first, last, name, is_function in spans if first <= line <= last]
     if not holding:
         return None
     _, name, is_function = min(holding)
-    return name if is_function else None
+    return name if is_function == functions else None
+
+
+def touched_definitions(file_diff: str, old_source: str | None, new_source: str | None) -> tuple[set[str], set[str]]:
+    """The qualified names of the functions a file's diff changes (added lines read in the new file, removed lines
+    in the old one), and of the classes whose own lines (header, decorators, class attributes: not their methods)
+    it changes."""
+    new_lines, old_lines = changed_lines(file_diff)
+    new_spans, old_spans = _spans(new_source or ""), _spans(old_source or "")
+
+    def named(functions: bool) -> set[str]:
+        names = ({enclosing(new_spans, n, functions) for n in new_lines}
+                 | {enclosing(old_spans, n, functions) for n in old_lines})
+        return {name for name in names if name}
+
+    return named(True), named(False)
 
 
 def touched_functions(path: str, file_diff: str, old_source: str | None, new_source: str | None) -> set[str]:
-    """`path::name` of every function a file's diff changes (added lines read in the new file, removed lines in
-    the old one)."""
-    new_lines, old_lines = changed_lines(file_diff)
-    new_spans, old_spans = _spans(new_source or ""), _spans(old_source or "")
-    names = {enclosing(new_spans, n) for n in new_lines} | {enclosing(old_spans, n) for n in old_lines}
-    return {f"{path}::{name}" for name in names if name}
+    """`path::name` of every function a file's diff changes."""
+    return {f"{path}::{name}" for name in touched_definitions(file_diff, old_source, new_source)[0]}
 
 
 _PRE_IMAGE = re.compile(r"^index ([0-9a-f]+)\.\.", re.MULTILINE)
